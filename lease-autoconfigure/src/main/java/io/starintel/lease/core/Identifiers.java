@@ -1,0 +1,57 @@
+package io.starintel.lease.core;
+
+import java.security.SecureRandom;
+import java.util.regex.Pattern;
+
+/**
+ * Bounded, non-secret identifiers (request, lease, principal, credential, instance, execution, job, trace ids).
+ *
+ * <p>Contract: all identifiers are bounded. An identifier is 1..128 characters of
+ * {@code [A-Za-z0-9._:@-]}; nothing is trimmed or replaced.
+ */
+public final class Identifiers {
+
+	/** Maximum identifier length in characters. */
+	public static final int MAX_LENGTH = 128;
+
+	private static final Pattern ID = Pattern.compile("[A-Za-z0-9._:@-]{1,128}");
+
+	private static final char[] CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ".toCharArray();
+
+	private static final SecureRandom RANDOM = new SecureRandom();
+
+	private Identifiers() {
+	}
+
+	/**
+	 * Checks one identifier.
+	 * @throws InvalidLeaseRequestException naming the field when the value is null, empty, too long or
+	 * contains a character outside the allowed set
+	 */
+	public static String require(String field, String value) {
+		if (value == null || !ID.matcher(value).matches()) {
+			throw new InvalidLeaseRequestException(field, "identifier must be 1.." + MAX_LENGTH
+					+ " characters of [A-Za-z0-9._:@-]");
+		}
+		return value;
+	}
+
+	/** Generates a new random identifier {@code prefix_} + 26 Crockford base32 characters (130 random bits). */
+	public static String generate(String prefix) {
+		byte[] bytes = new byte[17];
+		RANDOM.nextBytes(bytes);
+		StringBuilder id = new StringBuilder(prefix.length() + 27).append(prefix).append('_');
+		long buffer = 0;
+		int bits = 0;
+		for (byte b : bytes) {
+			buffer = (buffer << 8) | (b & 0xff);
+			bits += 8;
+			while (bits >= 5 && id.length() < prefix.length() + 27) {
+				bits -= 5;
+				id.append(CROCKFORD[(int) ((buffer >> bits) & 31)]);
+			}
+		}
+		return id.toString();
+	}
+
+}

@@ -1,0 +1,103 @@
+package io.starintel.lease.core;
+
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * Server policy every store enforces before touching its backend.
+ *
+ * <p>Contract: {@code minimum_ttl_ms < ttl_ms <= maximum_ttl_ms}, a positive configured
+ * {@code maximum_lifetime_ms}, and a finite deadline on every call (here: no later than
+ * {@code maximumDeadline} from now). Idempotency records outlive the maximum lease lifetime plus the maximum client
+ * retry window; terminal history is bounded; list pages are capped.
+ *
+ * @param minimumTtl exclusive lower bound of a lease TTL
+ * @param maximumTtl inclusive upper bound of a lease TTL
+ * @param maximumLifetime upper bound of a lease's maximum lifetime
+ * @param maximumDeadline how far in the future a request deadline may lie
+ * @param retryWindow maximum client retry window (added to the lifetime for idempotency retention)
+ * @param historyLength terminal records kept per identity
+ * @param historyRetention how long terminal history is kept
+ * @param maximumPageSize server maximum list page size
+ * @param clockSkewBound how far backend time may lag the last issued token before acquisition is refused
+ */
+public record LeasePolicy(Duration minimumTtl, Duration maximumTtl, Duration maximumLifetime,
+		Duration maximumDeadline, Duration retryWindow, int historyLength, Duration historyRetention,
+		int maximumPageSize, Duration clockSkewBound) {
+
+	/** Checks that the policy itself is coherent. */
+	public LeasePolicy {
+		requirePositive("minimum-ttl", minimumTtl);
+		requirePositive("maximum-ttl", maximumTtl);
+		requirePositive("maximum-lifetime", maximumLifetime);
+		requirePositive("maximum-deadline", maximumDeadline);
+		requirePositive("retry-window", retryWindow);
+		requirePositive("history-retention", historyRetention);
+		requirePositive("clock-skew-bound", clockSkewBound);
+		if (minimumTtl.compareTo(maximumTtl) >= 0) {
+			throw new IllegalArgumentException("minimum-ttl must be below maximum-ttl");
+		}
+		if (historyLength < 1 || maximumPageSize < 1) {
+			throw new IllegalArgumentException("history-length and maximum-page-size must be positive");
+		}
+	}
+
+	/** Defaults: TTL in (1s, 10m], lifetime up to 24h, deadlines up to 2m ahead, 16 history entries, pages of 500. */
+	public static LeasePolicy defaults() {
+		return new LeasePolicy(Duration.ofSeconds(1), Duration.ofMinutes(10), Duration.ofHours(24),
+				Duration.ofMinutes(2), Duration.ofHours(1), 16, Duration.ofDays(7), 500, Duration.ofSeconds(30));
+	}
+
+	/** A copy with other TTL bounds. */
+	public LeasePolicy withTtlBounds(Duration minimum, Duration maximum) {
+		return new LeasePolicy(minimum, maximum, this.maximumLifetime, this.maximumDeadline, this.retryWindow,
+				this.historyLength, this.historyRetention, this.maximumPageSize, this.clockSkewBound);
+	}
+
+	/** A copy with another clock-skew bound. */
+	public LeasePolicy withClockSkewBound(Duration bound) {
+		return new LeasePolicy(this.minimumTtl, this.maximumTtl, this.maximumLifetime, this.maximumDeadline,
+				this.retryWindow, this.historyLength, this.historyRetention, this.maximumPageSize, bound);
+	}
+
+	/** How long idempotency records are kept: maximum lifetime plus retry window. */
+	public Duration idempotencyRetention() {
+		return this.maximumLifetime.plus(this.retryWindow);
+	}
+
+	/**
+	 * Checks an acquire request against the policy.
+	 * @throws InvalidLeaseRequestException naming {@code ttl_ms}, {@code maximum_lifetime_ms} or {@code deadline_at}
+	 */
+	public void check(AcquireRequest request, Instant now) {
+		if (request.ttlMs() <= this.minimumTtl.toMillis() || request.ttlMs() > this.maximumTtl.toMillis()) {
+			throw new InvalidLeaseRequestException("ttl_ms", "must satisfy minimum_ttl_ms < ttl_ms <= maximum_ttl_ms");
+		}
+		if (request.maximumLifetimeMs() <= 0 || request.maximumLifetimeMs() > this.maximumLifetime.toMillis()) {
+			throw new InvalidLeaseRequestException("maximum_lifetime_ms", "must be positive and within policy");
+		}
+		checkDeadline(request.deadlineAt(), now);
+	}
+
+	/**
+	 * Checks that a deadline is finite: not later than {@code maximumDeadline} after {@code now}.
+	 * @throws InvalidLeaseRequestException naming {@code deadline_at}
+	 */
+	public void checkDeadline(Instant deadlineAt, Instant now) {
+		if (deadlineAt.isAfter(now.plus(this.maximumDeadline))) {
+			throw new InvalidLeaseRequestException("deadline_at", "further ahead than the policy allows");
+		}
+	}
+
+	/** The effective page size: the request's, capped at the server maximum. */
+	public int pageSize(int requested) {
+		return Math.min(requested, this.maximumPageSize);
+	}
+
+	private static void requirePositive(String name, Duration value) {
+		if (value == null || value.isNegative() || value.isZero()) {
+			throw new IllegalArgumentException(name + " must be a positive duration");
+		}
+	}
+
+}

@@ -1,0 +1,49 @@
+package io.starintel.lease.core;
+
+/**
+ * Machine-readable refinement of a {@link ResultCode}; never carries secrets or backend details.
+ */
+public enum Reason {
+
+	NONE("none"),
+	/** A lease record failed strict validation; the store failed closed and quarantined it. */
+	CORRUPT_RECORD("corrupt_record"),
+	/** The next fencing token would reach 2^53 - 1; acquisition refused, never wrapped. */
+	FENCING_COUNTER_EXHAUSTED("fencing_counter_exhausted"),
+	/** Backend time is behind the last issued token by more than the configured skew bound. */
+	BACKEND_CLOCK_BEHIND("backend_clock_behind"),
+	/** The backend could not be reached before submission. */
+	BACKEND_UNREACHABLE("backend_unreachable"),
+	/** The command was submitted but no reply arrived in time. */
+	REPLY_LOST("reply_lost"),
+	/** A renewal, release or commit named a lease that is no longer the active one. */
+	STALE_LEASE("stale_lease"),
+	/** The lease reached its expiry at backend time. */
+	EXPIRED("expired"),
+	/** A commit token is below the identity's fenced-write high-water mark. */
+	TOKEN_BELOW_HIGH_WATER_MARK("token_below_high_water_mark"),
+	/** The maximum lifetime of the lease has been reached; renewal cannot extend it. */
+	MAXIMUM_LIFETIME_REACHED("maximum_lifetime_reached");
+
+	private final String wireName;
+
+	Reason(String wireName) {
+		this.wireName = wireName;
+	}
+
+	/** Stable wire name. */
+	public String wireName() {
+		return this.wireName;
+	}
+
+	/** Looks a reason up by its wire name. */
+	public static Reason fromWireName(String wireName) {
+		for (Reason reason : values()) {
+			if (reason.wireName.equals(wireName)) {
+				return reason;
+			}
+		}
+		throw new IllegalArgumentException("unknown reason");
+	}
+
+}

@@ -1,0 +1,38 @@
+package io.starintel.lease.core;
+
+import java.time.Instant;
+
+/**
+ * Input of release-if-owner. Contract: release is a compare-and-delete on the exact handle; a stale release
+ * never deletes a successor lease.
+ */
+public record ReleaseRequest(LeaseHandle handle, String requestId, Instant deadlineAt) implements MutatingRequest {
+
+	/** Validates presence and identifiers. */
+	public ReleaseRequest {
+		Requests.requireHandle(handle);
+		Identifiers.require("request_id", requestId);
+		Requests.requireDeadline(deadlineAt);
+	}
+
+	@Override
+	public Operation operation() {
+		return Operation.RELEASE;
+	}
+
+	@Override
+	public LockIdentity identity() {
+		return this.handle.identity();
+	}
+
+	@Override
+	public String principalId() {
+		return this.handle.ownerPrincipalId();
+	}
+
+	@Override
+	public String digest() {
+		return Requests.handleDigest(Operation.RELEASE, this.handle);
+	}
+
+}
