@@ -1,0 +1,51 @@
+package io.starintel.lease.store;
+
+import io.starintel.lease.core.AcquireRequest;
+import io.starintel.lease.core.AdminRequest;
+import io.starintel.lease.core.CommitRequest;
+import io.starintel.lease.core.InspectRequest;
+import io.starintel.lease.core.LeasePage;
+import io.starintel.lease.core.LeaseResult;
+import io.starintel.lease.core.ListRequest;
+import io.starintel.lease.core.ReleaseRequest;
+import io.starintel.lease.core.RenewRequest;
+import io.starintel.lease.core.ResolveRequest;
+
+/**
+ * The lease-store SPI: one method per atomic backend operation, typed results in and out.
+ *
+ * <p>Contract: every method decides at backend time in one linearization point, checks the request's deadline at
+ * backend time before any mutation ({@code deadline_exceeded}), treats an active-shaped record past
+ * {@code expires_at} as expired before any decision, and returns a typed result: no backend exception,
+ * {@code null} or boolean crosses this boundary. Mutating methods are idempotent by request id.
+ */
+public interface LeaseStore {
+
+	/** acquire-if-free: one winner, a strictly greater fencing token per acquisition, {@code lease_conflict} otherwise. */
+	LeaseResult acquire(AcquireRequest request);
+
+	/** renew-if-owner: exact handle match, never past maximum lifetime; {@code lease_lost} otherwise. */
+	LeaseResult renew(RenewRequest request);
+
+	/** release-if-owner: compare-and-delete with terminal evidence; {@code lease_lost} for a stale handle. */
+	LeaseResult release(ReleaseRequest request);
+
+	/** Inspect the active lease of an identity or lease id; {@code lease_not_found} when none is active. */
+	LeaseResult inspect(InspectRequest request);
+
+	/** List active leases with a canonical filter, stable order and an opaque cursor. */
+	LeasePage list(ListRequest request);
+
+	/** Privileged force-release of the observed active lease (operational terminal state). */
+	LeaseResult forceRelease(AdminRequest request);
+
+	/** Privileged revoke of the observed active lease (security terminal state). */
+	LeaseResult revoke(AdminRequest request);
+
+	/** Authorize a fenced commit: the handle is the active, unexpired lease and its token is not below the high-water mark. */
+	LeaseResult authorizeCommit(CommitRequest request);
+
+	/** Return the committed result of an earlier mutating request, or {@code lease_not_found} if none was committed. */
+	LeaseResult resolve(ResolveRequest request);
+
+}

@@ -1,0 +1,394 @@
+package io.starintel.lease.store.memory;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.nio.charset.StandardCharsets;
+
+import io.starintel.lease.core.AcquireRequest;
+import io.starintel.lease.core.AdminRequest;
+import io.starintel.lease.core.CommitRequest;
+import io.starintel.lease.core.Identifiers;
+import io.starintel.lease.core.InspectRequest;
+import io.starintel.lease.core.InvalidLeaseRequestException;
+import io.starintel.lease.core.LeaseHandle;
+import io.starintel.lease.core.LeasePage;
+import io.starintel.lease.core.LeasePolicy;
+import io.starintel.lease.core.LeaseRecord;
+import io.starintel.lease.core.LeaseResult;
+import io.starintel.lease.core.LeaseState;
+import io.starintel.lease.core.ListFilter;
+import io.starintel.lease.core.ListRequest;
+import io.starintel.lease.core.MutatingRequest;
+import io.starintel.lease.core.Operation;
+import io.starintel.lease.core.Reason;
+import io.starintel.lease.core.ReleaseRequest;
+import io.starintel.lease.core.RenewRequest;
+import io.starintel.lease.core.ResolveRequest;
+import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.store.LeaseStore;
+
+/**
+ * The in-memory reference store: the executable model of the contract, linearizable within one JVM (every
+ * operation runs under one lock), driven by an injectable backend clock. It is single-JVM only: use it for
+ * quick starts and as the model that backend stores are tested against, never for a fleet.
+ *
+ * <p>Fencing tokens follow ARCHITECTURE.md: {@code token = max(counter + 1, backend_ms * 1024)}, refused at
+ * 2^53 - 1 and when backend time lags the counter by more than the policy's skew bound.
+ */
+public final class InMemoryLeaseStore implements LeaseStore {
+
+	private final Clock clock;
+
+	private final LeasePolicy policy;
+
+	private final Object lock = new Object();
+
+	private final Map<String, LeaseRecord> active = new HashMap<>();
+
+	private final Map<String, Long> counters = new HashMap<>();
+
+	private final Map<String, Long> highWaterMarks = new HashMap<>();
+
+	private final Map<String, Deque<LeaseRecord>> history = new HashMap<>();
+
+	private final Map<String, LeaseState> terminalStates = new HashMap<>();
+
+	private final Map<String, Stored> idempotency = new HashMap<>();
+
+	private final Map<String, String> leaseIdToKey = new HashMap<>();
+
+	private record Stored(String digest, LeaseResult result, Instant expiresAt) {
+	}
+
+	/** A store on the given backend clock and policy. */
+	public InMemoryLeaseStore(Clock clock, LeasePolicy policy) {
+		this.clock = clock;
+		this.policy = policy;
+	}
+
+	/** A store on the system clock and the default policy. */
+	public InMemoryLeaseStore() {
+		this(Clock.systemUTC(), LeasePolicy.defaults());
+	}
+
+	/** Sets the durable counter of an identity's lock key (test hook for the counter-limit row). */
+	public void setFencingCounter(String lockKey, long value) {
+		synchronized (this.lock) {
+			this.counters.put(lockKey, value);
+		}
+	}
+
+	@Override
+	public LeaseResult acquire(AcquireRequest request) {
+		return mutate(request, now -> {
+			this.policy.check(request, now);
+			String key = request.identity().lockKey();
+			LeaseRecord current = currentRecord(key, now);
+			if (current != null) {
+				return LeaseResult.conflict(now, current.expiresAt().toEpochMilli() - now.toEpochMilli());
+			}
+			long counter = this.counters.getOrDefault(key, 0L);
+			if (counter > now.toEpochMilli() * 1024 + this.policy.clockSkewBound().toMillis() * 1024) {
+				return LeaseResult.failure(ResultCode.LEASE_BACKEND_UNAVAILABLE, Reason.BACKEND_CLOCK_BEHIND, now);
+			}
+			long token = Math.max(counter + 1, now.toEpochMilli() * 1024);
+			if (token >= LeaseRecord.MAX_FENCING_TOKEN) {
+				return LeaseResult.failure(ResultCode.LEASE_BACKEND_UNAVAILABLE, Reason.FENCING_COUNTER_EXHAUSTED, now);
+			}
+			this.counters.put(key, token);
+			Instant expires = now.plusMillis(Math.min(request.ttlMs(), request.maximumLifetimeMs()));
+			LeaseRecord record = new LeaseRecord(request.identity(), Identifiers.generate("lease"), request.owner(),
+					token, now, now, expires, request.ttlMs(), request.maximumLifetimeMs(), request.executionId(),
+					request.jobId(), request.traceId(), request.requestId(), request.metadata(), LeaseState.ACTIVE);
+			this.active.put(key, record);
+			this.leaseIdToKey.put(record.leaseId(), key);
+			return LeaseResult.success(ResultCode.LEASE_ACQUIRED, record, now);
+		});
+	}
+
+	@Override
+	public LeaseResult renew(RenewRequest request) {
+		return mutate(request, now -> {
+			LeaseRecord current = heldRecord(request.handle(), now);
+			if (current == null) {
+				return LeaseResult.failure(ResultCode.LEASE_LOST, Reason.STALE_LEASE, now);
+			}
+			LeaseRecord renewed = current.renewedAt(now);
+			this.active.put(current.lockKey(), renewed);
+			return LeaseResult.success(ResultCode.LEASE_RENEWED, renewed, now);
+		});
+	}
+
+	@Override
+	public LeaseResult release(ReleaseRequest request) {
+		return mutate(request, now -> {
+			LeaseRecord current = heldRecord(request.handle(), now);
+			if (current == null) {
+				return LeaseResult.failure(ResultCode.LEASE_LOST, Reason.STALE_LEASE, now);
+			}
+			LeaseRecord released = end(current, LeaseState.RELEASED);
+			return LeaseResult.success(ResultCode.LEASE_RELEASED, released, now);
+		});
+	}
+
+	@Override
+	public LeaseResult forceRelease(AdminRequest request) {
+		return administer(request, LeaseState.RELEASED, ResultCode.LEASE_RELEASED);
+	}
+
+	@Override
+	public LeaseResult revoke(AdminRequest request) {
+		return administer(request, LeaseState.REVOKED, ResultCode.LEASE_REVOKED);
+	}
+
+	private LeaseResult administer(AdminRequest request, LeaseState terminal, ResultCode code) {
+		return mutate(request, now -> {
+			LeaseRecord current = currentRecord(request.identity().lockKey(), now);
+			if (current == null || !current.leaseId().equals(request.expectedLeaseId())
+					|| current.fencingToken() != request.expectedFencingToken()) {
+				return LeaseResult.failure(ResultCode.LEASE_LOST, Reason.STALE_LEASE, now);
+			}
+			return LeaseResult.success(code, end(current, terminal), now);
+		});
+	}
+
+	@Override
+	public LeaseResult inspect(InspectRequest request) {
+		synchronized (this.lock) {
+			Instant now = backendNow();
+			if (now.isAfter(request.deadlineAt())) {
+				return LeaseResult.failure(ResultCode.DEADLINE_EXCEEDED, Reason.NONE, now);
+			}
+			String key = (request.identity() != null) ? request.identity().lockKey()
+					: this.leaseIdToKey.get(request.leaseId());
+			LeaseRecord current = (key != null) ? currentRecord(key, now) : null;
+			if (current == null || !current.identity().scope().equals(request.scope())
+					|| (request.leaseId() != null && !current.leaseId().equals(request.leaseId()))) {
+				return LeaseResult.failure(ResultCode.LEASE_NOT_FOUND, Reason.NONE, now);
+			}
+			return LeaseResult.success(ResultCode.LEASE_INSPECTED, current, now);
+		}
+	}
+
+	@Override
+	public LeasePage list(ListRequest request) {
+		synchronized (this.lock) {
+			Instant now = backendNow();
+			if (now.isAfter(request.deadlineAt())) {
+				return LeasePage.failure(ResultCode.DEADLINE_EXCEEDED, Reason.NONE, now);
+			}
+			String after;
+			try {
+				after = (request.cursor() != null) ? decodeCursor(request.cursor()) : "";
+			}
+			catch (InvalidLeaseRequestException ex) {
+				return LeasePage.failure(ResultCode.INVALID_LEASE_REQUEST, Reason.NONE, null);
+			}
+			TreeMap<String, LeaseRecord> ordered = new TreeMap<>();
+			for (String key : new ArrayList<>(this.active.keySet())) {
+				LeaseRecord record = currentRecord(key, now);
+				if (record != null && matches(request.filter(), record)) {
+					ordered.put(key, record);
+				}
+			}
+			int size = this.policy.pageSize(request.pageSize());
+			List<LeaseRecord> page = new ArrayList<>();
+			String last = null;
+			for (Map.Entry<String, LeaseRecord> entry : ordered.tailMap(after, false).entrySet()) {
+				if (page.size() == size) {
+					return new LeasePage(ResultCode.LEASE_LISTED, Reason.NONE, page, encodeCursor(last), now);
+				}
+				page.add(entry.getValue());
+				last = entry.getKey();
+			}
+			return new LeasePage(ResultCode.LEASE_LISTED, Reason.NONE, page, null, now);
+		}
+	}
+
+	@Override
+	public LeaseResult authorizeCommit(CommitRequest request) {
+		synchronized (this.lock) {
+			Instant now = backendNow();
+			if (now.isAfter(request.deadlineAt())) {
+				return LeaseResult.failure(ResultCode.DEADLINE_EXCEEDED, Reason.NONE, now);
+			}
+			LeaseHandle handle = request.handle();
+			String key = handle.identity().lockKey();
+			long highWater = this.highWaterMarks.getOrDefault(key, 0L);
+			if (handle.fencingToken() < highWater) {
+				return LeaseResult.failure(ResultCode.LEASE_LOST, Reason.TOKEN_BELOW_HIGH_WATER_MARK, now);
+			}
+			LeaseRecord current = heldRecord(handle, now);
+			if (current == null) {
+				return LeaseResult.failure(ResultCode.LEASE_LOST, Reason.STALE_LEASE, now);
+			}
+			this.highWaterMarks.put(key, handle.fencingToken());
+			return LeaseResult.success(ResultCode.LEASE_COMMIT_AUTHORIZED, current, now);
+		}
+	}
+
+	@Override
+	public LeaseResult resolve(ResolveRequest request) {
+		synchronized (this.lock) {
+			Instant now = backendNow();
+			if (now.isAfter(request.deadlineAt())) {
+				return LeaseResult.failure(ResultCode.DEADLINE_EXCEEDED, Reason.NONE, now);
+			}
+			Stored stored = stored(idempotencyKey(request.operation(), request.identity().lockKey(),
+					request.principalId(), request.requestId()), now);
+			if (stored == null) {
+				return LeaseResult.failure(ResultCode.LEASE_NOT_FOUND, Reason.NONE, now);
+			}
+			return stored.result().asReplay(currentStateOf(stored.result(), now));
+		}
+	}
+
+	/** Backend time at the contract's millisecond precision. */
+	private Instant backendNow() {
+		return this.clock.instant().truncatedTo(ChronoUnit.MILLIS);
+	}
+
+	private interface Decision {
+
+		LeaseResult decide(Instant now);
+
+	}
+
+	/** Runs one mutating operation at one linearization point with deadline and idempotency handling. */
+	private LeaseResult mutate(MutatingRequest request, Decision decision) {
+		synchronized (this.lock) {
+			Instant now = backendNow();
+			try {
+				this.policy.checkDeadline(request.deadlineAt(), now);
+			}
+			catch (InvalidLeaseRequestException ex) {
+				return LeaseResult.invalid();
+			}
+			if (now.isAfter(request.deadlineAt())) {
+				return LeaseResult.failure(ResultCode.DEADLINE_EXCEEDED, Reason.NONE, now);
+			}
+			String idemKey = idempotencyKey(request.operation(), request.identity().lockKey(),
+					request.principalId(), request.requestId());
+			Stored stored = stored(idemKey, now);
+			if (stored != null) {
+				if (!stored.digest().equals(request.digest())) {
+					return LeaseResult.failure(ResultCode.IDEMPOTENCY_CONFLICT, Reason.NONE, now);
+				}
+				return stored.result().asReplay(currentStateOf(stored.result(), now));
+			}
+			LeaseResult result;
+			try {
+				result = decision.decide(now);
+			}
+			catch (InvalidLeaseRequestException ex) {
+				return LeaseResult.invalid();
+			}
+			if (result.isSuccess()) {
+				this.idempotency.put(idemKey,
+						new Stored(request.digest(), result, now.plus(this.policy.idempotencyRetention())));
+			}
+			return result;
+		}
+	}
+
+	private Stored stored(String idemKey, Instant now) {
+		Stored stored = this.idempotency.get(idemKey);
+		if (stored != null && !now.isBefore(stored.expiresAt())) {
+			this.idempotency.remove(idemKey);
+			return null;
+		}
+		return stored;
+	}
+
+	private LeaseState currentStateOf(LeaseResult result, Instant now) {
+		if (result.lease() == null) {
+			return null;
+		}
+		LeaseRecord original = result.lease();
+		LeaseRecord current = currentRecord(original.lockKey(), now);
+		if (current != null && current.leaseId().equals(original.leaseId())) {
+			return LeaseState.ACTIVE;
+		}
+		return this.terminalStates.getOrDefault(original.leaseId(), LeaseState.EXPIRED);
+	}
+
+	/** The active record of a key, after expiring it if backend time has reached {@code expires_at}. */
+	private LeaseRecord currentRecord(String key, Instant now) {
+		LeaseRecord record = this.active.get(key);
+		if (record != null && !record.isAuthoritativeAt(now)) {
+			end(record, LeaseState.EXPIRED);
+			return null;
+		}
+		return record;
+	}
+
+	private LeaseRecord heldRecord(LeaseHandle handle, Instant now) {
+		LeaseRecord current = currentRecord(handle.identity().lockKey(), now);
+		return (current != null && current.isHeldBy(handle)) ? current : null;
+	}
+
+	/** Moves the active record to bounded terminal history; the counter is never touched. */
+	private LeaseRecord end(LeaseRecord record, LeaseState terminal) {
+		LeaseRecord ended = record.withState(terminal);
+		this.active.remove(record.lockKey());
+		this.terminalStates.put(record.leaseId(), terminal);
+		Deque<LeaseRecord> entries = this.history.computeIfAbsent(record.lockKey(), k -> new ArrayDeque<>());
+		entries.addFirst(ended);
+		while (entries.size() > this.policy.historyLength()) {
+			entries.removeLast();
+		}
+		return ended;
+	}
+
+	/** Terminal history of an identity, newest first (bounded by the policy's history length). */
+	public List<LeaseRecord> history(String lockKey) {
+		synchronized (this.lock) {
+			return List.copyOf(this.history.getOrDefault(lockKey, new ArrayDeque<>()));
+		}
+	}
+
+	private static boolean matches(ListFilter filter, LeaseRecord record) {
+		if (!record.identity().scope().equals(filter.scope())) {
+			return false;
+		}
+		if (filter instanceof ListFilter.ByOwner owner) {
+			return record.owner().principalId().equals(owner.ownerPrincipalId());
+		}
+		if (filter instanceof ListFilter.ByTarget target) {
+			return record.identity().targetNamespace().equals(target.targetNamespace())
+					&& record.identity().targetId().equals(target.targetId());
+		}
+		return true;
+	}
+
+	private static String idempotencyKey(Operation operation, String lockKey, String principal, String requestId) {
+		return operation.wireName() + "\n" + lockKey + "\n" + principal + "\n" + requestId;
+	}
+
+	private static String encodeCursor(String key) {
+		return Base64.getUrlEncoder().withoutPadding().encodeToString(("c1:" + key).getBytes(StandardCharsets.UTF_8));
+	}
+
+	private static String decodeCursor(String cursor) {
+		try {
+			String text = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8);
+			if (!text.startsWith("c1:")) {
+				throw new InvalidLeaseRequestException("cursor", "malformed");
+			}
+			return text.substring(3);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidLeaseRequestException("cursor", "malformed");
+		}
+	}
+
+}

@@ -1,0 +1,42 @@
+package io.starintel.lease.architecture;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.Test;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+/**
+ * Keeps the core plain Java and package dependencies pointing down (core <- store <- store.memory).
+ */
+class ArchitectureTests {
+
+	private final JavaClasses classes = new ClassFileImporter()
+		.withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+		.importPackages("io.starintel.lease");
+
+	@Test
+	void coreIsFreeOfSpringAndRedis() {
+		noClasses().that().resideInAPackage("io.starintel.lease.core..")
+			.should().dependOnClassesThat().resideInAnyPackage("org.springframework..", "io.lettuce..", "redis..")
+			.check(this.classes);
+	}
+
+	@Test
+	void coreDoesNotDependOnUpperLayers() {
+		noClasses().that().resideInAPackage("io.starintel.lease.core..")
+			.should().dependOnClassesThat().resideInAnyPackage("io.starintel.lease.store..", "io.starintel.lease.job..",
+					"io.starintel.lease.fence..", "io.starintel.lease.service..", "io.starintel.lease.autoconfigure..")
+			.check(this.classes);
+	}
+
+	@Test
+	void storeSpiDoesNotDependOnItsImplementations() {
+		noClasses().that().resideInAPackage("io.starintel.lease.store")
+			.should().dependOnClassesThat().resideInAnyPackage("io.starintel.lease.store.memory..",
+					"io.starintel.lease.store.redis..")
+			.check(this.classes);
+	}
+
+}

@@ -1,0 +1,57 @@
+package io.starintel.lease.store.memory;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.starintel.lease.core.LeasePolicy;
+import io.starintel.lease.core.LockIdentity;
+import io.starintel.lease.store.LeaseStore;
+import io.starintel.lease.store.LeaseStoreConformanceKit;
+
+/**
+ * Runs the conformance kit against the in-memory reference store on a manually advanced backend clock.
+ */
+class InMemoryLeaseStoreConformanceTests extends LeaseStoreConformanceKit {
+
+	private final AtomicLong offsetMillis = new AtomicLong();
+
+	private InMemoryLeaseStore memory;
+
+	@Override
+	protected LeaseStore createStore() {
+		Clock clock = new Clock() {
+			@Override
+			public ZoneId getZone() {
+				return ZoneOffset.UTC;
+			}
+
+			@Override
+			public Clock withZone(ZoneId zone) {
+				return this;
+			}
+
+			@Override
+			public Instant instant() {
+				return Instant.ofEpochMilli(System.currentTimeMillis() + offsetMillis.get());
+			}
+		};
+		this.memory = new InMemoryLeaseStore(clock,
+				LeasePolicy.defaults().withTtlBounds(Duration.ofMillis(100), Duration.ofMinutes(10)));
+		return this.memory;
+	}
+
+	@Override
+	protected void advanceBackendTime(long millis) {
+		this.offsetMillis.addAndGet(millis);
+	}
+
+	@Override
+	protected void setFencingCounter(LockIdentity identity, long value) {
+		this.memory.setFencingCounter(identity.lockKey(), value);
+	}
+
+}

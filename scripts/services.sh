@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Ensure the backing services used by the integration tests are running:
+#   Redis     127.0.0.1:6379
+#   RabbitMQ  127.0.0.1:5672 (guest/guest)
+#   CouchDB-compatible server (pouchdb-server) 127.0.0.1:5984
+# Idempotent: a service that already answers is left alone.
+set -euo pipefail
+
+PROJECT_DIR="$(cd "$(dirname "$0")/.." && pwd)"
+SERVICES_DIR="$PROJECT_DIR/.services"
+POUCH_DIR="$SERVICES_DIR/pouchdb"
+POUCH_DATA="$SERVICES_DIR/pouchdb-data"
+REDIS_LOG="$SERVICES_DIR/redis.log"
+POUCH_LOG="$SERVICES_DIR/pouchdb.log"
+RABBIT_LOG="$SERVICES_DIR/rabbitmq-start.log"
+POUCH_VERSION="4.2.0"
+TIMEOUT_SECONDS=60
+
+mkdir -p "$SERVICES_DIR"
+
+export DEBIAN_FRONTEND=noninteractive
+APT_UPDATED=0
+
+fail() {
+  echo "ERROR: $*" >&2
+  exit 1
+}
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then
+    "$@"
+  elif command -v sudo >/dev/null 2>&1; then
+    sudo -E "$@"
+  else
+    fail "need root (or sudo) to run: $*"
+  fi
+}
+
+apt_install() {
+  command -v apt-get >/dev/null 2>&1 || fail "apt-get not available; install $* manually"
+  if [ "$APT_UPDATED" -eq 0 ]; then
+    echo "apt-get update"
+    as_root apt-get update -q
+    APT_UPDATED=1
+  fi
+  echo "apt-get install -y $*"
+  as_root apt-get install -y -q "$@"
+}
+
+# wait_for <name> <logfile> <check-function>
+wait_for() {
+  local name="$1" log="$2" check="$3"
+  local tries=$((TIMEOUT_SECONDS * 2)) i
+  for ((i = 0; i < tries; i++)); do
+    if "$check"; then
+      echo "$name: up"
+      return 0
+    fi
+    sleep 0.5
+  done
+  fail "$name did not become ready within ${TIMEOUT_SECONDS}s; read the log: $log"
+}
+
+# ---------- checks ----------
+redis_up() {
+  command -v redis-cli >/dev/null 2>&1 &&
+    [ "$(timeout 2 redis-cli -h 127.0.0.1 -p 6379 ping 2>/dev/null)" = "PONG" ]
+}
+
+rabbit_up() {
+  timeout 2 bash -c '</dev/tcp/127.0.0.1/5672' >/dev/null 2>&1
+}
+
+couch_up() {
+  curl -sf --max-time 2 http://127.0.0.1:5984/ >/dev/null 2>&1
+}
+
+# ---------- Redis ----------
+ensure_redis() {
+  if redis_up; then
+    echo "redis: already up"
+    return 0
+  fi
+  if ! command -v redis-server >/dev/null 2>&1 || ! command -v redis-cli >/dev/null 2>&1; then
+    echo "redis: installing redis-server"
+    apt_install redis-server
+  fi
+  echo "redis: starting (log: $REDIS_LOG)"
+  redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no \
+    --logfile "$REDIS_LOG" ||
+    fail "redis failed to start; read the log: $REDIS_LOG"
+  wait_for redis "$REDIS_LOG" redis_up
+}
+
+# ---------- RabbitMQ ----------
+ensure_rabbit() {
+  if rabbit_up; then
+    echo "rabbitmq: already up"
+    return 0
+  fi
+  if ! command -v rabbitmq-server >/dev/null 2>&1; then
+    echo "rabbitmq: installing rabbitmq-server"
+    apt_install rabbitmq-server
+  fi
+  echo "rabbitmq: starting (log: $RABBIT_LOG, server logs in /var/log/rabbitmq/)"
+  as_root rabbitmq-server -detached >"$RABBIT_LOG" 2>&1 ||
+    fail "rabbitmq failed to start; read the log: $RABBIT_LOG (and /var/log/rabbitmq/)"
+  wait_for rabbitmq "$RABBIT_LOG (and /var/log/rabbitmq/)" rabbit_up
+}
+
+# ---------- CouchDB-compatible (pouchdb-server) ----------
+ensure_couch() {
+  if couch_up; then
+    echo "couchdb: already up"
+    return 0
+  fi
+  command -v node >/dev/null 2>&1 || fail "couchdb: node is required for pouchdb-server but was not found"
+  local bin="$POUCH_DIR/node_modules/pouchdb-server/bin/pouchdb-server"
+  if [ ! -f "$bin" ]; then
+    command -v npm >/dev/null 2>&1 || fail "couchdb: npm is required to install pouchdb-server but was not found"
+    echo "couchdb: installing pouchdb-server@$POUCH_VERSION into $POUCH_DIR"
+    mkdir -p "$POUCH_DIR"
+    npm install --prefix "$POUCH_DIR" --no-audit --no-fund --ignore-scripts \
+      "pouchdb-server@$POUCH_VERSION" >"$SERVICES_DIR/pouchdb-install.log" 2>&1 ||
+      fail "couchdb: npm install of pouchdb-server failed; read the log: $SERVICES_DIR/pouchdb-install.log"
+  fi
+  mkdir -p "$POUCH_DATA"
+  echo "couchdb: starting pouchdb-server (log: $POUCH_LOG)"
+  (cd "$POUCH_DATA" && setsid nohup node "$bin" -o 127.0.0.1 -p 5984 -d "$POUCH_DATA" \
+    -c "$POUCH_DATA/config.json" -n -m >>"$POUCH_LOG" 2>&1 </dev/null &)
+  wait_for couchdb "$POUCH_LOG" couch_up
+}
+
+ensure_redis
+ensure_rabbit
+ensure_couch
+echo "services: redis 127.0.0.1:6379, rabbitmq 127.0.0.1:5672, couchdb 127.0.0.1:5984 are ready"

@@ -1,0 +1,57 @@
+package io.starintel.lease.it;
+
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Proves the real-service test setup: the servers that scripts/services.sh starts answer at the endpoints the
+ * suites use (environment variables first, then the local defaults).
+ */
+class RealServicesTests {
+
+	static String env(String name, String fallback) {
+		String value = System.getenv(name);
+		return (value == null || value.isBlank()) ? fallback : value;
+	}
+
+	@Test
+	void redisAnswersPing() {
+		RedisClient client = RedisClient.create(env("STARINTEL_REDIS_URL", "redis://127.0.0.1:6379"));
+		try (StatefulRedisConnection<String, String> connection = client.connect()) {
+			assertThat(connection.sync().ping()).isEqualTo("PONG");
+		}
+		finally {
+			client.shutdown();
+		}
+	}
+
+	@Test
+	void rabbitMqAcceptsConnections() throws Exception {
+		try (Socket socket = new Socket()) {
+			socket.connect(new InetSocketAddress(env("STARINTEL_RABBIT_HOST", "127.0.0.1"), 5672), 5000);
+			assertThat(socket.isConnected()).isTrue();
+		}
+	}
+
+	@Test
+	void couchDbCompatibleServerAnswers() throws Exception {
+		HttpResponse<String> response = HttpClient.newHttpClient()
+			.send(HttpRequest.newBuilder(URI.create(env("STARINTEL_COUCHDB_URL", "http://127.0.0.1:5984") + "/"))
+				.timeout(Duration.ofSeconds(5))
+				.build(), HttpResponse.BodyHandlers.ofString());
+		assertThat(response.statusCode()).isEqualTo(200);
+		assertThat(response.body()).contains("\"version\"");
+	}
+
+}
