@@ -327,4 +327,69 @@ public abstract class LeaseStoreConformanceKit {
 		}
 	}
 
+	@Test
+	void renewRacingReleaseOrRevokeHasOneAtomicWinner() throws Exception {
+		ExecutorService pool = Executors.newFixedThreadPool(2);
+		try {
+			for (int round = 0; round < 100; round++) {
+				LeaseRecord lease = acquired(identity("rr-" + round), "alice");
+				boolean revoke = round % 2 == 1;
+				CountDownLatch start = new CountDownLatch(1);
+				Future<LeaseResult> renewed = pool.submit(() -> {
+					start.await();
+					return renew(lease.handle());
+				});
+				Future<LeaseResult> ended = pool.submit(() -> {
+					start.await();
+					return revoke ? this.store.revoke(admin(Operation.REVOKE, lease)) : release(lease.handle());
+				});
+				start.countDown();
+				assertThat(ended.get(30, TimeUnit.SECONDS).code())
+					.isEqualTo(revoke ? ResultCode.LEASE_REVOKED : ResultCode.LEASE_RELEASED);
+				assertThat(renewed.get(30, TimeUnit.SECONDS).code()).isIn(ResultCode.LEASE_RENEWED, ResultCode.LEASE_LOST);
+				assertThat(this.store.inspect(InspectRequest.byIdentity(lease.identity(), "corr", deadline())).code())
+					.isEqualTo(ResultCode.LEASE_NOT_FOUND);
+				assertThat(renew(lease.handle()).code()).isEqualTo(ResultCode.LEASE_LOST);
+			}
+		}
+		finally {
+			pool.shutdownNow();
+		}
+	}
+
+	@Test
+	void adminOperationsAreIdempotentByRequestId() {
+		LeaseRecord lease = acquired(identity("t1"), "alice");
+		AdminRequest revoke = admin(Operation.REVOKE, lease);
+		LeaseResult first = this.store.revoke(revoke);
+		LeaseResult replay = this.store.revoke(revoke);
+		assertThat(first.code()).isEqualTo(ResultCode.LEASE_REVOKED);
+		assertThat(replay.code()).isEqualTo(ResultCode.LEASE_REVOKED);
+		assertThat(replay.replayed()).isTrue();
+		assertThat(replay.currentState()).isEqualTo(LeaseState.REVOKED);
+		AdminRequest changed = new AdminRequest(Operation.REVOKE, lease.identity(), revoke.requestId(), deadline(),
+				lease.leaseId(), lease.fencingToken(), "prn_admin", "key_admin", "another reason");
+		assertThat(this.store.revoke(changed).code()).isEqualTo(ResultCode.IDEMPOTENCY_CONFLICT);
+	}
+
+	@Test
+	void inspectByLeaseIdStaysInsideItsProgramScope() {
+		LeaseRecord lease = acquired(identity("t1"), "alice");
+		assertThat(this.store.inspect(InspectRequest.byLeaseId(lease.identity().scope(), lease.leaseId(), "c", deadline()))
+			.lease()).isEqualTo(lease);
+		ProgramScope other = ProgramScope.of("tenant-kit", this.program + "x");
+		assertThat(this.store.inspect(InspectRequest.byLeaseId(other, lease.leaseId(), "c", deadline())).code())
+			.isEqualTo(ResultCode.LEASE_NOT_FOUND);
+	}
+
+	@Test
+	void renewalNeverPassesMaximumLifetime() {
+		AcquireRequest request = new AcquireRequest(identity("t1"), Identifiers.generate("request"), deadline(),
+				new LeaseOwner("alice", "c", "k", "i"), TTL_MS, 5_000, "e", "j", "t", null);
+		LeaseRecord lease = this.store.acquire(request).lease();
+		assertThat(lease.expiresAt()).isEqualTo(lease.acquiredAt().plusMillis(5_000));
+		LeaseResult renewed = renew(lease.handle());
+		assertThat(renewed.lease().expiresAt()).isEqualTo(lease.lifetimeEnd());
+	}
+
 }
