@@ -13,9 +13,10 @@ import org.jspecify.annotations.Nullable;
  * {@code currentState} then tells the state of that lease now (a replayed acquire whose lease is terminal
  * returns the original result plus the current terminal state). {@code decidedAt} is the backend time of the
  * decision, or {@code null} when no backend decided (invalid input, unreachable backend, unknown outcome).
+ * {@code detail} is a safe human hint (for invalid input: the field and the rule, never the value).
  */
 public record LeaseResult(ResultCode code, Reason reason, @Nullable LeaseRecord lease, boolean replayed,
-		@Nullable LeaseState currentState, @Nullable Instant decidedAt, long retryAfterMs) {
+		@Nullable LeaseState currentState, @Nullable Instant decidedAt, long retryAfterMs, @Nullable String detail) {
 
 	/** Checks presence of the code and reason. */
 	public LeaseResult {
@@ -26,27 +27,29 @@ public record LeaseResult(ResultCode code, Reason reason, @Nullable LeaseRecord 
 
 	/** A successful result carrying a lease. */
 	public static LeaseResult success(ResultCode code, LeaseRecord lease, Instant decidedAt) {
-		return new LeaseResult(code, Reason.NONE, lease, false, lease.state(), decidedAt, 0);
+		return new LeaseResult(code, Reason.NONE, lease, false, lease.state(), decidedAt, 0, null);
 	}
 
 	/** A failure without a lease. */
 	public static LeaseResult failure(ResultCode code, Reason reason, @Nullable Instant decidedAt) {
-		return new LeaseResult(code, reason, null, false, null, decidedAt, 0);
+		return new LeaseResult(code, reason, null, false, null, decidedAt, 0, null);
 	}
 
 	/** A conflict naming no owner, with a retry hint. */
 	public static LeaseResult conflict(Instant decidedAt, long retryAfterMs) {
-		return new LeaseResult(ResultCode.LEASE_CONFLICT, Reason.NONE, null, false, null, decidedAt, retryAfterMs);
+		return new LeaseResult(ResultCode.LEASE_CONFLICT, Reason.NONE, null, false, null, decidedAt, retryAfterMs, null);
 	}
 
-	/** {@code invalid_lease_request}; the exception message names the field, never the value. */
-	public static LeaseResult invalid() {
-		return failure(ResultCode.INVALID_LEASE_REQUEST, Reason.NONE, null);
+	/** {@code invalid_lease_request}, with the exception's message (field and rule, never the value) as detail. */
+	public static LeaseResult invalid(InvalidLeaseRequestException ex) {
+		return new LeaseResult(ResultCode.INVALID_LEASE_REQUEST, Reason.NONE, null, false, null, null, 0,
+				ex.getMessage());
 	}
 
 	/** This result as a replay of the stored original, with the lease's current state. */
 	public LeaseResult asReplay(@Nullable LeaseState current) {
-		return new LeaseResult(this.code, this.reason, this.lease, true, current, this.decidedAt, this.retryAfterMs);
+		return new LeaseResult(this.code, this.reason, this.lease, true, current, this.decidedAt, this.retryAfterMs,
+				this.detail);
 	}
 
 	/** Whether the operation completed. */

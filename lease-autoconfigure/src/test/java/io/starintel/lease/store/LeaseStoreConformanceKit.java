@@ -239,8 +239,9 @@ public abstract class LeaseStoreConformanceKit {
 
 	@Test
 	void ttlOutsidePolicyIsInvalid() {
-		assertThat(this.store.acquire(acquireRequest(identity("t1"), "alice", 10)).code())
-			.isEqualTo(ResultCode.INVALID_LEASE_REQUEST);
+		LeaseResult tooShort = this.store.acquire(acquireRequest(identity("t1"), "alice", 10));
+		assertThat(tooShort.code()).isEqualTo(ResultCode.INVALID_LEASE_REQUEST);
+		assertThat(tooShort.detail()).startsWith("ttl_ms:");
 		assertThat(this.store.acquire(acquireRequest(identity("t1"), "alice", 100L * 24 * 3600 * 1000)).code())
 			.isEqualTo(ResultCode.INVALID_LEASE_REQUEST);
 	}

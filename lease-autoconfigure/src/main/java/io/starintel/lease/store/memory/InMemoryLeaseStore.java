@@ -271,7 +271,7 @@ public final class InMemoryLeaseStore implements LeaseStore {
 				this.policy.checkDeadline(request.deadlineAt(), now);
 			}
 			catch (InvalidLeaseRequestException ex) {
-				return LeaseResult.invalid();
+				return LeaseResult.invalid(ex);
 			}
 			if (now.isAfter(request.deadlineAt())) {
 				return LeaseResult.failure(ResultCode.DEADLINE_EXCEEDED, Reason.NONE, now);
@@ -290,7 +290,7 @@ public final class InMemoryLeaseStore implements LeaseStore {
 				result = decision.decide(now);
 			}
 			catch (InvalidLeaseRequestException ex) {
-				return LeaseResult.invalid();
+				return LeaseResult.invalid(ex);
 			}
 			if (result.isSuccess()) {
 				this.idempotency.put(idemKey,
