@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.BiFunction;
 import java.nio.charset.StandardCharsets;
 
 import io.starintel.lease.core.AcquireRequest;
@@ -117,11 +118,7 @@ public final class InMemoryLeaseStore implements LeaseStore {
 
 	@Override
 	public LeaseResult renew(RenewRequest request) {
-		return mutate(request, now -> {
-			LeaseRecord current = heldRecord(request.handle(), now);
-			if (current == null) {
-				return LeaseResult.failure(ResultCode.LEASE_LOST, Reason.STALE_LEASE, now);
-			}
+		return mutateHeld(request, request.handle(), (current, now) -> {
 			LeaseRecord renewed = current.renewedAt(now);
 			this.active.put(current.lockKey(), renewed);
 			return LeaseResult.success(ResultCode.LEASE_RENEWED, renewed, now);
@@ -130,13 +127,19 @@ public final class InMemoryLeaseStore implements LeaseStore {
 
 	@Override
 	public LeaseResult release(ReleaseRequest request) {
+		return mutateHeld(request, request.handle(),
+				(current, now) -> LeaseResult.success(ResultCode.LEASE_RELEASED, end(current, LeaseState.RELEASED), now));
+	}
+
+	/** A mutation allowed only to the exact holder; anything else is {@code lease_lost} without mutation. */
+	private LeaseResult mutateHeld(MutatingRequest request, LeaseHandle handle,
+			BiFunction<LeaseRecord, Instant, LeaseResult> transition) {
 		return mutate(request, now -> {
-			LeaseRecord current = heldRecord(request.handle(), now);
+			LeaseRecord current = heldRecord(handle, now);
 			if (current == null) {
 				return LeaseResult.failure(ResultCode.LEASE_LOST, Reason.STALE_LEASE, now);
 			}
-			LeaseRecord released = end(current, LeaseState.RELEASED);
-			return LeaseResult.success(ResultCode.LEASE_RELEASED, released, now);
+			return transition.apply(current, now);
 		});
 	}
 
@@ -163,11 +166,7 @@ public final class InMemoryLeaseStore implements LeaseStore {
 
 	@Override
 	public LeaseResult inspect(InspectRequest request) {
-		synchronized (this.lock) {
-			Instant now = backendNow();
-			if (now.isAfter(request.deadlineAt())) {
-				return LeaseResult.failure(ResultCode.DEADLINE_EXCEEDED, Reason.NONE, now);
-			}
+		return read(request.deadlineAt(), now -> {
 			String key = (request.identity() != null) ? request.identity().lockKey()
 					: this.leaseIdToKey.get(request.leaseId());
 			LeaseRecord current = (key != null) ? currentRecord(key, now) : null;
@@ -176,7 +175,7 @@ public final class InMemoryLeaseStore implements LeaseStore {
 				return LeaseResult.failure(ResultCode.LEASE_NOT_FOUND, Reason.NONE, now);
 			}
 			return LeaseResult.success(ResultCode.LEASE_INSPECTED, current, now);
-		}
+		});
 	}
 
 	@Override
@@ -216,11 +215,7 @@ public final class InMemoryLeaseStore implements LeaseStore {
 
 	@Override
 	public LeaseResult authorizeCommit(CommitRequest request) {
-		synchronized (this.lock) {
-			Instant now = backendNow();
-			if (now.isAfter(request.deadlineAt())) {
-				return LeaseResult.failure(ResultCode.DEADLINE_EXCEEDED, Reason.NONE, now);
-			}
+		return read(request.deadlineAt(), now -> {
 			LeaseHandle handle = request.handle();
 			String key = handle.identity().lockKey();
 			long highWater = this.highWaterMarks.getOrDefault(key, 0L);
@@ -233,22 +228,29 @@ public final class InMemoryLeaseStore implements LeaseStore {
 			}
 			this.highWaterMarks.put(key, handle.fencingToken());
 			return LeaseResult.success(ResultCode.LEASE_COMMIT_AUTHORIZED, current, now);
-		}
+		});
 	}
 
 	@Override
 	public LeaseResult resolve(ResolveRequest request) {
-		synchronized (this.lock) {
-			Instant now = backendNow();
-			if (now.isAfter(request.deadlineAt())) {
-				return LeaseResult.failure(ResultCode.DEADLINE_EXCEEDED, Reason.NONE, now);
-			}
+		return read(request.deadlineAt(), now -> {
 			Stored stored = stored(idempotencyKey(request.operation(), request.identity().lockKey(),
 					request.principalId(), request.requestId()), now);
 			if (stored == null) {
 				return LeaseResult.failure(ResultCode.LEASE_NOT_FOUND, Reason.NONE, now);
 			}
 			return stored.result().asReplay(currentStateOf(stored.result(), now));
+		});
+	}
+
+	/** Runs a non-idempotent operation at one linearization point after the backend-time deadline check. */
+	private LeaseResult read(Instant deadlineAt, Decision decision) {
+		synchronized (this.lock) {
+			Instant now = backendNow();
+			if (now.isAfter(deadlineAt)) {
+				return LeaseResult.failure(ResultCode.DEADLINE_EXCEEDED, Reason.NONE, now);
+			}
+			return decision.decide(now);
 		}
 	}
 
