@@ -107,3 +107,126 @@ local function check_record(map, identity)
   end
   return nil
 end
+
+-- ---------------------------------------------------------------------------------------------------------------
+-- Lease-store helpers. Scripts that name one identity share this ARGV layout:
+--   ARGV[1] deadline_at (epoch ms)  ARGV[2] key base 'P{T}:'  ARGV[3] key digest D
+--   ARGV[4] lock_key  ARGV[5..11] tenant_id, program_id, target_namespace, target_id, actor_name, workflow_name,
+--   operation_class  ARGV[12] history length  ARGV[13] history retention ms; operation arguments follow from ARGV[14].
+-- Every other key touched is derived from the base, so it shares the declared keys' hash tag and slot.
+-- Reply shape of single-lease scripts (all strings):
+--   { code, reason, decided_at_ms, replayed '0'|'1', current_state|'' , retry_after_ms, field1, value1, ... }
+-- ---------------------------------------------------------------------------------------------------------------
+
+local function context(argv)
+  return { base = argv[2], digest = argv[3],
+    identity = { argv[4], argv[5], argv[6], argv[7], argv[8], argv[9], argv[10], argv[11] },
+    history_length = tonumber(argv[12]), history_ms = tonumber(argv[13]) }
+end
+
+local function reply(code, reason, now, replayed, current, retry, map)
+  local out = { code, reason, fmt(now), replayed and '1' or '0', current or '', fmt(retry or 0) }
+  if map then
+    for _, v in ipairs(flat(map, RECORD_FIELDS)) do out[#out + 1] = v end
+  end
+  return out
+end
+
+local function lease_key(ctx, digest)
+  return ctx.base .. 'lease:' .. (digest or ctx.digest)
+end
+
+local function index_keys(base, map)
+  return base .. 'idx:program', base .. 'idx:owner:' .. redis.sha1hex(map['owner_principal_id']),
+    base .. 'idx:target:' .. redis.sha1hex(map['target_namespace'] .. '\n' .. map['target_id'])
+end
+
+-- Moves an active record to bounded terminal history and removes it and its index entries. Never touches the
+-- fencing counter. Conditional on the caller having loaded this very record (same lease id).
+local function end_lease(ctx, digest, map, state)
+  map['state'] = state
+  local hist = ctx.base .. 'hist:' .. digest
+  redis.call('LPUSH', hist, cjson.encode(map))
+  redis.call('LTRIM', hist, 0, ctx.history_length - 1)
+  redis.call('PEXPIRE', hist, ctx.history_ms)
+  redis.call('DEL', lease_key(ctx, digest), ctx.base .. 'lid:' .. map['lease_id'])
+  local program, owner, target = index_keys(ctx.base, map)
+  redis.call('ZREM', program, digest)
+  redis.call('ZREM', owner, digest)
+  redis.call('ZREM', target, digest)
+  redis.call('ZREM', ctx.base .. 'idx:expiry', digest)
+end
+
+-- Copies a corrupt record to the quarantine key (once) and pins it: no acquisition over ambiguity.
+local function quarantine(ctx)
+  local key = lease_key(ctx)
+  local q = ctx.base .. 'quarantine:' .. ctx.digest
+  if redis.call('EXISTS', q) == 0 then
+    redis.call('SET', q, redis.call('DUMP', key))
+  end
+  redis.call('PERSIST', key)
+end
+
+-- The identity's active record at backend time: 'none' | 'active', map | 'corrupt'. An active-shaped record past
+-- expires_at is moved to history as expired first.
+local function load_active(ctx, now)
+  local key = lease_key(ctx)
+  local kind = redis.call('TYPE', key)['ok']
+  if kind == 'none' then return 'none' end
+  if kind ~= 'hash' then quarantine(ctx); return 'corrupt' end
+  local map = hgetall_map(key)
+  if check_record(map, ctx.identity) then quarantine(ctx); return 'corrupt' end
+  if now >= iso_to_ms(map['expires_at']) then
+    end_lease(ctx, ctx.digest, map, 'expired')
+    return 'none'
+  end
+  return 'active', map
+end
+
+local function corrupt_reply(now)
+  return reply('lease_backend_unavailable', 'corrupt_record', now, false, nil, 0, nil)
+end
+
+local function is_holder(map, lease_id, principal, instance, token)
+  return map['lease_id'] == lease_id and map['owner_principal_id'] == principal
+    and map['service_instance_id'] == instance and map['fencing_token'] == token
+end
+
+-- The state now of a lease named by a stored result: active, or its terminal state from history (expired when
+-- history no longer holds it: nothing but expiry ends a lease without history).
+local function state_of(ctx, now, lease_id)
+  local status, map = load_active(ctx, now)
+  if status == 'active' and map['lease_id'] == lease_id then return 'active' end
+  for _, text in ipairs(redis.call('LRANGE', ctx.base .. 'hist:' .. ctx.digest, 0, -1)) do
+    local entry = cjson.decode(text)
+    if entry['lease_id'] == lease_id then return entry['state'] end
+  end
+  return 'expired'
+end
+
+-- Replays a stored result: nil when nothing is stored, idempotency_conflict when the digest differs.
+local function replay(ctx, now, idem_key, digest)
+  local stored = hgetall_map(idem_key)
+  if stored['digest'] == nil then return nil end
+  if digest and stored['digest'] ~= digest then
+    return reply('idempotency_conflict', 'none', now, false, nil, 0, nil)
+  end
+  local map = nil
+  local current = nil
+  if stored['lease'] ~= '' then
+    map = cjson.decode(stored['lease'])
+    current = state_of(ctx, now, map['lease_id'])
+  end
+  return reply(stored['code'], 'none', tonumber(stored['decided']), true, current, 0, map)
+end
+
+-- Stores a successful result for its idempotency key, atomically with the mutation.
+local function remember(idem_key, digest, code, now, map, retention_ms)
+  redis.call('HSET', idem_key, 'digest', digest, 'code', code, 'decided', fmt(now),
+    'lease', map and cjson.encode(map) or '')
+  redis.call('PEXPIRE', idem_key, retention_ms)
+end
+
+local function past_deadline(now, argv)
+  return now > tonumber(argv[1])
+end
