@@ -21,6 +21,8 @@ public enum FenceOutcome {
 	DEADLINE_EXCEEDED("deadline_exceeded"),
 	/** The lease backend or the target store could not give a safe answer; no success is assumed. */
 	BACKEND_UNAVAILABLE("lease_backend_unavailable"),
+	/** A mandatory publish found no queue (returned by the broker); no consumer will see it. */
+	UNROUTABLE("fenced_publish_unroutable"),
 	/** The write was submitted but its result is unknown (e.g. no publisher confirm in time). */
 	OUTCOME_UNKNOWN("lease_outcome_unknown");
 
