@@ -43,7 +43,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  */
 class CouchDbFenceTests {
 
-	static final String URL = env("STARINTEL_COUCHDB_URL", "http://127.0.0.1:5984");
+	static final String URL = RealServices.env("STARINTEL_COUCHDB_URL", "http://127.0.0.1:5984");
 
 	static FenceFixture fixture;
 
@@ -279,11 +279,6 @@ class CouchDbFenceTests {
 						throw ex.getCause();
 					}
 				});
-	}
-
-	static String env(String name, String fallback) {
-		String value = System.getenv(name);
-		return (value == null || value.isBlank()) ? fallback : value;
 	}
 
 }
