@@ -162,6 +162,34 @@ class RedisLeaseStoreFailClosedTests {
 	}
 
 	@Test
+	void backendTimeBehindTheCounterRefusesAndAlerts() {
+		LockIdentity identity = identity("t1");
+		long aheadByAMinute = (System.currentTimeMillis() + 90_000) * 1024;
+		redis.opsForHash().put(RedisKeys.of(identity).fence(identity.keyDigest()), "counter", Long.toString(aheadByAMinute));
+		LeaseResult result = this.store.acquire(acquireRequest(identity, "bob", 60_000));
+		assertThat(result.code()).isEqualTo(ResultCode.LEASE_BACKEND_UNAVAILABLE);
+		assertThat(result.reason()).isEqualTo(Reason.BACKEND_CLOCK_BEHIND);
+		assertThat(this.alerts).extracting(LeaseAlert::reason).containsExactly(Reason.BACKEND_CLOCK_BEHIND);
+		assertThat(redis.opsForHash().get(RedisKeys.of(identity).fence(identity.keyDigest()), "counter"))
+			.isEqualTo(Long.toString(aheadByAMinute));
+	}
+
+	@Test
+	void counterAtTheNumericLimitRefusesAndAlertsWithoutWrapping() {
+		RedisLeaseStore tolerant = new RedisLeaseStore(factory,
+				RedisServers.POLICY.withClockSkewBound(Duration.ofDays(365L * 400)), this.alerts::add);
+		LockIdentity identity = identity("t1");
+		String limit = Long.toString(LeaseRecord.MAX_FENCING_TOKEN - 1);
+		redis.opsForHash().put(RedisKeys.of(identity).fence(identity.keyDigest()), "counter", limit);
+		LeaseResult result = tolerant.acquire(acquireRequest(identity, "bob", 60_000));
+		assertThat(result.code()).isEqualTo(ResultCode.LEASE_BACKEND_UNAVAILABLE);
+		assertThat(result.reason()).isEqualTo(Reason.FENCING_COUNTER_EXHAUSTED);
+		assertThat(this.alerts).extracting(LeaseAlert::reason).containsExactly(Reason.FENCING_COUNTER_EXHAUSTED);
+		assertThat(redis.opsForHash().get(RedisKeys.of(identity).fence(identity.keyDigest()), "counter"))
+			.isEqualTo(limit);
+	}
+
+	@Test
 	void expiredActiveShapedRecordIsExpiredBeforeAnyDecision() {
 		LockIdentity identity = identity("t1");
 		LeaseResult first = this.store.acquire(acquireRequest(identity, "alice", 300));
