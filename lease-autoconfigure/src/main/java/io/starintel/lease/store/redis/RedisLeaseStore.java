@@ -250,6 +250,46 @@ public final class RedisLeaseStore implements LeaseStore {
 				identityArgs(request.deadlineAt(), identity));
 	}
 
+	/**
+	 * Restore/failover recovery of one program: revokes every active lease (moved to history as revoked, with an
+	 * audit event each) so that every holder must acquire again with a new, higher token. Tokens need no repair:
+	 * they are floored at backend time x 1024, so tokens issued after recovery exceed every token issued before
+	 * the restored state as long as backend time did not go backwards (the clock-skew check refuses otherwise).
+	 * @return the number of leases revoked, or -1 when the backend could not complete the recovery (retry it)
+	 * @throws InvalidLeaseRequestException for a missing administrator or reason
+	 */
+	public long recoverProgram(ProgramScope scope, String adminPrincipalId, String adminCredentialId, String reason,
+			Instant deadlineAt) {
+		Identifiers.require("admin_principal_id", adminPrincipalId);
+		Identifiers.require("admin_credential_id", adminCredentialId);
+		if (reason == null || reason.isBlank() || reason.length() > AdminRequest.MAX_REASON_LENGTH) {
+			throw new InvalidLeaseRequestException("reason", "must be 1.." + AdminRequest.MAX_REASON_LENGTH
+					+ " characters");
+		}
+		RedisKeys keys = new RedisKeys(scope);
+		String requestId = Identifiers.generate("request");
+		long total = 0;
+		while (true) {
+			List<Object> reply;
+			try {
+				reply = this.executor.run(LeaseScript.RECOVER, deadlineAt, List.of(keys.programIndex(), keys.audit()),
+						List.of(epochMillis(deadlineAt), keys.base(), "500", adminPrincipalId, adminCredentialId,
+								reason, requestId, Integer.toString(this.policy.historyLength()),
+								millis(this.policy.historyRetention()), Integer.toString(AUDIT_STREAM_LENGTH)));
+			}
+			catch (ScriptFailure failure) {
+				return -1;
+			}
+			if (!"lease_revoked".equals(ReplyReader.text(reply, 0))) {
+				return -1;
+			}
+			total += Long.parseLong(ReplyReader.text(reply, 2));
+			if (Long.parseLong(ReplyReader.text(reply, 3)) == 0) {
+				return total;
+			}
+		}
+	}
+
 	private LeaseResult single(LeaseScript script, String operation, boolean mutating, LockIdentity identity,
 			Instant deadlineAt, List<String> keys, List<String> args) {
 		List<Object> reply;
