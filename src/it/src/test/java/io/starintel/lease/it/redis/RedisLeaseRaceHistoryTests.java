@@ -25,11 +25,8 @@ import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.store.redis.RedisLeaseStore;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -39,23 +36,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * no two leases' backend-time intervals overlap, tokens strictly increase in grant order, and every conflict was
  * answered while another lease was active.
  */
-class RedisLeaseRaceHistoryTests {
+class RedisLeaseRaceHistoryTests extends SharedRedisTests {
 
 	private static final int THREADS = 16;
 
-	private static final int CYCLES_PER_THREAD = 150;
-
-	private static LettuceConnectionFactory factory;
-
-	@BeforeAll
-	static void connect() {
-		factory = RedisServers.factory();
-	}
-
-	@AfterAll
-	static void disconnect() {
-		factory.destroy();
-	}
+	private static final int CYCLES_PER_THREAD = 400;
 
 	/** One observed operation result. */
 	private record Observation(String thread, String kind, LeaseResult result, LeaseRecord lease) {

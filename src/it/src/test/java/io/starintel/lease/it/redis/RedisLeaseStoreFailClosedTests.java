@@ -25,12 +25,10 @@ import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.store.LeaseAlert;
 import io.starintel.lease.store.redis.RedisKeys;
 import io.starintel.lease.store.redis.RedisLeaseStore;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -41,9 +39,7 @@ import static org.awaitility.Awaitility.await;
  * closed (no acquisition over them, quarantined copy, alert), tokens are stored digit for digit, expired
  * active-shaped records and stale index entries never act as leases.
  */
-class RedisLeaseStoreFailClosedTests {
-
-	private static LettuceConnectionFactory factory;
+class RedisLeaseStoreFailClosedTests extends SharedRedisTests {
 
 	private static StringRedisTemplate redis;
 
@@ -54,14 +50,8 @@ class RedisLeaseStoreFailClosedTests {
 	private String program;
 
 	@BeforeAll
-	static void connect() {
-		factory = RedisServers.factory();
+	static void template() {
 		redis = new StringRedisTemplate(factory);
-	}
-
-	@AfterAll
-	static void disconnect() {
-		factory.destroy();
 	}
 
 	@BeforeEach

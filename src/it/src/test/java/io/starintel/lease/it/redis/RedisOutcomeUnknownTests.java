@@ -19,8 +19,6 @@ import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.ResolveRequest;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.store.redis.RedisLeaseStore;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -32,19 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * and drops the reply) is {@code lease_outcome_unknown}, and {@code resolve(request_id)} then returns the committed
  * result; a server that cannot be reached is {@code lease_backend_unavailable}. No Redis exception escapes.
  */
-class RedisOutcomeUnknownTests {
-
-	private static LettuceConnectionFactory direct;
-
-	@BeforeAll
-	static void connect() {
-		direct = RedisServers.factory();
-	}
-
-	@AfterAll
-	static void disconnect() {
-		direct.destroy();
-	}
+class RedisOutcomeUnknownTests extends SharedRedisTests {
 
 	private static LockIdentity identity() {
 		return LockIdentity.of("tenant-unknown", "p-" + UUID.randomUUID().toString().substring(0, 8),
@@ -60,7 +46,7 @@ class RedisOutcomeUnknownTests {
 	@Test
 	void lostRepliesAreOutcomeUnknownAndResolveReturnsTheCommittedResults() throws Exception {
 		URI uri = RedisServers.uri();
-		RedisLeaseStore directStore = RedisServers.store(direct);
+		RedisLeaseStore directStore = RedisServers.store(factory);
 		LockIdentity identity = identity();
 		try (ReplyDroppingProxy proxy = new ReplyDroppingProxy(new InetSocketAddress(uri.getHost(), uri.getPort()))) {
 			LettuceConnectionFactory proxied = RedisServers.factory("127.0.0.1", proxy.port());
@@ -112,7 +98,7 @@ class RedisOutcomeUnknownTests {
 
 	@Test
 	void resolveOfARequestThatNeverCommittedIsNotFound() {
-		RedisLeaseStore store = RedisServers.store(direct);
+		RedisLeaseStore store = RedisServers.store(factory);
 		AcquireRequest never = acquireRequest(identity(), Instant.now().plusSeconds(5));
 		assertThat(store.resolve(ResolveRequest.of(never, Instant.now().plusSeconds(5))).code())
 			.isEqualTo(ResultCode.LEASE_NOT_FOUND);

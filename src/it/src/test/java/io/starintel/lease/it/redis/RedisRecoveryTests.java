@@ -17,11 +17,8 @@ import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.store.redis.RedisKeys;
 import io.starintel.lease.store.redis.RedisLeaseStore;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.connection.stream.MapRecord;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -31,19 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The contract's recovery operation: after a restore, every active lease of a program is invalidated (revoked,
  * audited) so that holders must acquire again, and new tokens exceed the old ones.
  */
-class RedisRecoveryTests {
-
-	private static LettuceConnectionFactory factory;
-
-	@BeforeAll
-	static void connect() {
-		factory = RedisServers.factory();
-	}
-
-	@AfterAll
-	static void disconnect() {
-		factory.destroy();
-	}
+class RedisRecoveryTests extends SharedRedisTests {
 
 	@Test
 	void recoveryRevokesEveryActiveLeaseOfTheProgramWithAuditAndHigherTokensAfterwards() {

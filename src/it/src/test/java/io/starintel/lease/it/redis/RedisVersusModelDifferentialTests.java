@@ -28,11 +28,8 @@ import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.core.ResolveRequest;
 import io.starintel.lease.store.LeaseStore;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -43,23 +40,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * must give the same typed results, modulo generated ids and timestamps. TTLs are long so time never decides;
  * expiry is covered separately with short TTLs.
  */
-class RedisVersusModelDifferentialTests {
+class RedisVersusModelDifferentialTests extends SharedRedisTests {
 
-	private static final int SEQUENCES = 60;
+	private static final int SEQUENCES = 150;
 
 	private static final int STEPS = 40;
-
-	private static LettuceConnectionFactory factory;
-
-	@BeforeAll
-	static void connect() {
-		factory = RedisServers.factory();
-	}
-
-	@AfterAll
-	static void disconnect() {
-		factory.destroy();
-	}
 
 	private final Set<String> seen = new TreeSet<>();
 
