@@ -94,10 +94,7 @@ public final class FencedCouchDbConnector implements CouchDbConnector {
 	 * the design document can check the deleting token against the stored one.
 	 */
 	public FencedWriteResult tryDelete(String id, String revision) {
-		Map<String, Object> tombstone = new LinkedHashMap<>();
-		tombstone.put("_id", id);
-		tombstone.put("_rev", revision);
-		tombstone.put("_deleted", Boolean.TRUE);
+		Map<String, Object> tombstone = tombstone(id, revision);
 		return write(tombstone, () -> this.delegate.update(tombstone));
 	}
 
@@ -189,6 +186,14 @@ public final class FencedCouchDbConnector implements CouchDbConnector {
 		}
 	}
 
+	private static Map<String, Object> tombstone(String id, String revision) {
+		Map<String, Object> tombstone = new LinkedHashMap<>();
+		tombstone.put("_id", id);
+		tombstone.put("_rev", revision);
+		tombstone.put("_deleted", Boolean.TRUE);
+		return tombstone;
+	}
+
 	private static UnsupportedOperationException notFenced(String operation) {
 		return new UnsupportedOperationException(operation
 				+ " cannot carry a fence stamp; use create/update/delete/executeBulk, or delegate() for unfenced data");
@@ -234,10 +239,7 @@ public final class FencedCouchDbConnector implements CouchDbConnector {
 
 	@Override
 	public String delete(String id, String revision) {
-		Map<String, Object> tombstone = new LinkedHashMap<>();
-		tombstone.put("_id", id);
-		tombstone.put("_rev", revision);
-		tombstone.put("_deleted", Boolean.TRUE);
+		Map<String, Object> tombstone = tombstone(id, revision);
 		requireAccepted(write(tombstone, () -> this.delegate.update(tombstone)));
 		return Documents.getRevision(tombstone);
 	}
