@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -90,8 +89,9 @@ public final class FenceGuard {
 		}
 		FenceOutcome outcome = FenceOutcome.of(result.code());
 		if (outcome == FenceOutcome.ACCEPTED) {
-			Instant acceptedAt = (result.decidedAt() != null) ? result.decidedAt() : null;
+			Instant acceptedAt = result.decidedAt();
 			if (acceptedAt == null) {
+				// a success without a backend decision time cannot be stamped: never assume it
 				return new FenceDecision(FenceOutcome.OUTCOME_UNKNOWN, Reason.NONE, correlationId, deadlineAt, result,
 						null);
 			}
@@ -102,11 +102,7 @@ public final class FenceGuard {
 		if (result.code() == ResultCode.LEASE_LOST) {
 			context.markLost(result.reason());
 		}
-		return new FenceDecision(outcome, reasonOf(result), correlationId, deadlineAt, result, null);
-	}
-
-	private static Reason reasonOf(@Nullable LeaseResult result) {
-		return (result != null) ? result.reason() : Reason.NONE;
+		return new FenceDecision(outcome, result.reason(), correlationId, deadlineAt, result, null);
 	}
 
 }
