@@ -115,8 +115,8 @@ public final class LeaseStoreBenchmark {
 			return 0
 			""";
 
-	private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory
-		.getThreadMXBean();
+	private static final com.sun.management.ThreadMXBean THREADS = (com.sun.management.ThreadMXBean) java.lang.management
+		.ManagementFactory.getThreadMXBean();
 
 	private static final byte[] ACQUIRED = bytes("lease_acquired");
 
@@ -163,10 +163,10 @@ public final class LeaseStoreBenchmark {
 			Paths paths = new Paths(factory, redis);
 			// JIT warm-up of every path before anything is measured
 			for (BenchPath path : paths.all()) {
-				runCase(path, 2, false, 3, 0, redis);
+				runCase(path, 2, false, 5, 0, redis);
 			}
-				System.out.printf(Locale.ROOT, "%n%-13s %7s %-10s %11s %11s %9s %9s %10s %11s%n", "path", "threads",
-					"keys", "cycles/s", "conflicts/s", "p50 us", "p99 us", "cycles", "cpu us/att");
+				System.out.printf(Locale.ROOT, "%n%-13s %7s %-10s %11s %11s %9s %9s %10s %11s %10s%n", "path", "threads",
+					"keys", "cycles/s", "conflicts/s", "p50 us", "p99 us", "cycles", "cpu us/att", "KiB/att");
 			for (boolean contended : new boolean[] { false, true }) {
 				for (int threads : this.threadCounts) {
 					for (BenchPath path : paths.all()) {
@@ -200,6 +200,7 @@ public final class LeaseStoreBenchmark {
 		int[] counts = new int[threads];
 		long[] conflicts = new long[threads];
 		long[] cpu = new long[threads];
+		long[] allocated = new long[threads];
 		Throwable[] failures = new Throwable[threads];
 		CountDownLatch ready = new CountDownLatch(threads);
 		CountDownLatch go = new CountDownLatch(1);
@@ -212,6 +213,7 @@ public final class LeaseStoreBenchmark {
 				int n = 0;
 				long conflicted = 0;
 				long cpuStart = -1;
+				long allocatedStart = 0;
 				try {
 					Cycle cycle = cycles.get(index);
 					ready.countDown();
@@ -226,6 +228,7 @@ public final class LeaseStoreBenchmark {
 						}
 						if (cpuStart < 0) {
 							cpuStart = THREADS.getCurrentThreadCpuTime();
+							allocatedStart = THREADS.getCurrentThreadAllocatedBytes();
 						}
 						if (!acquired) {
 							conflicted++;
@@ -241,6 +244,7 @@ public final class LeaseStoreBenchmark {
 					failures[index] = ex;
 				}
 				cpu[index] = (cpuStart < 0) ? 0 : THREADS.getCurrentThreadCpuTime() - cpuStart;
+				allocated[index] = (cpuStart < 0) ? 0 : THREADS.getCurrentThreadAllocatedBytes() - allocatedStart;
 				latencies[index] = lat;
 				counts[index] = n;
 				conflicts[index] = conflicted;
@@ -272,7 +276,8 @@ public final class LeaseStoreBenchmark {
 		long attempts = total + Arrays.stream(conflicts).sum();
 		return new Result(path.name(), threads, contended, total, Arrays.stream(conflicts).sum(),
 				Math.max(1, measureSeconds), percentile(all, 0.50), percentile(all, 0.99),
-				(attempts == 0) ? 0 : Arrays.stream(cpu).sum() / attempts);
+				(attempts == 0) ? 0 : Arrays.stream(cpu).sum() / attempts,
+				(attempts == 0) ? 0 : Arrays.stream(allocated).sum() / attempts);
 	}
 
 	private static long percentile(long[] sorted, double p) {
@@ -299,8 +304,8 @@ public final class LeaseStoreBenchmark {
 					100.0 * store.p50 / same.p50 - 100.0, (store.cpuPerAttempt - same.cpuPerAttempt) / 1000.0);
 		});
 		System.out.println("(overhead = extra time per cycle of the first path over the second, from cycles/s: "
-				+ "rate(second) / rate(first) - 1; cpu = CPU time of the calling thread per attempt, the Lettuce "
-				+ "event loop not included)");
+				+ "rate(second) / rate(first) - 1; cpu and KiB = CPU time and heap allocation of the calling thread "
+				+ "per attempt, the Lettuce event loop not included)");
 	}
 
 	private static double overhead(Result reference, Result path) {
@@ -309,16 +314,17 @@ public final class LeaseStoreBenchmark {
 
 	/** One measured case. */
 	private record Result(String path, int threads, boolean contended, long cycles, long conflicts, int seconds,
-			long p50, long p99, long cpuPerAttempt) {
+			long p50, long p99, long cpuPerAttempt, long bytesPerAttempt) {
 
 		String keys() {
 			return this.contended ? "contended" : "distinct";
 		}
 
 		String row() {
-			return String.format(Locale.ROOT, "%-13s %7d %-10s %11.0f %11.0f %9.1f %9.1f %10d %11.1f", this.path,
+			return String.format(Locale.ROOT, "%-13s %7d %-10s %11.0f %11.0f %9.1f %9.1f %10d %11.1f %10.1f", this.path,
 					this.threads, keys(), (double) this.cycles / this.seconds, (double) this.conflicts / this.seconds,
-					this.p50 / 1000.0, this.p99 / 1000.0, this.cycles, this.cpuPerAttempt / 1000.0);
+					this.p50 / 1000.0, this.p99 / 1000.0, this.cycles, this.cpuPerAttempt / 1000.0,
+					this.bytesPerAttempt / 1024.0);
 		}
 
 	}
