@@ -763,7 +763,7 @@ public final class LeaseStoreBenchmark {
 	}
 
 	private void javaSideCosts(Map<String, String> recordFields) {
-		System.out.printf(Locale.ROOT, "%n# Java-side unit costs (1 thread; ns per call: wall, cpu)%n");
+		System.out.printf(Locale.ROOT, "%n# Java-side unit costs (1 thread; per call: wall ns, cpu ns, bytes allocated)%n");
 		LockIdentity identity = identity("bench-costs", "t-0");
 		AcquireRequest request = new AcquireRequest(identity, Identifiers.generate("request"),
 				Instant.now().plusSeconds(30), new LeaseOwner("bench-0", "client_1", "key_1", "instance-0"), TTL_MS,
@@ -788,11 +788,13 @@ public final class LeaseStoreBenchmark {
 			long n = 0;
 			long start = System.nanoTime();
 			long cpuStart = THREADS.getCurrentThreadCpuTime();
+			long allocatedStart = THREADS.getCurrentThreadAllocatedBytes();
 			for (long end = start + 1_000_000_000L; System.nanoTime() < end; n++) {
 				sink = step.getValue().get();
 			}
-			System.out.printf(Locale.ROOT, "%-52s %8.0f %8.0f%n", step.getKey(), (System.nanoTime() - start) / (double) n,
-					(THREADS.getCurrentThreadCpuTime() - cpuStart) / (double) n);
+			System.out.printf(Locale.ROOT, "%-52s %8.0f %8.0f %8.0f%n", step.getKey(),
+					(System.nanoTime() - start) / (double) n, (THREADS.getCurrentThreadCpuTime() - cpuStart) / (double) n,
+					(THREADS.getCurrentThreadAllocatedBytes() - allocatedStart) / (double) n);
 		}
 		if (sink == null) {
 			System.out.println();
