@@ -1,15 +1,17 @@
 package io.starintel.lease.core;
 
+import java.time.DateTimeException;
 import java.time.Instant;
+import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 
+import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -52,12 +54,33 @@ public final class LeaseRecordJson {
 
 	/** Parses a contract timestamp. */
 	public static Instant parseTime(String text) {
-		try {
-			return Instant.from(TIME.parse(text));
-		}
-		catch (DateTimeParseException ex) {
+		// fixed format yyyy-MM-ddTHH:mm:ss.SSSZ: positions checked by hand (this runs for every record read)
+		if (text == null || text.length() != 24 || text.charAt(4) != '-' || text.charAt(7) != '-'
+				|| text.charAt(10) != 'T' || text.charAt(13) != ':' || text.charAt(16) != ':'
+				|| text.charAt(19) != '.' || text.charAt(23) != 'Z') {
 			throw new CorruptRecordException("timestamp format");
 		}
+		try {
+			return LocalDateTime
+				.of(digits(text, 0, 4), digits(text, 5, 7), digits(text, 8, 10), digits(text, 11, 13),
+						digits(text, 14, 16), digits(text, 17, 19), digits(text, 20, 23) * 1_000_000)
+				.toInstant(ZoneOffset.UTC);
+		}
+		catch (DateTimeException ex) {
+			throw new CorruptRecordException("timestamp format");
+		}
+	}
+
+	private static int digits(String text, int from, int to) {
+		int value = 0;
+		for (int i = from; i < to; i++) {
+			char c = text.charAt(i);
+			if (c < '0' || c > '9') {
+				throw new CorruptRecordException("timestamp format");
+			}
+			value = value * 10 + (c - '0');
+		}
+		return value;
 	}
 
 	/** Writes the record as compact JSON in contract field order. */
@@ -163,6 +186,15 @@ public final class LeaseRecordJson {
 	 * @throws CorruptRecordException on any unknown, missing or invalid field
 	 */
 	public static LeaseRecord fromFields(Map<String, String> fields) {
+		return fromFields(fields, null);
+	}
+
+	/**
+	 * As {@link #fromFields(Map)}, and the record must belong to {@code expected}. When the stored tuple equals the
+	 * expected identity's components the expected (already validated) identity is reused.
+	 * @throws CorruptRecordException on any unknown, missing or invalid field, or another identity
+	 */
+	public static LeaseRecord fromFields(Map<String, String> fields, @Nullable LockIdentity expected) {
 		for (String name : fields.keySet()) {
 			if (!FIELD_SET.contains(name)) {
 				throw new CorruptRecordException("unknown field");
@@ -177,12 +209,7 @@ public final class LeaseRecordJson {
 			throw new CorruptRecordException("unsupported record_version");
 		}
 		try {
-			LockIdentity identity = new LockIdentity(fields.get("tenant_id"), fields.get("program_id"),
-					fields.get("target_namespace"), fields.get("target_id"), fields.get("actor_name"),
-					fields.get("workflow_name"), fields.get("operation_class"));
-			if (!identity.lockKey().equals(fields.get("lock_key"))) {
-				throw new CorruptRecordException("lock_key does not derive from the stored tuple");
-			}
+			LockIdentity identity = identity(fields, expected);
 			LeaseOwner owner = new LeaseOwner(fields.get("owner_principal_id"), fields.get("owner_client_id"),
 					fields.get("owner_credential_id"), fields.get("service_instance_id"));
 			return new LeaseRecord(identity, fields.get("lease_id"), owner, number(fields, "fencing_token"),
@@ -195,6 +222,28 @@ public final class LeaseRecordJson {
 		catch (InvalidLeaseRequestException ex) {
 			throw new CorruptRecordException("invalid " + ex.field());
 		}
+	}
+
+	private static LockIdentity identity(Map<String, String> fields, @Nullable LockIdentity expected) {
+		if (expected != null) {
+			List<String> components = expected.components();
+			for (int i = 0; i < components.size(); i++) {
+				if (!components.get(i).equals(fields.get(LockIdentity.COMPONENTS.get(i)))) {
+					throw new CorruptRecordException("stored identity differs from the requested identity");
+				}
+			}
+			if (!expected.lockKey().equals(fields.get("lock_key"))) {
+				throw new CorruptRecordException("lock_key does not derive from the stored tuple");
+			}
+			return expected;
+		}
+		LockIdentity identity = new LockIdentity(fields.get("tenant_id"), fields.get("program_id"),
+				fields.get("target_namespace"), fields.get("target_id"), fields.get("actor_name"),
+				fields.get("workflow_name"), fields.get("operation_class"));
+		if (!identity.lockKey().equals(fields.get("lock_key"))) {
+			throw new CorruptRecordException("lock_key does not derive from the stored tuple");
+		}
+		return identity;
 	}
 
 	private static long number(Map<String, String> fields, String name) {

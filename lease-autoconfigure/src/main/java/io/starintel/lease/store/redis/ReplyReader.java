@@ -90,11 +90,7 @@ final class ReplyReader {
 	}
 
 	private static LeaseRecord record(Map<String, String> fields, @Nullable LockIdentity expected) {
-		LeaseRecord record = LeaseRecordJson.fromFields(fields);
-		if (expected != null && !record.identity().equals(expected)) {
-			throw new CorruptRecordException("stored identity differs from the requested identity");
-		}
-		return record;
+		return LeaseRecordJson.fromFields(fields, expected);
 	}
 
 	/** The list reply's leases, from index {@code from}. */
