@@ -38,9 +38,9 @@ import tools.jackson.databind.node.ObjectNode;
  * The admin operations behind the HTTP adapter: authorization, canonical parsing, admission control, the audited
  * store call and the mapping of typed results to the contract's envelopes.
  *
- * <p>Order of checks (contract): 401 {@code invalid_credential} before any lease access; 403 {@code access_denied}
- * for a missing capability or a list/admin scope mismatch; 400 {@code invalid_lease_request} for malformed input;
- * inspect outside the caller's scope answers exactly like a missing lease (404 {@code lease_not_found}); 429
+ * <p>Order of checks (contract): 401 {@code invalid_credential} before any lease access; 400
+ * {@code invalid_lease_request} for malformed input (parsed first, so refusals can be audited with their scope); 403
+ * {@code access_denied} for a missing capability or a list/admin scope mismatch; inspect outside the caller's scope answers exactly like a missing lease (404 {@code lease_not_found}); 429
  * {@code lease_rate_limited} from per-tenant admission control; then the store decides at backend time. Force-release
  * and revoke need an administrator credential, the capability and a reason (revoke: incident id or reason), and
  * compare against the observed active lease ({@code lease_id} + {@code fencing_token}); they are idempotent by the
@@ -101,7 +101,7 @@ public final class TargetLeaseAdminOperations {
 	/** list by program, owner or target: {@code GET .../targetleases?tenant_id&program_id[&owner_principal_id|&target_namespace&target_id][&cursor][&page_size]}. */
 	public AdminResponse list(Map<String, String[]> params, String correlationId) {
 		Call call = new Call(AuditEventType.LIST, correlationId);
-		return call.run(Capabilities.READ, () -> {
+		return call.run(() -> {
 			Map<String, String> p = single(params, LIST_PARAMS);
 			ProgramScope scope = ProgramScope.of(require(p, "tenant_id"), require(p, "program_id"));
 			call.scope = scope;
@@ -112,8 +112,10 @@ public final class TargetLeaseAdminOperations {
 				throw new InvalidLeaseRequestException("cursor", "malformed");
 			}
 			Instant deadline = deadline(p.get("deadline_at"));
-			if (!call.grant.allows(scope)) {
-				return call.deny(ResultCode.ACCESS_DENIED);
+			AdminResponse denied = call.check(Capabilities.READ, call.grant.allows(scope),
+					ResultCode.ACCESS_DENIED);
+			if (denied != null) {
+				return denied;
 			}
 			return call.admitted(() -> {
 				LeasePage page = this.store.list(new ListRequest(filter, cursor, pageSize, correlationId, deadline));
@@ -134,14 +136,16 @@ public final class TargetLeaseAdminOperations {
 	/** inspect by lease id within the caller's scope: {@code GET .../targetleases/{lease_id}?tenant_id&program_id}. */
 	public AdminResponse inspectByLeaseId(String leaseId, Map<String, String[]> params, String correlationId) {
 		Call call = new Call(AuditEventType.INSPECT, correlationId);
-		return call.run(Capabilities.READ, () -> {
+		return call.run(() -> {
 			Map<String, String> p = single(params, INSPECT_PARAMS);
 			ProgramScope scope = ProgramScope.of(require(p, "tenant_id"), require(p, "program_id"));
 			call.scope = scope;
 			Identifiers.require("lease_id", leaseId);
 			Instant deadline = deadline(p.get("deadline_at"));
-			if (!call.grant.allows(scope)) {
-				return call.deny(ResultCode.LEASE_NOT_FOUND);
+			AdminResponse denied = call.check(Capabilities.READ, call.grant.allows(scope),
+					ResultCode.LEASE_NOT_FOUND);
+			if (denied != null) {
+				return denied;
 			}
 			return call.admitted(() -> inspected(call,
 					this.store.inspect(InspectRequest.byLeaseId(scope, leaseId, correlationId, deadline))));
@@ -151,13 +155,15 @@ public final class TargetLeaseAdminOperations {
 	/** inspect by canonical identity: {@code POST .../targetleases/inspect {"lock_identity": {...}}}. */
 	public AdminResponse inspectByIdentity(byte[] body, String correlationId) {
 		Call call = new Call(AuditEventType.INSPECT, correlationId);
-		return call.run(Capabilities.READ, () -> {
+		return call.run(() -> {
 			ObjectNode json = AdminJson.object(body, INSPECT_BODY);
 			LockIdentity identity = AdminJson.identity(json, this.operationClasses);
 			call.identity = identity;
 			Instant deadline = deadline(AdminJson.string(json, "deadline_at", false));
-			if (!call.grant.allows(identity)) {
-				return call.deny(ResultCode.LEASE_NOT_FOUND);
+			AdminResponse denied = call.check(Capabilities.READ, call.grant.allows(identity),
+					ResultCode.LEASE_NOT_FOUND);
+			if (denied != null) {
+				return denied;
 			}
 			return call.admitted(
 					() -> inspected(call, this.store.inspect(InspectRequest.byIdentity(identity, correlationId, deadline))));
@@ -187,7 +193,7 @@ public final class TargetLeaseAdminOperations {
 	private AdminResponse administer(Operation operation, AuditEventType type, String capability, Set<String> fields,
 			byte[] body, String correlationId) {
 		Call call = new Call(type, correlationId);
-		return call.run(capability, () -> {
+		return call.run(() -> {
 			ObjectNode json = AdminJson.object(body, fields);
 			String requestId = Identifiers.require("request_id", AdminJson.string(json, "request_id", true));
 			call.requestId = requestId;
@@ -199,8 +205,10 @@ public final class TargetLeaseAdminOperations {
 			Instant deadline = deadline(AdminJson.string(json, "deadline_at", false));
 			AdminRequest request = new AdminRequest(operation, identity, requestId, deadline, leaseId, token,
 					call.grant.principalId(), call.grant.credentialId(), reason);
-			if (!call.grant.allows(identity)) {
-				return call.deny(ResultCode.ACCESS_DENIED);
+			AdminResponse denied = call.check(capability, call.grant.allows(identity),
+					ResultCode.ACCESS_DENIED);
+			if (denied != null) {
+				return denied;
 			}
 			return call.admitted(() -> result(
 					(operation == Operation.REVOKE) ? this.store.revoke(request) : this.store.forceRelease(request),
@@ -321,15 +329,12 @@ public final class TargetLeaseAdminOperations {
 			this.started = TargetLeaseAdminOperations.this.clock.instant();
 		}
 
-		AdminResponse run(String capability, Supplier<AdminResponse> body) {
+		AdminResponse run(Supplier<AdminResponse> body) {
 			AdminGrant current = TargetLeaseAdminOperations.this.caller.current();
 			if (current == null) {
 				return deny(ResultCode.INVALID_CREDENTIAL);
 			}
 			this.grant = current;
-			if (!current.has(capability)) {
-				return deny(ResultCode.ACCESS_DENIED);
-			}
 			try {
 				return body.get();
 			}
@@ -351,6 +356,17 @@ public final class TargetLeaseAdminOperations {
 						this.grant.principalId(), this.grant.credentialId());
 				return context.run(operation);
 			}
+		}
+
+		/**
+		 * After parsing: the capability (403 {@code access_denied}), then the scope ({@code outOfScope}: 403 for
+		 * list and admin operations, 404 for inspect); {@code null} when allowed.
+		 */
+		@Nullable AdminResponse check(String capability, boolean inScope, ResultCode outOfScope) {
+			if (!this.grant.has(capability)) {
+				return deny(ResultCode.ACCESS_DENIED);
+			}
+			return inScope ? null : deny(outOfScope);
 		}
 
 		AdminResponse deny(ResultCode code) {
