@@ -7,6 +7,7 @@ import io.starintel.lease.admin.AdminCaller;
 import io.starintel.lease.admin.AdminProperties;
 import io.starintel.lease.admin.security.AdminGrantResolver;
 import io.starintel.lease.admin.security.DefaultAdminGrantResolver;
+import io.starintel.lease.admin.security.EnvelopeRequestRejectedHandler;
 import io.starintel.lease.admin.security.JsonSecurityErrorHandler;
 import io.starintel.lease.admin.security.PropertiesAdminCredentials;
 import io.starintel.lease.admin.security.SecurityContextAdminCaller;
@@ -29,6 +30,7 @@ import org.springframework.security.config.http.SessionCreationPolicy;
 import org.springframework.security.core.authority.mapping.GrantedAuthoritiesMapper;
 import org.springframework.security.crypto.factory.PasswordEncoderFactories;
 import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.security.web.firewall.RequestRejectedHandler;
 
 /**
  * Spring Security for the admin endpoint: HTTP Basic with the credentials of
@@ -66,6 +68,13 @@ public final class TargetLeaseAdminSecurityAutoConfiguration {
 	@ConditionalOnMissingBean
 	JsonSecurityErrorHandler targetLeaseAdminSecurityErrorHandler(ObjectProvider<AuditSink> sinks) {
 		return new JsonSecurityErrorHandler(sinks.orderedStream().toList(), Clock.systemUTC());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(RequestRejectedHandler.class)
+	EnvelopeRequestRejectedHandler targetLeaseAdminRequestRejectedHandler(Environment environment) {
+		return new EnvelopeRequestRejectedHandler(
+				environment.getProperty("management.endpoints.web.base-path", "/actuator") + "/targetleases");
 	}
 
 	@Bean(FILTER_CHAIN_BEAN)
