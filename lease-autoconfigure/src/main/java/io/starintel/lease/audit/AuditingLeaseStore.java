@@ -31,9 +31,10 @@ import org.slf4j.LoggerFactory;
  * conflicted, stale, expired, rate-limited, backend-failed, outcome-unknown).
  *
  * <p>Contract: "Every request emits an audit event" and "force-release and revoke require durable high-priority audit
- * before the operation reports success". When the delegate already writes its admin events durably inside the
- * transition (the Redis store's script), set {@code delegateWritesAdminAudit}: durable sinks then skip those two
- * event types (no duplicate in the stream). Otherwise a successful force-release or revoke whose event a durable sink
+ * before the operation reports success". When the delegate already writes its admin decisions durably inside the
+ * transition (the Redis store's script writes the terminal transition and the stale {@code lease_lost} answer), set
+ * {@code delegateWritesAdminAudit}: durable sinks then skip exactly those events (no duplicate in the stream) and
+ * still get replays and refusals taken before the decision. Otherwise a successful force-release or revoke whose event a durable sink
  * could not persist is reported as {@code lease_outcome_unknown}, never as success; a retry with the same request id
  * replays the transition and writes the event again. Commit authorizations are audited only when rejected
  * ({@code target_lease_commit_rejected}); {@code resolve} is not audited (it only reads an earlier result).
@@ -157,11 +158,11 @@ public final class AuditingLeaseStore implements LeaseStore {
 			result = operation.get();
 		}
 		catch (RuntimeException ex) {
-			emit(adminEvent(request, type, ResultCode.LEASE_OUTCOME_UNKNOWN, null, null, started));
+			emit(adminEvent(request, type, ResultCode.LEASE_OUTCOME_UNKNOWN, null, null, started), false);
 			throw ex;
 		}
 		boolean durable = emit(adminEvent(request, type, result.code(), result.decidedAt(),
-				result.isSuccess() ? terminal : null, started));
+				result.isSuccess() ? terminal : null, started), delegateWrote(result));
 		if (result.isSuccess() && !durable) {
 			return new LeaseResult(ResultCode.LEASE_OUTCOME_UNKNOWN, Reason.NONE, null, false, null,
 					result.decidedAt(), 0, "audit: durable audit not confirmed; retry with the same request_id");
@@ -285,15 +286,30 @@ public final class AuditingLeaseStore implements LeaseStore {
 	}
 
 	/**
-	 * Sends an event to every sink. Returns whether the event reached durable storage (or whether the delegate owns
-	 * that duty); non-durable sink failures are logged without detail and never fail the operation.
+	 * Whether the delegate wrote this admin outcome durably itself: with {@code delegateWritesAdminAudit}, the
+	 * decisions taken in the transition (the terminal transition, or {@code lease_lost} for a stale lease), never a
+	 * replay or a refusal before the decision (deadline, idempotency conflict, invalid input, backend failure).
 	 */
+	private boolean delegateWrote(LeaseResult result) {
+		return this.delegateWritesAdminAudit && !result.replayed()
+				&& (result.code() == ResultCode.LEASE_RELEASED || result.code() == ResultCode.LEASE_REVOKED
+						|| result.code() == ResultCode.LEASE_LOST);
+	}
+
 	private boolean emit(AuditEvent event) {
-		boolean administrative = event.eventType().isAdministrative();
-		boolean durable = administrative && this.delegateWritesAdminAudit;
+		return emit(event, false);
+	}
+
+	/**
+	 * Sends an event to every sink (durable sinks are skipped when {@code delegateWrote}). Returns whether the event
+	 * reached durable storage, or whether no durable sink is configured; non-durable sink failures are logged without
+	 * detail and never fail the operation.
+	 */
+	private boolean emit(AuditEvent event, boolean delegateWrote) {
+		boolean durable = delegateWrote;
 		boolean hasDurableSink = false;
 		for (AuditSink sink : this.sinks) {
-			if (sink.isDurable() && administrative && this.delegateWritesAdminAudit) {
+			if (sink.isDurable() && delegateWrote) {
 				continue;
 			}
 			try {

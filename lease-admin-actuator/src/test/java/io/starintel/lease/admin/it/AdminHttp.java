@@ -19,7 +19,10 @@ final class AdminHttp {
 
 	static final JsonMapper JSON = JsonMapper.builder().build();
 
-	private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+	private final HttpClient client = HttpClient.newBuilder()
+		.version(HttpClient.Version.HTTP_1_1)
+		.connectTimeout(Duration.ofSeconds(5))
+		.build();
 
 	private final String base;
 
