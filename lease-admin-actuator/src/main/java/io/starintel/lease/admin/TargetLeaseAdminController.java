@@ -2,12 +2,15 @@ package io.starintel.lease.admin;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.Map;
 import java.util.regex.Pattern;
 
 import io.starintel.lease.core.Identifiers;
 import io.starintel.lease.core.ResultCode;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -35,6 +38,8 @@ public class TargetLeaseAdminController {
 	/** Header carrying the caller's correlation id (echoed, or generated when absent or invalid). */
 	public static final String CORRELATION_HEADER = "X-Correlation-Id";
 
+	private static final Logger logger = LoggerFactory.getLogger(TargetLeaseAdminController.class);
+
 	private static final Pattern JSON = Pattern.compile("application/json(\\s*;.*)?", Pattern.CASE_INSENSITIVE);
 
 	private final TargetLeaseAdminOperations operations;
@@ -49,13 +54,35 @@ public class TargetLeaseAdminController {
 	@GetMapping
 	ResponseEntity<String> list(HttpServletRequest request) {
 		String correlationId = correlationId(request);
-		return respond(this.operations.list(request.getParameterMap(), correlationId), correlationId);
+		Map<String, String[]> parameters = parameters(request);
+		if (parameters == null) {
+			return malformedQuery(correlationId);
+		}
+		return respond(this.operations.list(parameters, correlationId), correlationId);
 	}
 
 	@GetMapping("/{leaseId}")
 	ResponseEntity<String> inspectByLeaseId(@PathVariable("leaseId") String leaseId, HttpServletRequest request) {
 		String correlationId = correlationId(request);
-		return respond(this.operations.inspectByLeaseId(leaseId, request.getParameterMap(), correlationId),
+		Map<String, String[]> parameters = parameters(request);
+		if (parameters == null) {
+			return malformedQuery(correlationId);
+		}
+		return respond(this.operations.inspectByLeaseId(leaseId, parameters, correlationId), correlationId);
+	}
+
+	/** The query parameters, or {@code null} when the container cannot decode them (e.g. {@code %zz}). */
+	private static @Nullable Map<String, String[]> parameters(HttpServletRequest request) {
+		try {
+			return request.getParameterMap();
+		}
+		catch (RuntimeException ex) {
+			return null;
+		}
+	}
+
+	private static ResponseEntity<String> malformedQuery(String correlationId) {
+		return respond(AdminResponse.error(ResultCode.INVALID_LEASE_REQUEST, correlationId, 0, "query: malformed"),
 				correlationId);
 	}
 
@@ -87,6 +114,8 @@ public class TargetLeaseAdminController {
 	ResponseEntity<String> failure(Exception ex, HttpServletRequest request) {
 		String correlationId = correlationId(request);
 		ResultCode code = isClientError(ex) ? ResultCode.INVALID_LEASE_REQUEST : ResultCode.LEASE_BACKEND_UNAVAILABLE;
+		// the class only: exception messages may carry request input or backend details
+		logger.warn("Admin request {} failed with {} ({})", correlationId, ex.getClass().getName(), code.wireName());
 		return respond(AdminResponse.error(code, correlationId, 0, null), correlationId);
 	}
 
@@ -95,8 +124,7 @@ public class TargetLeaseAdminController {
 				|| ex instanceof org.springframework.web.HttpMediaTypeException
 				|| ex instanceof org.springframework.web.HttpRequestMethodNotSupportedException
 				|| ex instanceof org.springframework.http.converter.HttpMessageNotReadableException
-				|| ex instanceof org.springframework.web.method.annotation.MethodArgumentTypeMismatchException
-				|| ex instanceof IllegalArgumentException;
+				|| ex instanceof org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
 	}
 
 	private interface BodyOperation {

@@ -30,14 +30,4 @@ public final class LeaseAdminUser extends User {
 		return getAuthorities().stream().map(a -> a.getAuthority()).toList();
 	}
 
-	@Override
-	public boolean equals(Object other) {
-		return super.equals(other);
-	}
-
-	@Override
-	public int hashCode() {
-		return super.hashCode();
-	}
-
 }
