@@ -51,6 +51,13 @@ final class AdminHttp {
 		return send(request, authorization);
 	}
 
+	Reply getWithCorrelation(String pathAndQuery, String authorization, String correlationId) {
+		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(this.base + pathAndQuery))
+			.GET()
+			.header("X-Correlation-Id", correlationId);
+		return send(request, authorization);
+	}
+
 	Reply post(String path, String body, String authorization) {
 		return post(path, body, authorization, "application/json");
 	}
