@@ -20,6 +20,10 @@ import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.fence.FenceDecision;
+import io.starintel.lease.fence.FenceGuard;
+import io.starintel.lease.fence.FenceOutcome;
+import io.starintel.lease.job.LeaseContext;
 import io.starintel.lease.store.LeaseStore;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -297,6 +301,16 @@ abstract class AbstractAdminEndpointTests {
 		assertThat(this.http.get("/" + lease.leaseId() + "?" + scopeQuery(), ADMIN).status()).isEqualTo(200);
 	}
 
+	/** The holder's next FenceGuard authorization is refused and its lease context is marked lost (cancellation). */
+	void assertFenceRefusedAndContextLost(LeaseRecord lease) {
+		LeaseContext context = new LeaseContext(lease);
+		FenceDecision decision = new FenceGuard(this.store).authorize(context);
+		assertThat(decision.isAuthorized()).isFalse();
+		assertThat(decision.outcome()).isEqualTo(FenceOutcome.LEASE_LOST);
+		assertThat(context.isLost()).isTrue();
+		assertThat(context.holdsAuthority()).isFalse();
+	}
+
 	static String withoutCorrelation(AdminHttp.Reply reply) {
 		ObjectNode json = (ObjectNode) reply.json();
 		json.remove("correlation_id");
@@ -321,6 +335,7 @@ abstract class AbstractAdminEndpointTests {
 		LeaseResult commit = this.store
 			.authorizeCommit(new CommitRequest(lease.handle(), "corr-commit", Instant.now().plusSeconds(5)));
 		assertThat(commit.code()).isEqualTo(ResultCode.LEASE_LOST);
+		assertFenceRefusedAndContextLost(lease);
 		// replay with the same request id: the original result
 		AdminHttp.Reply replay = this.http.post("/force-release", body, ADMIN);
 		assertThat(replay.status()).isEqualTo(200);
@@ -351,6 +366,7 @@ abstract class AbstractAdminEndpointTests {
 			.authorizeCommit(new CommitRequest(lease.handle(), "corr-commit", Instant.now().plusSeconds(5)))
 			.code()).isEqualTo(ResultCode.LEASE_LOST);
 		assertError(this.http.get("/" + lease.leaseId() + "?" + scopeQuery(), ADMIN), 404, "lease_not_found");
+		assertFenceRefusedAndContextLost(lease);
 	}
 
 	@Test
