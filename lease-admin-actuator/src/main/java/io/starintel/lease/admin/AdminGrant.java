@@ -18,15 +18,23 @@ import io.starintel.lease.core.ProgramScope;
  * @param tenantId the one tenant of the scope
  * @param programs programs of the scope (canonical, non-empty)
  * @param actors actors of the scope; empty means every actor
+ * @param targets targets of the scope as {@code target_namespace/target_id} (canonical); empty means every target
  */
 public record AdminGrant(String principalId, String credentialId, CredentialKind kind, Set<String> capabilities,
-		String tenantId, Set<String> programs, Set<String> actors) {
+		String tenantId, Set<String> programs, Set<String> actors, Set<String> targets) {
 
 	/** Copies the sets. */
 	public AdminGrant {
 		capabilities = Set.copyOf(capabilities);
 		programs = Set.copyOf(programs);
 		actors = Set.copyOf(actors);
+		targets = Set.copyOf(targets);
+	}
+
+	/** A grant without actor or target restriction. */
+	public AdminGrant(String principalId, String credentialId, CredentialKind kind, Set<String> capabilities,
+			String tenantId, Set<String> programs) {
+		this(principalId, credentialId, kind, capabilities, tenantId, programs, Set.of(), Set.of());
 	}
 
 	/** Whether the capability is held; administrative capabilities count only for administrator credentials. */
@@ -42,9 +50,11 @@ public record AdminGrant(String principalId, String credentialId, CredentialKind
 		return this.tenantId.equals(scope.tenantId()) && this.programs.contains(scope.programId());
 	}
 
-	/** Whether the identity is inside the grant (program and, when restricted, actor). */
+	/** Whether the identity is inside the grant (program and, when restricted, actor and target). */
 	public boolean allows(LockIdentity identity) {
-		return allows(identity.scope()) && (this.actors.isEmpty() || this.actors.contains(identity.actorName()));
+		return allows(identity.scope()) && (this.actors.isEmpty() || this.actors.contains(identity.actorName()))
+				&& (this.targets.isEmpty()
+						|| this.targets.contains(identity.targetNamespace() + "/" + identity.targetId()));
 	}
 
 }

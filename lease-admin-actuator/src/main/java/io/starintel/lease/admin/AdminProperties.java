@@ -198,6 +198,9 @@ public class AdminProperties {
 		/** Actors of the credential's scope; empty for every actor. */
 		private Set<String> actors = new LinkedHashSet<>();
 
+		/** Targets of the credential's scope as target_namespace/target_id; empty for every target. */
+		private Set<String> targets = new LinkedHashSet<>();
+
 		public String getPrincipal() {
 			return this.principal;
 		}
@@ -260,6 +263,14 @@ public class AdminProperties {
 
 		public void setActors(Set<String> actors) {
 			this.actors = actors;
+		}
+
+		public Set<String> getTargets() {
+			return this.targets;
+		}
+
+		public void setTargets(Set<String> targets) {
+			this.targets = targets;
 		}
 
 	}

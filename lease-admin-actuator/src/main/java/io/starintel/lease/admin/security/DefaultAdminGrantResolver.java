@@ -28,7 +28,7 @@ public final class DefaultAdminGrantResolver implements AdminGrantResolver {
 			.filter(Capabilities.ALL::contains)
 			.collect(Collectors.toSet());
 		return new AdminGrant(configured.principalId(), configured.credentialId(), configured.kind(), capabilities,
-				configured.tenantId(), configured.programs(), configured.actors());
+				configured.tenantId(), configured.programs(), configured.actors(), configured.targets());
 	}
 
 }

@@ -10,6 +10,7 @@ import io.starintel.lease.admin.AdminProperties;
 import io.starintel.lease.admin.Capabilities;
 import io.starintel.lease.admin.CredentialKind;
 import io.starintel.lease.core.Identifiers;
+import io.starintel.lease.core.ListFilter;
 import io.starintel.lease.core.ProgramScope;
 import org.springframework.security.core.userdetails.UserDetails;
 import org.springframework.security.core.userdetails.UserDetailsService;
@@ -65,8 +66,18 @@ public final class PropertiesAdminCredentials implements UserDetailsService {
 				.of(tenant, programs.iterator().next(), "ns", "t", actor, "w", null)
 				.actorName());
 		}
+		Set<String> targets = new LinkedHashSet<>();
+		for (String target : credential.getTargets()) {
+			int slash = target.indexOf('/');
+			if (slash <= 0) {
+				throw new IllegalStateException(where + ": targets must be target_namespace/target_id");
+			}
+			ListFilter.ByTarget canonical = new ListFilter.ByTarget(ProgramScope.of(tenant, programs.iterator().next()),
+					target.substring(0, slash), target.substring(slash + 1));
+			targets.add(canonical.targetNamespace() + "/" + canonical.targetId());
+		}
 		AdminGrant grant = new AdminGrant(credential.getPrincipal(), credential.getCredentialId(),
-				credential.getKind(), credential.getCapabilities(), tenant, programs, actors);
+				credential.getKind(), credential.getCapabilities(), tenant, programs, actors, targets);
 		return new LeaseAdminUser(grant, credential.getSecretHash());
 	}
 

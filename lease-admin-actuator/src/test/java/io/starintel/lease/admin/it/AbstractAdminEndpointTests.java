@@ -63,6 +63,8 @@ abstract class AbstractAdminEndpointTests {
 
 	static final String OPERATOR_PASSWORD = "pw-operator-" + UUID.randomUUID();
 
+	static final String SCOPED_PASSWORD = "pw-scoped-" + UUID.randomUUID();
+
 	static final AtomicInteger NEXT_PROGRAM = new AtomicInteger();
 
 	static {
@@ -83,6 +85,10 @@ abstract class AbstractAdminEndpointTests {
 				"administrator", "targets:read,targets:force-release,targets:revoke", OTHER_TENANT, all);
 		credential(registry, 3, "operator-o", "cred-operator-a", "{bcrypt}" + bcrypt.encode(OPERATOR_PASSWORD),
 				"operator", "targets:read", TENANT, RESTRICTED_PROGRAM);
+		credential(registry, 4, "admin-scoped", "cred-admin-scoped", "{bcrypt}" + bcrypt.encode(SCOPED_PASSWORD),
+				"administrator", "targets:read,targets:revoke", TENANT, all);
+		registry.add("starintel.lease.admin.credentials[4].actors", () -> "usernamegen");
+		registry.add("starintel.lease.admin.credentials[4].targets", () -> "starintel-target/t-mine");
 	}
 
 	private static void credential(DynamicPropertyRegistry registry, int i, String principal, String id, String hash,
@@ -104,6 +110,8 @@ abstract class AbstractAdminEndpointTests {
 	static final String OTHER_ADMIN = AdminHttp.basic("cred-admin-b", OTHER_PASSWORD);
 
 	static final String OPERATOR = AdminHttp.basic("cred-operator-a", OPERATOR_PASSWORD);
+
+	static final String SCOPED_ADMIN = AdminHttp.basic("cred-admin-scoped", SCOPED_PASSWORD);
 
 	static final List<String> STREAMS_USED = new ArrayList<>();
 
@@ -309,6 +317,24 @@ abstract class AbstractAdminEndpointTests {
 		assertThat(decision.outcome()).isEqualTo(FenceOutcome.LEASE_LOST);
 		assertThat(context.isLost()).isTrue();
 		assertThat(context.holdsAuthority()).isFalse();
+	}
+
+	@Test
+	void actorAndTargetScopeConfinesAnAdministrator() {
+		LeaseRecord mine = acquire(identity("t-mine"));
+		LeaseRecord other = acquire(identity("t-other"));
+		AdminHttp.Reply list = this.http.get("?" + scopeQuery(), SCOPED_ADMIN);
+		assertThat(list.status()).isEqualTo(200);
+		assertThat(list.json().get("leases")).hasSize(1);
+		assertThat(list.body()).contains(mine.leaseId()).doesNotContain(other.leaseId());
+		assertError(this.http.get("/" + other.leaseId() + "?" + scopeQuery(), SCOPED_ADMIN), 404, "lease_not_found");
+		assertError(this.http.post("/revoke", text(adminBody(other, Identifiers.generate("req"), "out of scope")),
+				SCOPED_ADMIN), 403, "access_denied");
+		assertError(this.http.post("/force-release", text(adminBody(mine, Identifiers.generate("req"), "no capability")),
+				SCOPED_ADMIN), 403, "access_denied");
+		assertThat(this.http.post("/revoke", text(adminBody(mine, Identifiers.generate("req"), "in scope")),
+				SCOPED_ADMIN).code()).isEqualTo("lease_revoked");
+		assertThat(this.http.get("/" + other.leaseId() + "?" + scopeQuery(), ADMIN).status()).isEqualTo(200);
 	}
 
 	static String withoutCorrelation(AdminHttp.Reply reply) {
