@@ -59,6 +59,9 @@ public final class LeaseMetadata {
 	 * @throws InvalidLeaseRequestException (field {@code metadata}) when any bound is broken
 	 */
 	public static LeaseMetadata parse(String json) {
+		if ("{}".equals(json)) {
+			return EMPTY;
+		}
 		JsonNode node;
 		try {
 			node = MAPPER.readTree(json);

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
@@ -36,6 +37,8 @@ public final class LeaseRecordJson {
 
 	private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'")
 		.withZone(ZoneOffset.UTC);
+
+	private static final Pattern NUMBER = Pattern.compile("[0-9]{1,16}");
 
 	private static final JsonMapper MAPPER = JsonMapper.builder().build();
 
@@ -196,7 +199,7 @@ public final class LeaseRecordJson {
 
 	private static long number(Map<String, String> fields, String name) {
 		String text = fields.get(name);
-		if (!text.matches("[0-9]{1,16}")) {
+		if (!NUMBER.matcher(text).matches()) {
 			throw new CorruptRecordException("field " + name + " is not a non-negative integer");
 		}
 		return Long.parseLong(text);

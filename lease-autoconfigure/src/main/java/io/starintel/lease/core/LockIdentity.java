@@ -1,9 +1,5 @@
 package io.starintel.lease.core;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.Base64;
 import java.util.List;
 import java.util.function.UnaryOperator;
 
@@ -73,7 +69,7 @@ public record LockIdentity(String tenantId, String programId, String targetNames
 
 	/** The digest part of the lock key: unpadded base64url of SHA-256 over the canonical text. */
 	public String keyDigest() {
-		return base64Sha256(canonicalText());
+		return DigestCache.get(this, identity -> base64Sha256(identity.canonicalText()));
 	}
 
 	/** The opaque lock key: {@code starintel:target-lease:v1:} + {@link #keyDigest()}. */
@@ -93,13 +89,7 @@ public record LockIdentity(String tenantId, String programId, String targetNames
 	}
 
 	static String base64Sha256(String text) {
-		try {
-			byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-			return Base64.getUrlEncoder().withoutPadding().encodeToString(digest);
-		}
-		catch (NoSuchAlgorithmException ex) {
-			throw new IllegalStateException("SHA-256 is required by the Java platform", ex);
-		}
+		return DigestCache.base64Sha256(text);
 	}
 
 	/** Never prints the target id: identities may name real-world targets. */

@@ -25,7 +25,9 @@ public record ProgramScope(String tenantId, String programId) {
 	 * over {@code [1,"tenant","program"]}.
 	 */
 	public String hashTag() {
-		return LockIdentity.base64Sha256("[1,\"" + this.tenantId + "\",\"" + this.programId + "\"]").substring(0, 16);
+		return DigestCache.get(this, scope -> LockIdentity
+			.base64Sha256("[1,\"" + scope.tenantId + "\",\"" + scope.programId + "\"]")
+			.substring(0, 16));
 	}
 
 }
