@@ -39,4 +39,19 @@ class ArchitectureTests {
 			.check(this.classes);
 	}
 
+	@Test
+	void auditCoreIsFreeOfSpringAndRedis() {
+		noClasses().that().resideInAPackage("io.starintel.lease.audit")
+			.should().dependOnClassesThat().resideInAnyPackage("org.springframework..", "io.lettuce..")
+			.check(this.classes);
+	}
+
+	@Test
+	void auditDoesNotDependOnStoreImplementations() {
+		noClasses().that().resideInAPackage("io.starintel.lease.audit..")
+			.should().dependOnClassesThat().resideInAnyPackage("io.starintel.lease.store.memory..",
+					"io.starintel.lease.store.redis..")
+			.check(this.classes);
+	}
+
 }

@@ -1,0 +1,14 @@
+package io.starintel.lease.admin;
+
+/**
+ * One HTTP answer of the admin endpoint: status, envelope JSON and the retry hint (for {@code Retry-After}).
+ */
+public record AdminResponse(int status, String body, long retryAfterMs) {
+
+	static AdminResponse error(io.starintel.lease.core.ResultCode code, String correlationId, long retryAfterMs,
+			@org.jspecify.annotations.Nullable String detail) {
+		return new AdminResponse(code.httpStatus(), Envelopes.error(code, correlationId, retryAfterMs, detail),
+				retryAfterMs);
+	}
+
+}

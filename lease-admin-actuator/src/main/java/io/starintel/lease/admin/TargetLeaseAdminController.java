@@ -1,0 +1,184 @@
+package io.starintel.lease.admin;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+import io.starintel.lease.core.Identifiers;
+import io.starintel.lease.core.ResultCode;
+import jakarta.servlet.http.HttpServletRequest;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * The HTTP adapter of the admin operations, mapped under the actuator base path at {@code /targetleases}.
+ *
+ * <p>It is a plain MVC handler rather than an actuator {@code @Endpoint}: actuator web operations bind bodies to
+ * {@code Map} parameters and answer malformed bodies, unknown fields and type errors with the framework's own error
+ * bodies, so the contract's rules (every response is an envelope with a {@code correlation_id}; any malformed input is
+ * 400 {@code invalid_lease_request}, never a 500, never a stack trace) could not be enforced there. This adapter reads
+ * the body itself (bounded), passes raw parameters to {@link TargetLeaseAdminOperations}, answers every unknown path
+ * and method of its subtree with 400, and turns any unexpected failure into 503 {@code lease_backend_unavailable}.
+ */
+@RestController
+@RequestMapping("${management.endpoints.web.base-path:/actuator}/targetleases")
+public class TargetLeaseAdminController {
+
+	/** Header carrying the caller's correlation id (echoed, or generated when absent or invalid). */
+	public static final String CORRELATION_HEADER = "X-Correlation-Id";
+
+	private static final Logger logger = LoggerFactory.getLogger(TargetLeaseAdminController.class);
+
+	private static final Pattern JSON = Pattern.compile("application/json(\\s*;.*)?", Pattern.CASE_INSENSITIVE);
+
+	private final TargetLeaseAdminOperations operations;
+
+	private final int maxBodyBytes;
+
+	public TargetLeaseAdminController(TargetLeaseAdminOperations operations, int maxBodyBytes) {
+		this.operations = operations;
+		this.maxBodyBytes = maxBodyBytes;
+	}
+
+	@GetMapping
+	ResponseEntity<String> list(HttpServletRequest request) {
+		String correlationId = correlationId(request);
+		Map<String, String[]> parameters = parameters(request);
+		if (parameters == null) {
+			return malformedQuery(correlationId);
+		}
+		return respond(this.operations.list(parameters, correlationId), correlationId);
+	}
+
+	@GetMapping("/{leaseId}")
+	ResponseEntity<String> inspectByLeaseId(@PathVariable("leaseId") String leaseId, HttpServletRequest request) {
+		String correlationId = correlationId(request);
+		Map<String, String[]> parameters = parameters(request);
+		if (parameters == null) {
+			return malformedQuery(correlationId);
+		}
+		return respond(this.operations.inspectByLeaseId(leaseId, parameters, correlationId), correlationId);
+	}
+
+	/** The query parameters, or {@code null} when the container cannot decode them (e.g. {@code %zz}). */
+	private static @Nullable Map<String, String[]> parameters(HttpServletRequest request) {
+		try {
+			return request.getParameterMap();
+		}
+		catch (RuntimeException ex) {
+			return null;
+		}
+	}
+
+	private static ResponseEntity<String> malformedQuery(String correlationId) {
+		return respond(AdminResponse.error(ResultCode.INVALID_LEASE_REQUEST, correlationId, 0, "query: malformed"),
+				correlationId);
+	}
+
+	@PostMapping("/inspect")
+	ResponseEntity<String> inspectByIdentity(HttpServletRequest request) {
+		return withBody(request, this.operations::inspectByIdentity);
+	}
+
+	@PostMapping("/force-release")
+	ResponseEntity<String> forceRelease(HttpServletRequest request) {
+		return withBody(request, this.operations::forceRelease);
+	}
+
+	@PostMapping("/revoke")
+	ResponseEntity<String> revoke(HttpServletRequest request) {
+		return withBody(request, this.operations::revoke);
+	}
+
+	/** Any other path or method under the endpoint is malformed input. */
+	@RequestMapping("/**")
+	ResponseEntity<String> unknown(HttpServletRequest request) {
+		String correlationId = correlationId(request);
+		return respond(AdminResponse.error(ResultCode.INVALID_LEASE_REQUEST, correlationId, 0, "path: unknown operation"),
+				correlationId);
+	}
+
+	/** Never a stack trace or a backend error: an unexpected failure is reported as the service being unavailable. */
+	@ExceptionHandler(Exception.class)
+	ResponseEntity<String> failure(Exception ex, HttpServletRequest request) {
+		String correlationId = correlationId(request);
+		ResultCode code = isClientError(ex) ? ResultCode.INVALID_LEASE_REQUEST : ResultCode.LEASE_BACKEND_UNAVAILABLE;
+		// the class only: exception messages may carry request input or backend details
+		logger.warn("Admin request {} failed with {} ({})", correlationId, ex.getClass().getName(), code.wireName());
+		return respond(AdminResponse.error(code, correlationId, 0, null), correlationId);
+	}
+
+	private static boolean isClientError(Exception ex) {
+		return ex instanceof org.springframework.web.bind.ServletRequestBindingException
+				|| ex instanceof org.springframework.web.HttpMediaTypeException
+				|| ex instanceof org.springframework.web.HttpRequestMethodNotSupportedException
+				|| ex instanceof org.springframework.http.converter.HttpMessageNotReadableException
+				|| ex instanceof org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
+	}
+
+	private interface BodyOperation {
+
+		AdminResponse apply(byte[] body, String correlationId);
+
+	}
+
+	private ResponseEntity<String> withBody(HttpServletRequest request, BodyOperation operation) {
+		String correlationId = correlationId(request);
+		String contentType = request.getContentType();
+		if (contentType == null || !JSON.matcher(contentType.trim()).matches()) {
+			return respond(AdminResponse.error(ResultCode.INVALID_LEASE_REQUEST, correlationId, 0,
+					"content_type: must be application/json"), correlationId);
+		}
+		byte[] body = readBounded(request);
+		if (body == null) {
+			return respond(AdminResponse.error(ResultCode.INVALID_LEASE_REQUEST, correlationId, 0,
+					"body: larger than " + this.maxBodyBytes + " bytes or unreadable"), correlationId);
+		}
+		return respond(operation.apply(body, correlationId), correlationId);
+	}
+
+	/** Reads at most {@code maxBodyBytes}; {@code null} when the body is larger or cannot be read. */
+	private byte @Nullable [] readBounded(HttpServletRequest request) {
+		if (request.getContentLengthLong() > this.maxBodyBytes) {
+			return null;
+		}
+		try (InputStream in = request.getInputStream()) {
+			byte[] bytes = in.readNBytes(this.maxBodyBytes + 1);
+			return (bytes.length > this.maxBodyBytes) ? null : bytes;
+		}
+		catch (IOException ex) {
+			return null;
+		}
+	}
+
+	static String correlationId(HttpServletRequest request) {
+		String given = request.getHeader(CORRELATION_HEADER);
+		if (given != null && given.length() <= Identifiers.MAX_LENGTH && given.matches("[A-Za-z0-9._:@-]+")) {
+			return given;
+		}
+		return Identifiers.generate("corr");
+	}
+
+	static ResponseEntity<String> respond(AdminResponse response, String correlationId) {
+		ResponseEntity.BodyBuilder builder = ResponseEntity.status(response.status())
+			.contentType(MediaType.APPLICATION_JSON)
+			.header(CORRELATION_HEADER, correlationId)
+			.header(HttpHeaders.CACHE_CONTROL, "no-store");
+		if (response.retryAfterMs() > 0) {
+			builder.header(HttpHeaders.RETRY_AFTER, Long.toString((response.retryAfterMs() + 999) / 1000));
+		}
+		return builder.body(response.body());
+	}
+
+}

@@ -1,0 +1,93 @@
+package io.starintel.lease.admin.security;
+
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+
+import io.starintel.lease.admin.AdminGrant;
+import io.starintel.lease.admin.AdminProperties;
+import io.starintel.lease.admin.Capabilities;
+import io.starintel.lease.admin.CredentialKind;
+import io.starintel.lease.core.Identifiers;
+import io.starintel.lease.core.ListFilter;
+import io.starintel.lease.core.ProgramScope;
+import org.springframework.security.core.userdetails.UserDetails;
+import org.springframework.security.core.userdetails.UserDetailsService;
+import org.springframework.security.core.userdetails.UsernameNotFoundException;
+
+/**
+ * The credentials of {@code starintel.lease.admin.credentials[...]}, validated at start-up: ids are bounded
+ * identifiers, scopes are canonical, capabilities are known, administrative capabilities belong only to administrator
+ * credentials (contract: "a distinct administrator credential", one a worker's credential can never be), and secrets
+ * are given only as password-encoder hashes.
+ */
+public final class PropertiesAdminCredentials implements UserDetailsService {
+
+	private final Map<String, LeaseAdminUser> users = new LinkedHashMap<>();
+
+	public PropertiesAdminCredentials(AdminProperties properties) {
+		for (AdminProperties.Credential credential : properties.getCredentials()) {
+			LeaseAdminUser user = user(credential);
+			if (this.users.putIfAbsent(user.getUsername(), user) != null) {
+				throw new IllegalStateException("starintel.lease.admin.credentials: duplicate credential-id");
+			}
+		}
+	}
+
+	private static LeaseAdminUser user(AdminProperties.Credential credential) {
+		String where = "starintel.lease.admin.credentials[" + credential.getCredentialId() + "]";
+		Identifiers.require("principal", credential.getPrincipal());
+		Identifiers.require("credential-id", credential.getCredentialId());
+		if (credential.getSecretHash() == null || !credential.getSecretHash().startsWith("{")) {
+			throw new IllegalStateException(where + ": secret-hash must be an encoded hash such as {bcrypt}...");
+		}
+		for (String capability : credential.getCapabilities()) {
+			if (!Capabilities.ALL.contains(capability)) {
+				throw new IllegalStateException(where + ": unknown capability");
+			}
+			if (Capabilities.isAdministrative(capability) && credential.getKind() != CredentialKind.ADMINISTRATOR) {
+				throw new IllegalStateException(where + ": only administrator credentials may hold " + capability);
+			}
+		}
+		if (credential.getPrograms().isEmpty()) {
+			throw new IllegalStateException(where + ": programs must not be empty");
+		}
+		String tenant = null;
+		Set<String> programs = new LinkedHashSet<>();
+		for (String program : credential.getPrograms()) {
+			ProgramScope scope = ProgramScope.of(credential.getTenant(), program);
+			tenant = scope.tenantId();
+			programs.add(scope.programId());
+		}
+		Set<String> actors = new LinkedHashSet<>();
+		for (String actor : credential.getActors()) {
+			actors.add(io.starintel.lease.core.LockIdentity
+				.of(tenant, programs.iterator().next(), "ns", "t", actor, "w", null)
+				.actorName());
+		}
+		Set<String> targets = new LinkedHashSet<>();
+		for (String target : credential.getTargets()) {
+			int slash = target.indexOf('/');
+			if (slash <= 0) {
+				throw new IllegalStateException(where + ": targets must be target_namespace/target_id");
+			}
+			ListFilter.ByTarget canonical = new ListFilter.ByTarget(ProgramScope.of(tenant, programs.iterator().next()),
+					target.substring(0, slash), target.substring(slash + 1));
+			targets.add(canonical.targetNamespace() + "/" + canonical.targetId());
+		}
+		AdminGrant grant = new AdminGrant(credential.getPrincipal(), credential.getCredentialId(),
+				credential.getKind(), credential.getCapabilities(), tenant, programs, actors, targets);
+		return new LeaseAdminUser(grant, credential.getSecretHash());
+	}
+
+	@Override
+	public UserDetails loadUserByUsername(String username) {
+		LeaseAdminUser user = this.users.get(username);
+		if (user == null) {
+			throw new UsernameNotFoundException("unknown credential");
+		}
+		return new LeaseAdminUser(user.grant(), user.getPassword());
+	}
+
+}

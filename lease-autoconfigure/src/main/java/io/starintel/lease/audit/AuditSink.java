@@ -1,0 +1,24 @@
+package io.starintel.lease.audit;
+
+/**
+ * Receives audit events.
+ *
+ * <p>Contract: every request emits an audit event; high-risk force-release and revoke require durable audit before
+ * the operation reports success. A sink that is {@link #isDurable() durable} throws {@link AuditWriteException} when
+ * it could not persist an event, so the caller can refuse to report success; a non-durable sink never throws.
+ */
+@FunctionalInterface
+public interface AuditSink {
+
+	/**
+	 * Records one event.
+	 * @throws AuditWriteException only from a durable sink, when the event was not persisted
+	 */
+	void record(AuditEvent event);
+
+	/** Whether this sink persists events durably (the Redis Stream sink); the log and event sinks are not. */
+	default boolean isDurable() {
+		return false;
+	}
+
+}

@@ -1,0 +1,98 @@
+package io.starintel.lease.audit.redis;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import io.starintel.lease.audit.AuditEvent;
+import io.starintel.lease.audit.AuditEventType;
+import io.starintel.lease.audit.AuditWriteException;
+import io.starintel.lease.audit.PrincipalClass;
+import io.starintel.lease.core.LockIdentity;
+import io.starintel.lease.core.ResultCode;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.connection.stream.MapRecord;
+import org.springframework.data.redis.connection.stream.StreamOffset;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Against real Redis (REDIS_HOST/REDIS_PORT or 127.0.0.1:6379): events land in the program's bounded stream with the
+ * shared field names, and a failed write is reported, not swallowed.
+ */
+class RedisStreamAuditSinkTests {
+
+	private final LettuceConnectionFactory factory = connect(System.getenv().getOrDefault("REDIS_PORT", "6379"));
+
+	private final StringRedisTemplate redis = new StringRedisTemplate(this.factory);
+
+	private final LockIdentity identity = LockIdentity.of("tenant-a",
+			"p-" + UUID.randomUUID().toString().substring(0, 8), "ns", "Target-1", "actor", "default", null);
+
+	private static LettuceConnectionFactory connect(String port) {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(
+				System.getenv().getOrDefault("REDIS_HOST", "127.0.0.1"), Integer.parseInt(port)));
+		factory.afterPropertiesSet();
+		return factory;
+	}
+
+	@AfterEach
+	void cleanUp() {
+		this.redis.delete(RedisStreamAuditSink.streamKey(this.identity.scope()));
+		this.factory.destroy();
+	}
+
+	private AuditEvent event(int i) {
+		return AuditEvent.builder(AuditEventType.RENEW, ResultCode.LEASE_LOST)
+			.time(Instant.now(), Instant.now())
+			.identity(this.identity)
+			.ids("req-" + i, "corr-" + i)
+			.principal(PrincipalClass.WORKER, "worker-1", "key-1", "instance-1")
+			.lease("lease-1", 42L)
+			.build();
+	}
+
+	@Test
+	void whenRecordedThenReadBackWithSharedFieldNamesAndBounded() {
+		RedisStreamAuditSink sink = new RedisStreamAuditSink(this.redis, 10);
+		for (int i = 0; i < 300; i++) {
+			sink.record(event(i));
+		}
+		String key = RedisStreamAuditSink.streamKey(this.identity.scope());
+		assertThat(key).isEqualTo("starintel:target-lease:v1:{" + this.identity.scope().hashTag() + "}:audit");
+		Long size = this.redis.opsForStream().size(key);
+		assertThat(size).isLessThan(300L);
+		List<MapRecord<String, Object, Object>> records = this.redis.opsForStream().read(StreamOffset.fromStart(key));
+		Map<Object, Object> last = records.get(records.size() - 1).getValue();
+		assertThat(last).containsEntry("event_type", "target_lease_renew")
+			.containsEntry("request_id", "req-299")
+			.containsEntry("result_code", "lease_lost")
+			.containsEntry("retryable", "false")
+			.containsEntry("tenant_id", "tenant-a")
+			.containsEntry("target_id", "Target-1")
+			.containsEntry("fencing_token", "42")
+			.containsEntry("backend_health", "ok")
+			.containsKeys("backend_time", "decision_id", "latency_ms");
+		assertThat(last.values()).noneMatch(v -> v.toString().contains(this.identity.keyDigest()));
+	}
+
+	@Test
+	void whenRedisIsUnreachableThenWriteFails() {
+		LettuceConnectionFactory closed = connect("1");
+		try {
+			RedisStreamAuditSink sink = new RedisStreamAuditSink(new StringRedisTemplate(closed), 10);
+			assertThatExceptionOfType(AuditWriteException.class).isThrownBy(() -> sink.record(event(1)))
+				.withMessage("audit stream write failed");
+		}
+		finally {
+			closed.destroy();
+		}
+	}
+
+}
