@@ -1,0 +1,49 @@
+package io.starintel.lease.autoconfigure;
+
+import java.time.Clock;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import io.starintel.lease.core.LeasePolicy;
+import io.starintel.lease.store.LeaseStore;
+import io.starintel.lease.store.memory.InMemoryLeaseStore;
+
+/**
+ * The lease store: {@code memory} when {@code starintel.lease.store=memory} (single JVM, with a start-up WARN);
+ * otherwise Redis when a {@code RedisConnectionFactory} exists. A user {@link LeaseStore} bean always wins.
+ */
+@AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+@EnableConfigurationProperties(LeaseProperties.class)
+public final class LeaseStoreAutoConfiguration {
+
+	private static final Logger logger = LoggerFactory.getLogger(LeaseStoreAutoConfiguration.class);
+
+	@Bean
+	@ConditionalOnMissingBean
+	LeasePolicy leasePolicy(LeaseProperties properties) {
+		return properties.policy();
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnProperty(name = "starintel.lease.store", havingValue = "memory")
+	static class MemoryStoreConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(LeaseStore.class)
+		InMemoryLeaseStore leaseStore(LeasePolicy policy) {
+			logger.warn("starintel.lease.store=memory: leases are exclusive within this JVM only; "
+					+ "use the redis store for more than one instance");
+			return new InMemoryLeaseStore(Clock.systemUTC(), policy);
+		}
+
+	}
+
+}
