@@ -1,0 +1,115 @@
+package io.starintel.lease.store.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+import io.starintel.lease.core.LockIdentity;
+import io.starintel.lease.core.Operation;
+import io.starintel.lease.core.ProgramScope;
+
+/**
+ * The Redis key layout of ARCHITECTURE.md: every key of a (tenant, program) shares the hash tag {@code {T}}, so each
+ * script touches one slot and the store runs unchanged on Redis Cluster.
+ *
+ * <pre>
+ * P{T}:lease:D       hash: the active record (the contract's fields, tokens as exact decimal text)
+ * P{T}:fence:D       hash: counter (last issued token), hwm (fenced-write high-water mark); never deleted
+ * P{T}:hist:D        list: terminal records (JSON objects of string values), newest first, bounded
+ * P{T}:idem:H        hash: idempotency record (digest, typed result, current terminal state)
+ * P{T}:quarantine:D  string: DUMP of a corrupt record, for an operator
+ * P{T}:idx:program   sorted set (score 0, member D): list by program
+ * P{T}:idx:owner:O   sorted set: list by owner (O = SHA-1 hex of the owner principal id)
+ * P{T}:idx:target:G  sorted set: list by target (G = SHA-1 hex of namespace + "\n" + target id)
+ * P{T}:idx:expiry    sorted set (score expires_at ms, member D): the expiry queue
+ * P{T}:audit         stream: audit events of the program
+ * </pre>
+ * P is {@value LockIdentity#KEY_PREFIX}, T is {@link ProgramScope#hashTag()}, D is {@link LockIdentity#keyDigest()}.
+ * Raw principals and targets never appear in key names: they are hashed.
+ */
+public final class RedisKeys {
+
+	private final String base;
+
+	/** Keys of one program. */
+	public RedisKeys(ProgramScope scope) {
+		this.base = LockIdentity.KEY_PREFIX + "{" + scope.hashTag() + "}:";
+	}
+
+	/** Keys of the identity's program. */
+	public static RedisKeys of(LockIdentity identity) {
+		return new RedisKeys(identity.scope());
+	}
+
+	/** The common prefix of every key of this program, {@code P{T}:}. */
+	public String base() {
+		return this.base;
+	}
+
+	/** The active record of an identity. */
+	public String lease(String digest) {
+		return this.base + "lease:" + digest;
+	}
+
+	/** The durable fencing counter and high-water mark of an identity. */
+	public String fence(String digest) {
+		return this.base + "fence:" + digest;
+	}
+
+	/** Terminal history of an identity. */
+	public String history(String digest) {
+		return this.base + "hist:" + digest;
+	}
+
+	/** Quarantined copy of a corrupt record. */
+	public String quarantine(String digest) {
+		return this.base + "quarantine:" + digest;
+	}
+
+	/** Idempotency record of one request (operation, lock key, principal, request id). */
+	public String idempotency(Operation operation, String lockKey, String principalId, String requestId) {
+		return this.base + "idem:" + idempotencyHash(operation.wireName(), lockKey, principalId, requestId);
+	}
+
+	/** The hash part of an idempotency key; scripts compute the same with {@code redis.sha1hex}. */
+	public static String idempotencyHash(String operation, String lockKey, String principalId, String requestId) {
+		return sha1Hex(operation + "\n" + lockKey + "\n" + principalId + "\n" + requestId);
+	}
+
+	/** Index of all active leases of the program. */
+	public String programIndex() {
+		return this.base + "idx:program";
+	}
+
+	/** Index of the active leases of one owner principal. */
+	public String ownerIndex(String principalId) {
+		return this.base + "idx:owner:" + sha1Hex(principalId);
+	}
+
+	/** Index of the active leases on one target. */
+	public String targetIndex(String targetNamespace, String targetId) {
+		return this.base + "idx:target:" + sha1Hex(targetNamespace + "\n" + targetId);
+	}
+
+	/** The expiry queue. */
+	public String expiryQueue() {
+		return this.base + "idx:expiry";
+	}
+
+	/** The program's audit stream. */
+	public String audit() {
+		return this.base + "audit";
+	}
+
+	static String sha1Hex(String text) {
+		try {
+			MessageDigest sha = MessageDigest.getInstance("SHA-1");
+			return HexFormat.of().formatHex(sha.digest(text.getBytes(StandardCharsets.UTF_8)));
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("SHA-1 is required by the Java platform", ex);
+		}
+	}
+
+}

@@ -1,0 +1,61 @@
+package io.starintel.lease.it.redis;
+
+import java.time.Duration;
+
+import io.starintel.lease.core.LockIdentity;
+import io.starintel.lease.store.LeaseStore;
+import io.starintel.lease.store.LeaseStoreConformanceKit;
+import io.starintel.lease.store.redis.RedisKeys;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The conformance kit against a real Redis: every test in its own program (hash tag), so nothing needs FLUSHALL
+ * and classes can share the server.
+ */
+class RedisLeaseStoreConformanceTests extends LeaseStoreConformanceKit {
+
+	private static LettuceConnectionFactory factory;
+
+	private static StringRedisTemplate redis;
+
+	@BeforeAll
+	static void connect() {
+		factory = RedisServers.factory();
+		redis = new StringRedisTemplate(factory);
+	}
+
+	@AfterAll
+	static void disconnect() {
+		factory.destroy();
+	}
+
+	@Override
+	protected LeaseStore createStore() {
+		return RedisServers.store(factory);
+	}
+
+	/** Real backend time cannot be moved: wait until it has passed (Awaitility, polling the server's clock). */
+	@Override
+	protected void advanceBackendTime(long millis) {
+		long target = serverMillis() + millis;
+		await().atMost(Duration.ofMillis(millis * 10 + 1000))
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> serverMillis() >= target);
+	}
+
+	@Override
+	protected void setFencingCounter(LockIdentity identity, long value) {
+		redis.opsForHash().put(RedisKeys.of(identity).fence(identity.keyDigest()), "counter", Long.toString(value));
+	}
+
+	private static long serverMillis() {
+		return redis.execute(connection -> connection.serverCommands().time(), true);
+	}
+
+}
