@@ -6,15 +6,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import io.starintel.lease.core.LeasePolicy;
+import io.starintel.lease.store.LeaseAlerts;
 import io.starintel.lease.store.LeaseStore;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;
+import io.starintel.lease.store.redis.RedisLeaseStore;
 
 /**
  * The lease store: {@code memory} when {@code starintel.lease.store=memory} (single JVM, with a start-up WARN);
@@ -30,6 +35,26 @@ public final class LeaseStoreAutoConfiguration {
 	@ConditionalOnMissingBean
 	LeasePolicy leasePolicy(LeaseProperties properties) {
 		return properties.policy();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	LeaseAlerts leaseAlerts() {
+		return LeaseAlerts.LOG;
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(RedisConnectionFactory.class)
+	@ConditionalOnBean(RedisConnectionFactory.class)
+	@ConditionalOnProperty(name = "starintel.lease.store", havingValue = "redis", matchIfMissing = true)
+	static class RedisStoreConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(LeaseStore.class)
+		RedisLeaseStore leaseStore(RedisConnectionFactory connectionFactory, LeasePolicy policy, LeaseAlerts alerts) {
+			return new RedisLeaseStore(connectionFactory, policy, alerts);
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)
