@@ -109,10 +109,20 @@ public final class LeaseService {
 		});
 	}
 
-	/** renew-if-owner with a fresh request id (contract: renewal never changes the token or maximum lifetime). */
+	/**
+	 * renew-if-owner with a fresh request id (contract: renewal never changes the token or maximum lifetime). A
+	 * success received after the request's deadline is answered {@code lease_outcome_unknown}: contract: a renewal
+	 * response received after the local deadline does not grant authority.
+	 */
 	public LeaseResult renew(LeaseHandle handle) {
-		return observe("renew",
-				() -> this.store.renew(new RenewRequest(handle, Identifiers.generate("request"), deadline())));
+		return observe("renew", () -> {
+			Instant deadline = deadline();
+			LeaseResult result = this.store.renew(new RenewRequest(handle, Identifiers.generate("request"), deadline));
+			if (result.isSuccess() && this.clock.instant().isAfter(deadline)) {
+				return LeaseResult.failure(ResultCode.LEASE_OUTCOME_UNKNOWN, Reason.REPLY_LOST, result.decidedAt());
+			}
+			return result;
+		});
 	}
 
 	/** release-if-owner with a fresh request id (contract: compare-and-delete, never a successor). */

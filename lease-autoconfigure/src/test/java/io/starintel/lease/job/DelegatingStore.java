@@ -16,7 +16,15 @@ import io.starintel.lease.store.memory.InMemoryLeaseStore;
 /** A store that delegates to an in-memory store; tests override single operations. */
 public class DelegatingStore implements LeaseStore {
 
-	protected final InMemoryLeaseStore delegate = new InMemoryLeaseStore();
+	protected final InMemoryLeaseStore delegate;
+
+	public DelegatingStore() {
+		this(io.starintel.lease.core.LeasePolicy.defaults());
+	}
+
+	public DelegatingStore(io.starintel.lease.core.LeasePolicy policy) {
+		this.delegate = new InMemoryLeaseStore(java.time.Clock.systemUTC(), policy);
+	}
 
 	@Override
 	public LeaseResult acquire(AcquireRequest request) {
