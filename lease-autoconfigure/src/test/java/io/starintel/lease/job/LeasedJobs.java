@@ -80,7 +80,7 @@ public class LeasedJobs {
 	}
 
 	/** Holds the lease until {@link #proceed} opens (or the thread is interrupted). */
-	@TargetLeased(target = "#target", actor = "usernamegen", ttl = "600ms", maxLifetime = "1m")
+	@TargetLeased(target = "#target", actor = "usernamegen", ttl = "3s", maxLifetime = "1m")
 	public void hold(String target) {
 		this.state.runs.incrementAndGet();
 		this.state.blockedContext.set(LeaseContext.current().orElseThrow());
@@ -89,7 +89,7 @@ public class LeasedJobs {
 	}
 
 	/** Like {@link #hold} but with a short maximum lifetime. */
-	@TargetLeased(target = "#target", actor = "usernamegen", ttl = "300ms", maxLifetime = "900ms")
+	@TargetLeased(target = "#target", actor = "usernamegen", ttl = "1500ms", maxLifetime = "2s")
 	public void holdPastLifetime(String target) {
 		this.state.runs.incrementAndGet();
 		this.state.blockedContext.set(LeaseContext.current().orElseThrow());
@@ -98,7 +98,7 @@ public class LeasedJobs {
 	}
 
 	/** A future-returning job that never completes by itself: lease loss cancels it. */
-	@TargetLeased(target = "#target", actor = "usernamegen", ttl = "600ms", maxLifetime = "1m")
+	@TargetLeased(target = "#target", actor = "usernamegen", ttl = "3s", maxLifetime = "1m")
 	public CompletableFuture<String> holdLater(String target) {
 		this.state.blockedContext.set(LeaseContext.current().orElseThrow());
 		return new CompletableFuture<>();

@@ -264,7 +264,7 @@ class TargetLeaseAspectTests {
 					lease.identity(), Identifiers.generate("request"), Instant.now().plusSeconds(5), lease.leaseId(),
 					lease.fencingToken(), "prn_admin", "key_admin", "incident-42"));
 			assertThat(revoked.code()).isEqualTo(ResultCode.LEASE_REVOKED);
-			job.get(5, TimeUnit.SECONDS); // renewal every ~200 ms: far inside 5 s
+			job.get(15, TimeUnit.SECONDS); // renewal every ~1 s: far inside 15 s
 			assertThat(state(context).interrupted).isTrue();
 			assertThat(lease.isLost()).isTrue();
 			assertThat(lease.holdsAuthority()).isFalse();
@@ -287,7 +287,7 @@ class TargetLeaseAspectTests {
 			context.getBean(LeaseStore.class).revoke(new AdminRequest(Operation.REVOKE, lease.identity(),
 					Identifiers.generate("request"), Instant.now().plusSeconds(5), lease.leaseId(), lease.fencingToken(),
 					"prn_admin", "key_admin", "incident-43"));
-			assertThatThrownBy(() -> result.get(5, TimeUnit.SECONDS)).isInstanceOf(CancellationException.class);
+			assertThatThrownBy(() -> result.get(15, TimeUnit.SECONDS)).isInstanceOf(CancellationException.class);
 			assertThat(lease.isLost()).isTrue();
 		});
 	}
@@ -297,7 +297,7 @@ class TargetLeaseAspectTests {
 		this.runner.run((context) -> {
 			LeasedJobs jobs = jobs(context);
 			CompletableFuture<Void> job = CompletableFuture.runAsync(() -> jobs.holdPastLifetime("target_12"));
-			job.get(10, TimeUnit.SECONDS); // lifetime 900 ms
+			job.get(20, TimeUnit.SECONDS); // lifetime 2 s
 			LeaseContext lease = state(context).blockedContext.get();
 			assertThat(state(context).interrupted).isTrue();
 			assertThat(lease.lossReason()).contains(Reason.MAXIMUM_LIFETIME_REACHED);
@@ -314,7 +314,7 @@ class TargetLeaseAspectTests {
 			CompletableFuture<Void> job = CompletableFuture.runAsync(() -> jobs.holdPastLifetime("target_13"));
 			assertThat(state(context).started.await(5, TimeUnit.SECONDS)).isTrue();
 			LeaseContext lease = state(context).blockedContext.get();
-			await().atMost(Duration.ofSeconds(10)).until(lease::isLost);
+			await().atMost(Duration.ofSeconds(20)).until(lease::isLost);
 			state(context).proceed.countDown();
 			job.get(5, TimeUnit.SECONDS);
 			assertThat(state(context).interrupted).isFalse();

@@ -116,7 +116,7 @@ class LeasedJobApp {
 		}
 
 		/** Blocks until interrupted at the end of a short maximum lifetime. */
-		@TargetLeased(target = "#target", actor = "usernamegen", ttl = "500ms", maxLifetime = "1500ms")
+		@TargetLeased(target = "#target", actor = "usernamegen", ttl = "1500ms", maxLifetime = "2s")
 		public void outliveLifetime(String target) {
 			blockUntilCancelled(target);
 		}
