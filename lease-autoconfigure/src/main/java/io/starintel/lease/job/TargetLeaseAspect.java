@@ -110,8 +110,9 @@ public class TargetLeaseAspect {
 		ResolvedTarget target;
 		try {
 			Object bean = joinPoint.getTarget();
-			Method specific = (bean != null) ? AopUtils.getMostSpecificMethod(method, bean.getClass()) : method;
-			reference = plan.target
+			Method specific = plan.specificMethod(method, bean);
+			int parameter = plan.simpleParameterIndex(specific);
+			reference = (parameter >= 0) ? joinPoint.getArgs()[parameter] : plan.target
 				.getValue(new MethodBasedEvaluationContext(bean, specific, joinPoint.getArgs(), PARAMETER_NAMES));
 			target = this.resolver.resolve(plan.targetNamespace, reference);
 		}
@@ -317,6 +318,49 @@ public class TargetLeaseAspect {
 						+ this.returnType + ", which cannot express a skipped call: use onConflict = THROW or a "
 						+ "reference/Optional return type");
 			}
+		}
+
+		private volatile @Nullable Class<?> lastTargetClass;
+
+		private volatile @Nullable Method lastSpecific;
+
+		private volatile int simpleParameter = -2;
+
+		/** The most specific method for the target's class (cached for the last class seen). */
+		Method specificMethod(Method method, @Nullable Object bean) {
+			if (bean == null) {
+				return method;
+			}
+			Class<?> targetClass = bean.getClass();
+			Method specific = this.lastSpecific;
+			if (specific == null || this.lastTargetClass != targetClass) {
+				specific = AopUtils.getMostSpecificMethod(method, targetClass);
+				this.lastSpecific = specific;
+				this.lastTargetClass = targetClass;
+			}
+			return specific;
+		}
+
+		/**
+		 * For an expression that is just {@code #name} naming a parameter: that parameter's index (evaluated without
+		 * SpEL); otherwise -1.
+		 */
+		int simpleParameterIndex(Method specific) {
+			int index = this.simpleParameter;
+			if (index == -2) {
+				index = -1;
+				String text = this.target.getExpressionString();
+				String[] names = PARAMETER_NAMES.getParameterNames(specific);
+				if (text.matches("#[A-Za-z_][A-Za-z0-9_]*") && names != null) {
+					for (int i = 0; i < names.length; i++) {
+						if (names[i].equals(text.substring(1))) {
+							index = i;
+						}
+					}
+				}
+				this.simpleParameter = index;
+			}
+			return index;
 		}
 
 		static Plan of(Method method, TargetLeased leased) {

@@ -61,6 +61,8 @@ public final class LeaseService {
 
 	private final ObservationRegistry observations;
 
+	private final java.util.Map<String, Timer> timers = new java.util.concurrent.ConcurrentHashMap<>();
+
 	/**
 	 * A service over a store.
 	 * @param store the lease store
@@ -158,12 +160,12 @@ public final class LeaseService {
 	private LeaseResult timed(String operation, Supplier<LeaseResult> call) {
 		long start = System.nanoTime();
 		LeaseResult result = safely(operation, call);
-		Timer.builder(OPERATION_TIMER)
+		long elapsed = System.nanoTime() - start;
+		this.timers.computeIfAbsent(operation + '/' + result.code().wireName(), (key) -> Timer.builder(OPERATION_TIMER)
 			.description("Lease store operations by operation and result code")
 			.tag("operation", operation)
 			.tag("code", result.code().wireName())
-			.register(this.meters)
-			.record(Duration.ofNanos(System.nanoTime() - start));
+			.register(this.meters)).record(elapsed, java.util.concurrent.TimeUnit.NANOSECONDS);
 		return result;
 	}
 
