@@ -87,7 +87,16 @@ public class TargetLeaseAspect {
 			// re-entrancy: join the context already bound for this identity (no second acquire, renewal or release)
 			return joinPoint.proceed();
 		}
-		LeaseResult result = acquire(identity, plan, this.owners.currentOwner());
+		LeaseOwner owner;
+		try {
+			owner = this.owners.currentOwner();
+		}
+		catch (InvalidLeaseRequestException ex) {
+			// e.g. an authenticated principal name that is not a bounded identifier
+			throw new LeaseAcquisitionException(ResultCode.INVALID_LEASE_REQUEST, Reason.NONE,
+					"Invalid lease owner for " + plan.name + ": " + ex.getMessage());
+		}
+		LeaseResult result = acquire(identity, plan, owner);
 		if (result.code() == ResultCode.LEASE_CONFLICT) {
 			if (plan.onConflict == ConflictPolicy.THROW) {
 				throw new LeaseConflictException(identity.actorName(), result.retryAfterMs());

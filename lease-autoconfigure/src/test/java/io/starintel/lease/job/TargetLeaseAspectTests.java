@@ -377,6 +377,19 @@ class TargetLeaseAspectTests {
 	}
 
 	@Test
+	void whenTheOwnerIsNotAValidIdentifierThenTypedInvalidRequestAndMethodDoesNotRun() {
+		this.runner.withBean(LeaseOwnerProvider.class,
+				() -> () -> new io.starintel.lease.core.LeaseOwner("alice smith", "client_a", "key_a", "instance_a"))
+			.run((context) -> {
+				LeasedJobs jobs = jobs(context);
+				assertThatThrownBy(() -> jobs.process("target_20")).isInstanceOf(LeaseAcquisitionException.class)
+					.hasMessageContaining("owner_principal_id")
+					.hasMessageNotContaining("alice");
+				assertThat(state(context).runs).hasValue(0);
+			});
+	}
+
+	@Test
 	void whenOperationsRunThenMetricsAreTaggedByOperationAndCodeOnly() {
 		this.runner.run((context) -> {
 			LeasedJobs jobs = jobs(context);
