@@ -16,7 +16,7 @@ enum LeaseScript {
 
 	ACQUIRE("acquire.lua"), RENEW("renew.lua"), RELEASE("release.lua"), ADMINISTER("administer.lua"),
 	AUTHORIZE("authorize.lua"), INSPECT("inspect.lua"), INSPECT_BY_LEASE_ID("inspect_by_lease_id.lua"),
-	LIST("list.lua"), RESOLVE("resolve.lua");
+	LIST("list.lua"), RESOLVE("resolve.lua"), RECOVER("recover.lua");
 
 	private final String fileName;
 

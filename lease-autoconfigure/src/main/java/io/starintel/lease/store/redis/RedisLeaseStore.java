@@ -82,18 +82,16 @@ public final class RedisLeaseStore implements LeaseStore {
 		catch (InvalidLeaseRequestException ex) {
 			return LeaseResult.invalid(ex);
 		}
-		LockIdentity identity = request.identity();
-		RedisKeys keys = RedisKeys.of(identity);
-		List<String> args = identityArgs(request.deadlineAt(), identity);
+		IdentityKeys target = IdentityKeys.of(request.identity());
+		List<String> args = target.args(request.deadlineAt(), this.policy);
 		args.addAll(List.of(request.digest(), millis(this.policy.idempotencyRetention()),
 				millis(this.policy.maximumDeadline()), millis(this.policy.clockSkewBound()),
 				Identifiers.generate("lease"), Long.toString(request.ttlMs()), Long.toString(request.maximumLifetimeMs()),
 				millis(PHYSICAL_GRACE), request.owner().principalId(), request.owner().clientId(),
 				request.owner().credentialId(), request.owner().serviceInstanceId(), request.executionId(),
 				request.jobId(), request.traceId(), request.requestId(), request.metadata().json()));
-		return single(LeaseScript.ACQUIRE, "acquire", true, identity, request.deadlineAt(),
-				List.of(keys.lease(identity.keyDigest()), keys.fence(identity.keyDigest()),
-						idempotencyKey(keys, request.operation(), identity, request.principalId(), request.requestId())),
+		return single(LeaseScript.ACQUIRE, "acquire", true, target, request.deadlineAt(), List.of(target.lease(),
+				target.fence(), target.idempotency(request.operation(), request.principalId(), request.requestId())),
 				args);
 	}
 
@@ -111,14 +109,13 @@ public final class RedisLeaseStore implements LeaseStore {
 
 	private LeaseResult holderOperation(LeaseScript script, String name, LeaseHandle handle, String requestId,
 			String digest, Instant deadlineAt, Operation operation, List<String> extra) {
-		LockIdentity identity = handle.identity();
-		RedisKeys keys = RedisKeys.of(identity);
-		List<String> args = identityArgs(deadlineAt, identity);
+		IdentityKeys target = IdentityKeys.of(handle.identity());
+		List<String> args = target.args(deadlineAt, this.policy);
 		args.addAll(List.of(digest, millis(this.policy.idempotencyRetention()), millis(this.policy.maximumDeadline())));
 		args.addAll(handleArgs(handle));
 		args.addAll(extra);
-		return single(script, name, true, identity, deadlineAt, List.of(keys.lease(identity.keyDigest()),
-				idempotencyKey(keys, operation, identity, handle.ownerPrincipalId(), requestId)), args);
+		return single(script, name, true, target, deadlineAt,
+				List.of(target.lease(), target.idempotency(operation, handle.ownerPrincipalId(), requestId)), args);
 	}
 
 	@Override
@@ -132,40 +129,37 @@ public final class RedisLeaseStore implements LeaseStore {
 	}
 
 	private LeaseResult administer(AdminRequest request) {
-		LockIdentity identity = request.identity();
-		RedisKeys keys = RedisKeys.of(identity);
-		List<String> args = identityArgs(request.deadlineAt(), identity);
+		IdentityKeys target = IdentityKeys.of(request.identity());
+		List<String> args = target.args(request.deadlineAt(), this.policy);
 		args.addAll(List.of(request.digest(), millis(this.policy.idempotencyRetention()),
 				millis(this.policy.maximumDeadline()), request.operation().wireName(), request.expectedLeaseId(),
 				Long.toString(request.expectedFencingToken()), request.adminPrincipalId(), request.adminCredentialId(),
 				request.reason(), request.requestId(), Integer.toString(AUDIT_STREAM_LENGTH)));
-		return single(LeaseScript.ADMINISTER, request.operation().wireName(), true, identity, request.deadlineAt(),
-				List.of(keys.lease(identity.keyDigest()), idempotencyKey(keys, request.operation(), identity,
-						request.principalId(), request.requestId()), keys.audit()),
+		return single(LeaseScript.ADMINISTER, request.operation().wireName(), true, target, request.deadlineAt(),
+				List.of(target.lease(), target.idempotency(request.operation(), request.principalId(),
+						request.requestId()), target.keys().audit()),
 				args);
 	}
 
 	@Override
 	public LeaseResult authorizeCommit(CommitRequest request) {
 		LeaseHandle handle = request.handle();
-		LockIdentity identity = handle.identity();
-		RedisKeys keys = RedisKeys.of(identity);
-		List<String> args = identityArgs(request.deadlineAt(), identity);
+		IdentityKeys target = IdentityKeys.of(handle.identity());
+		List<String> args = target.args(request.deadlineAt(), this.policy);
 		args.addAll(handleArgs(handle));
-		return single(LeaseScript.AUTHORIZE, "authorize_commit", true, identity, request.deadlineAt(),
-				List.of(keys.lease(identity.keyDigest()), keys.fence(identity.keyDigest())), args);
+		return single(LeaseScript.AUTHORIZE, "authorize_commit", true, target, request.deadlineAt(),
+				List.of(target.lease(), target.fence()), args);
 	}
 
 	@Override
 	public LeaseResult inspect(InspectRequest request) {
 		if (request.identity() != null) {
-			LockIdentity identity = request.identity();
-			if (!identity.scope().equals(request.scope())) {
+			if (!request.identity().scope().equals(request.scope())) {
 				return LeaseResult.failure(ResultCode.LEASE_NOT_FOUND, Reason.NONE, null);
 			}
-			return single(LeaseScript.INSPECT, "inspect", false, identity, request.deadlineAt(),
-					List.of(RedisKeys.of(identity).lease(identity.keyDigest())),
-					identityArgs(request.deadlineAt(), identity));
+			IdentityKeys target = IdentityKeys.of(request.identity());
+			return single(LeaseScript.INSPECT, "inspect", false, target, request.deadlineAt(), List.of(target.lease()),
+					target.args(request.deadlineAt(), this.policy));
 		}
 		ProgramScope scope = request.scope();
 		RedisKeys keys = new RedisKeys(scope);
@@ -242,16 +236,57 @@ public final class RedisLeaseStore implements LeaseStore {
 
 	@Override
 	public LeaseResult resolve(ResolveRequest request) {
-		LockIdentity identity = request.identity();
-		RedisKeys keys = RedisKeys.of(identity);
-		return single(LeaseScript.RESOLVE, "resolve", false, identity, request.deadlineAt(),
-				List.of(keys.lease(identity.keyDigest()), idempotencyKey(keys, request.operation(), identity,
-						request.principalId(), request.requestId())),
-				identityArgs(request.deadlineAt(), identity));
+		IdentityKeys target = IdentityKeys.of(request.identity());
+		return single(LeaseScript.RESOLVE, "resolve", false, target, request.deadlineAt(),
+				List.of(target.lease(), target.idempotency(request.operation(), request.principalId(),
+						request.requestId())),
+				target.args(request.deadlineAt(), this.policy));
 	}
 
-	private LeaseResult single(LeaseScript script, String operation, boolean mutating, LockIdentity identity,
+	/**
+	 * Restore/failover recovery of one program: revokes every active lease (moved to history as revoked, with an
+	 * audit event each) so that every holder must acquire again with a new, higher token. Tokens need no repair:
+	 * they are floored at backend time x 1024, so tokens issued after recovery exceed every token issued before
+	 * the restored state as long as backend time did not go backwards (the clock-skew check refuses otherwise).
+	 * @return the number of leases revoked, or -1 when the backend could not complete the recovery (retry it)
+	 * @throws InvalidLeaseRequestException for a missing administrator or reason
+	 */
+	public long recoverProgram(ProgramScope scope, String adminPrincipalId, String adminCredentialId, String reason,
+			Instant deadlineAt) {
+		Identifiers.require("admin_principal_id", adminPrincipalId);
+		Identifiers.require("admin_credential_id", adminCredentialId);
+		if (reason == null || reason.isBlank() || reason.length() > AdminRequest.MAX_REASON_LENGTH) {
+			throw new InvalidLeaseRequestException("reason", "must be 1.." + AdminRequest.MAX_REASON_LENGTH
+					+ " characters");
+		}
+		RedisKeys keys = new RedisKeys(scope);
+		String requestId = Identifiers.generate("request");
+		long total = 0;
+		while (true) {
+			List<Object> reply;
+			try {
+				reply = this.executor.run(LeaseScript.RECOVER, deadlineAt, List.of(keys.programIndex(), keys.audit()),
+						List.of(epochMillis(deadlineAt), keys.base(), "500", adminPrincipalId, adminCredentialId,
+								reason, requestId, Integer.toString(this.policy.historyLength()),
+								millis(this.policy.historyRetention()), Integer.toString(AUDIT_STREAM_LENGTH)));
+			}
+			catch (ScriptFailure failure) {
+				return -1;
+			}
+			if (!"lease_revoked".equals(ReplyReader.text(reply, 0))) {
+				return -1;
+			}
+			total += Long.parseLong(ReplyReader.text(reply, 2));
+			if (Long.parseLong(ReplyReader.text(reply, 3)) == 0) {
+				return total;
+			}
+		}
+	}
+
+	private LeaseResult single(LeaseScript script, String operation, boolean mutating, IdentityKeys target,
 			Instant deadlineAt, List<String> keys, List<String> args) {
+		LockIdentity identity = (target != null) ? target.identity() : null;
+		String reference = (target != null) ? target.digest() : "lease-id";
 		List<Object> reply;
 		try {
 			reply = this.executor.run(script, deadlineAt, keys, args);
@@ -263,18 +298,17 @@ public final class RedisLeaseStore implements LeaseStore {
 			LeaseResult result = ReplyReader.single(reply, identity);
 			if (result.reason() == Reason.CORRUPT_RECORD || result.reason() == Reason.FENCING_COUNTER_EXHAUSTED
 					|| result.reason() == Reason.BACKEND_CLOCK_BEHIND) {
-				alert(result.reason(), identity, operation);
+				alert(result.reason(), identity, reference, operation);
 			}
 			return result;
 		}
 		catch (CorruptRecordException | IllegalArgumentException | IndexOutOfBoundsException ex) {
-			alert(Reason.CORRUPT_RECORD, identity, operation);
+			alert(Reason.CORRUPT_RECORD, identity, reference, operation);
 			return LeaseResult.failure(ResultCode.LEASE_BACKEND_UNAVAILABLE, Reason.CORRUPT_RECORD, null);
 		}
 	}
 
-	private void alert(Reason reason, LockIdentity identity, String operation) {
-		String reference = (identity != null) ? identity.keyDigest() : "lease-id";
+	private void alert(Reason reason, LockIdentity identity, String reference, String operation) {
 		ProgramScope scope = (identity != null) ? identity.scope() : ProgramScope.of("unknown", "unknown");
 		LeaseAlert alert = new LeaseAlert(reason, scope, operation, reference);
 		LeaseAlerts.LOG.raise(alert);
@@ -296,26 +330,9 @@ public final class RedisLeaseStore implements LeaseStore {
 		}
 	}
 
-	private List<String> identityArgs(Instant deadlineAt, LockIdentity identity) {
-		List<String> args = new ArrayList<>(32);
-		args.add(epochMillis(deadlineAt));
-		args.add(RedisKeys.of(identity).base());
-		args.add(identity.keyDigest());
-		args.add(identity.lockKey());
-		args.addAll(identity.components());
-		args.add(Integer.toString(this.policy.historyLength()));
-		args.add(millis(this.policy.historyRetention()));
-		return args;
-	}
-
 	private static List<String> handleArgs(LeaseHandle handle) {
 		return List.of(handle.leaseId(), handle.ownerPrincipalId(), handle.serviceInstanceId(),
 				Long.toString(handle.fencingToken()));
-	}
-
-	private static String idempotencyKey(RedisKeys keys, Operation operation, LockIdentity identity,
-			String principalId, String requestId) {
-		return keys.idempotency(operation, identity.lockKey(), principalId, requestId);
 	}
 
 	private static String epochMillis(Instant instant) {

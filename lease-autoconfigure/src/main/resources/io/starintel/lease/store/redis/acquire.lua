@@ -11,14 +11,8 @@
 -- expiry), idempotency_conflict, deadline_exceeded, invalid_lease_request (deadline too far ahead),
 -- lease_backend_unavailable with corrupt_record | fencing_counter_exhausted | backend_clock_behind.
 -- Token: max(counter + 1, backend_ms * 1024); the counter is set to it and never reset.
-local now = now_ms()
-if tonumber(ARGV[1]) > now + tonumber(ARGV[16]) then
-  return reply('invalid_lease_request', 'none', now, false, nil, 0, nil)
-end
-if past_deadline(now, ARGV) then return reply('deadline_exceeded', 'none', now, false, nil, 0, nil) end
-local ctx = context(ARGV)
-local replayed = replay(ctx, now, KEYS[3], ARGV[14])
-if replayed then return replayed end
+local now, ctx, early = begin_mutation(KEYS[3])
+if early then return early end
 
 -- reclaim a few due leases of the program (expiry queue); each is re-checked against its own record
 local due = redis.call('ZRANGEBYSCORE', ctx.base .. 'idx:expiry', '-inf', now, 'LIMIT', 0, 8)

@@ -9,14 +9,8 @@
 -- Reply: the single-lease shape. Codes: lease_released (force_release) | lease_revoked (revoke) with the ended
 -- record, lease_lost (stale_lease: the observed lease is not the active one), idempotency_conflict,
 -- deadline_exceeded, invalid_lease_request, lease_backend_unavailable (corrupt_record).
-local now = now_ms()
-if tonumber(ARGV[1]) > now + tonumber(ARGV[16]) then
-  return reply('invalid_lease_request', 'none', now, false, nil, 0, nil)
-end
-if past_deadline(now, ARGV) then return reply('deadline_exceeded', 'none', now, false, nil, 0, nil) end
-local ctx = context(ARGV)
-local replayed = replay(ctx, now, KEYS[2], ARGV[14])
-if replayed then return replayed end
+local now, ctx, early = begin_mutation(KEYS[2])
+if early then return early end
 local revoke = ARGV[17] == 'revoke'
 local status, map = load_active(ctx, now)
 if status == 'corrupt' then return corrupt_reply(now) end

@@ -230,3 +230,27 @@ end
 local function past_deadline(now, argv)
   return now > tonumber(argv[1])
 end
+
+-- The common start of a mutating script (ARGV[14] request digest, ARGV[16] maximum deadline ms): backend time,
+-- the policy's deadline bound, the deadline itself, then the idempotency replay. Returns now, ctx and, when the
+-- script must stop here, the reply to return.
+local function begin_mutation(idem_key)
+  local now = now_ms()
+  if tonumber(ARGV[1]) > now + tonumber(ARGV[16]) then
+    return now, nil, reply('invalid_lease_request', 'none', now, false, nil, 0, nil)
+  end
+  if past_deadline(now, ARGV) then return now, nil, reply('deadline_exceeded', 'none', now, false, nil, 0, nil) end
+  local ctx = context(ARGV)
+  return now, ctx, replay(ctx, now, idem_key, ARGV[14])
+end
+
+-- The record held by exactly this holder (ARGV[17..20]: lease_id, owner, instance, token), or the reply to return:
+-- corrupt_record, or lease_lost for anything else (expired, released, another holder, another token).
+local function load_held(ctx, now)
+  local status, map = load_active(ctx, now)
+  if status == 'corrupt' then return nil, corrupt_reply(now) end
+  if status ~= 'active' or not is_holder(map, ARGV[17], ARGV[18], ARGV[19], ARGV[20]) then
+    return nil, reply('lease_lost', 'stale_lease', now, false, nil, 0, nil)
+  end
+  return map, nil
+end

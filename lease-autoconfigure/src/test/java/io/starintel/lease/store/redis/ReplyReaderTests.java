@@ -1,0 +1,105 @@
+package io.starintel.lease.store.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import io.starintel.lease.core.CorruptRecordException;
+import io.starintel.lease.core.LeaseMetadata;
+import io.starintel.lease.core.LeaseOwner;
+import io.starintel.lease.core.LeaseRecord;
+import io.starintel.lease.core.LeaseRecordJson;
+import io.starintel.lease.core.LeaseResult;
+import io.starintel.lease.core.LeaseState;
+import io.starintel.lease.core.LockIdentity;
+import io.starintel.lease.core.Reason;
+import io.starintel.lease.core.ResultCode;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Script replies become typed results only when they are exactly what the scripts document; anything else is a
+ * corrupt record (fail closed).
+ */
+class ReplyReaderTests {
+
+	private static final LockIdentity IDENTITY = LockIdentity.of("tenant-a", "program-a", "starintel-target", "t1",
+			"usernamegen", "default", null);
+
+	private static final LeaseRecord RECORD = new LeaseRecord(IDENTITY, "lease_1",
+			new LeaseOwner("prn_a", "client_1", "key_1", "instance_a"), 1_843_000_000_000_123L,
+			Instant.parse("2026-12-01T00:00:00Z"), Instant.parse("2026-12-01T00:00:00Z"),
+			Instant.parse("2026-12-01T00:01:00Z"), 60_000, 300_000, "execution_1", "job_1", "trace_1", "request_1",
+			LeaseMetadata.empty(), LeaseState.ACTIVE);
+
+	private static List<Object> reply(String code, String reason, Map<String, Object> fields) {
+		List<Object> reply = new ArrayList<>();
+		for (String value : List.of(code, reason, "1764547200000", "0", "active", "0")) {
+			reply.add(value.getBytes(StandardCharsets.UTF_8));
+		}
+		if (fields != null) {
+			fields.forEach((name, value) -> {
+				reply.add(name.getBytes(StandardCharsets.UTF_8));
+				reply.add(value.toString().getBytes(StandardCharsets.UTF_8));
+			});
+		}
+		return reply;
+	}
+
+	@Test
+	void readsARecordWithExactTokenDigits() {
+		LeaseResult result = ReplyReader.single(reply("lease_acquired", "none", LeaseRecordJson.toFields(RECORD)),
+				IDENTITY);
+		assertThat(result.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
+		assertThat(result.lease()).isEqualTo(RECORD);
+		assertThat(result.lease().fencingToken()).isEqualTo(1_843_000_000_000_123L);
+		assertThat(result.decidedAt()).isEqualTo(Instant.ofEpochMilli(1764547200000L));
+	}
+
+	@Test
+	void failureWithoutRecord() {
+		LeaseResult result = ReplyReader.single(reply("lease_lost", "stale_lease", null), IDENTITY);
+		assertThat(result.code()).isEqualTo(ResultCode.LEASE_LOST);
+		assertThat(result.reason()).isEqualTo(Reason.STALE_LEASE);
+		assertThat(result.lease()).isNull();
+	}
+
+	@Test
+	void recordOfAnotherIdentityIsCorrupt() {
+		LockIdentity other = LockIdentity.of("tenant-a", "program-a", "starintel-target", "t2", "usernamegen",
+				"default", null);
+		assertThatExceptionOfType(CorruptRecordException.class).isThrownBy(
+				() -> ReplyReader.single(reply("lease_acquired", "none", LeaseRecordJson.toFields(RECORD)), other));
+	}
+
+	@Test
+	void tokenInFloatNotationIsCorrupt() {
+		Map<String, Object> fields = LeaseRecordJson.toFields(RECORD);
+		fields.put("fencing_token", "1.843e+15");
+		assertThatExceptionOfType(CorruptRecordException.class)
+			.isThrownBy(() -> ReplyReader.single(reply("lease_acquired", "none", fields), IDENTITY));
+	}
+
+	@Test
+	void oddReplyShapeIsCorrupt() {
+		List<Object> reply = reply("lease_acquired", "none", null);
+		reply.add("dangling".getBytes(StandardCharsets.UTF_8));
+		assertThatExceptionOfType(CorruptRecordException.class).isThrownBy(() -> ReplyReader.single(reply, IDENTITY));
+	}
+
+	@Test
+	void historyJsonOfStringsIsReadStrictly() {
+		StringBuilder json = new StringBuilder("{");
+		LeaseRecordJson.toFields(RECORD).forEach((name, value) -> json.append('"').append(name).append("\":\"")
+			.append(value.toString().replace("\"", "\\\"")).append("\","));
+		json.setCharAt(json.length() - 1, '}');
+		assertThat(ReplyReader.recordFromJson(json.toString())).isEqualTo(RECORD);
+		assertThatExceptionOfType(CorruptRecordException.class)
+			.isThrownBy(() -> ReplyReader.recordFromJson(json.toString().replace("\"ttl_ms\":\"60000\"", "\"ttl_ms\":60000")));
+	}
+
+}

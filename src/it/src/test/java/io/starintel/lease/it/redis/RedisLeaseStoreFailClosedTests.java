@@ -1,0 +1,227 @@
+package io.starintel.lease.it.redis;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.starintel.lease.core.AcquireRequest;
+import io.starintel.lease.core.Identifiers;
+import io.starintel.lease.core.InspectRequest;
+import io.starintel.lease.core.LeaseMetadata;
+import io.starintel.lease.core.LeaseOwner;
+import io.starintel.lease.core.LeasePage;
+import io.starintel.lease.core.LeaseRecord;
+import io.starintel.lease.core.LeaseRecordJson;
+import io.starintel.lease.core.LeaseResult;
+import io.starintel.lease.core.ListFilter;
+import io.starintel.lease.core.ListRequest;
+import io.starintel.lease.core.LockIdentity;
+import io.starintel.lease.core.Reason;
+import io.starintel.lease.core.RenewRequest;
+import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.store.LeaseAlert;
+import io.starintel.lease.store.redis.RedisKeys;
+import io.starintel.lease.store.redis.RedisLeaseStore;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * What the Redis store does with data it cannot trust, and the exactness of what it stores: corrupt records fail
+ * closed (no acquisition over them, quarantined copy, alert), tokens are stored digit for digit, expired
+ * active-shaped records and stale index entries never act as leases.
+ */
+class RedisLeaseStoreFailClosedTests extends SharedRedisTests {
+
+	private static StringRedisTemplate redis;
+
+	private final List<LeaseAlert> alerts = new CopyOnWriteArrayList<>();
+
+	private RedisLeaseStore store;
+
+	private String program;
+
+	@BeforeAll
+	static void template() {
+		redis = new StringRedisTemplate(factory);
+	}
+
+	@BeforeEach
+	void newProgram() {
+		this.store = new RedisLeaseStore(factory, RedisServers.POLICY, this.alerts::add);
+		this.program = "p-" + UUID.randomUUID().toString().substring(0, 8);
+	}
+
+	private LockIdentity identity(String target) {
+		return LockIdentity.of("tenant-fc", this.program, "starintel-target", target, "usernamegen", "default", null);
+	}
+
+	private static AcquireRequest acquireRequest(LockIdentity identity, String owner, long ttlMs) {
+		return new AcquireRequest(identity, Identifiers.generate("request"), Instant.now().plusSeconds(10),
+				new LeaseOwner(owner, "client_1", "key_1", "instance-" + owner), ttlMs, 300_000,
+				Identifiers.generate("execution"), "job_1", "trace_1", LeaseMetadata.empty());
+	}
+
+	private static String leaseKey(LockIdentity identity) {
+		return RedisKeys.of(identity).lease(identity.keyDigest());
+	}
+
+	private LeaseRecord acquired(LockIdentity identity) {
+		LeaseResult result = this.store.acquire(acquireRequest(identity, "alice", 60_000));
+		assertThat(result.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
+		return result.lease();
+	}
+
+	@Test
+	void storedTokenMatchesReturnedTokenDigitForDigit() {
+		LockIdentity identity = identity("t1");
+		LeaseRecord lease = acquired(identity);
+		assertThat(lease.fencingToken()).isGreaterThan(1_000_000_000_000_000L);
+		String stored = (String) redis.opsForHash().get(leaseKey(identity), "fencing_token");
+		String counter = (String) redis.opsForHash().get(RedisKeys.of(identity).fence(identity.keyDigest()), "counter");
+		assertThat(stored).isEqualTo(Long.toString(lease.fencingToken())).doesNotContain("e").doesNotContain(".");
+		assertThat(counter).isEqualTo(stored);
+		Map<Object, Object> hash = redis.opsForHash().entries(leaseKey(identity));
+		assertThat(hash.keySet()).containsExactlyInAnyOrderElementsOf(LeaseRecordJson.FIELDS);
+	}
+
+	@Test
+	void unknownFieldFailsClosedWithQuarantineAndAlertAndNoAcquisition() {
+		LockIdentity identity = identity("t1");
+		acquired(identity);
+		redis.opsForHash().put(leaseKey(identity), "surprise", "x");
+		assertCorrupt(this.store.acquire(acquireRequest(identity, "bob", 60_000)), identity);
+		assertCorrupt(this.store.inspect(InspectRequest.byIdentity(identity, "corr_1", Instant.now().plusSeconds(5))),
+				identity);
+		assertThat(redis.hasKey(leaseKey(identity))).isTrue();
+		assertThat(redis.getExpire(leaseKey(identity))).isEqualTo(-1L);
+	}
+
+	@Test
+	void wrongRecordVersionFailsClosed() {
+		LockIdentity identity = identity("t1");
+		LeaseRecord lease = acquired(identity);
+		redis.opsForHash().put(leaseKey(identity), "record_version", "2");
+		assertCorrupt(this.store.renew(new RenewRequest(lease.handle(), Identifiers.generate("request"),
+				Instant.now().plusSeconds(5))), identity);
+	}
+
+	@Test
+	void storedTupleDifferentFromRequestedTupleFailsClosed() {
+		LockIdentity a = identity("t1");
+		LockIdentity b = identity("t2");
+		acquired(a);
+		Map<Object, Object> record = redis.opsForHash().entries(leaseKey(a));
+		redis.opsForHash().putAll(leaseKey(b), record);
+		assertCorrupt(this.store.acquire(acquireRequest(b, "bob", 60_000)), b);
+	}
+
+	@Test
+	void valueOfAnotherTypeFailsClosed() {
+		LockIdentity identity = identity("t1");
+		redis.opsForValue().set(leaseKey(identity), "{not a lease");
+		assertCorrupt(this.store.acquire(acquireRequest(identity, "bob", 60_000)), identity);
+	}
+
+	@Test
+	void recordThatOnlyTheJavaSideCanRejectFailsClosed() {
+		LockIdentity identity = identity("t1");
+		acquired(identity);
+		redis.opsForHash().put(leaseKey(identity), "metadata", "[not an object");
+		LeaseResult result = this.store.inspect(InspectRequest.byIdentity(identity, "c", Instant.now().plusSeconds(5)));
+		assertThat(result.code()).isEqualTo(ResultCode.LEASE_BACKEND_UNAVAILABLE);
+		assertThat(result.reason()).isEqualTo(Reason.CORRUPT_RECORD);
+		assertThat(this.alerts).extracting(LeaseAlert::reason).contains(Reason.CORRUPT_RECORD);
+	}
+
+	@Test
+	void corruptFencingCounterRefusesAcquisition() {
+		LockIdentity identity = identity("t1");
+		redis.opsForHash().put(RedisKeys.of(identity).fence(identity.keyDigest()), "counter", "1.8e15");
+		LeaseResult result = this.store.acquire(acquireRequest(identity, "bob", 60_000));
+		assertThat(result.code()).isEqualTo(ResultCode.LEASE_BACKEND_UNAVAILABLE);
+		assertThat(result.reason()).isEqualTo(Reason.CORRUPT_RECORD);
+	}
+
+	@Test
+	void backendTimeBehindTheCounterRefusesAndAlerts() {
+		LockIdentity identity = identity("t1");
+		long aheadByAMinute = (System.currentTimeMillis() + 90_000) * 1024;
+		redis.opsForHash().put(RedisKeys.of(identity).fence(identity.keyDigest()), "counter", Long.toString(aheadByAMinute));
+		LeaseResult result = this.store.acquire(acquireRequest(identity, "bob", 60_000));
+		assertThat(result.code()).isEqualTo(ResultCode.LEASE_BACKEND_UNAVAILABLE);
+		assertThat(result.reason()).isEqualTo(Reason.BACKEND_CLOCK_BEHIND);
+		assertThat(this.alerts).extracting(LeaseAlert::reason).containsExactly(Reason.BACKEND_CLOCK_BEHIND);
+		assertThat(redis.opsForHash().get(RedisKeys.of(identity).fence(identity.keyDigest()), "counter"))
+			.isEqualTo(Long.toString(aheadByAMinute));
+	}
+
+	@Test
+	void counterAtTheNumericLimitRefusesAndAlertsWithoutWrapping() {
+		RedisLeaseStore tolerant = new RedisLeaseStore(factory,
+				RedisServers.POLICY.withClockSkewBound(Duration.ofDays(365L * 400)), this.alerts::add);
+		LockIdentity identity = identity("t1");
+		String limit = Long.toString(LeaseRecord.MAX_FENCING_TOKEN - 1);
+		redis.opsForHash().put(RedisKeys.of(identity).fence(identity.keyDigest()), "counter", limit);
+		LeaseResult result = tolerant.acquire(acquireRequest(identity, "bob", 60_000));
+		assertThat(result.code()).isEqualTo(ResultCode.LEASE_BACKEND_UNAVAILABLE);
+		assertThat(result.reason()).isEqualTo(Reason.FENCING_COUNTER_EXHAUSTED);
+		assertThat(this.alerts).extracting(LeaseAlert::reason).containsExactly(Reason.FENCING_COUNTER_EXHAUSTED);
+		assertThat(redis.opsForHash().get(RedisKeys.of(identity).fence(identity.keyDigest()), "counter"))
+			.isEqualTo(limit);
+	}
+
+	@Test
+	void expiredActiveShapedRecordIsExpiredBeforeAnyDecision() {
+		LockIdentity identity = identity("t1");
+		LeaseResult first = this.store.acquire(acquireRequest(identity, "alice", 300));
+		assertThat(first.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
+		await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(50)).until(() -> this.store
+			.inspect(InspectRequest.byIdentity(identity, "c", Instant.now().plusSeconds(5)))
+			.code() == ResultCode.LEASE_NOT_FOUND);
+		assertThat(redis.hasKey(leaseKey(identity))).isFalse();
+		List<String> history = redis.opsForList().range(RedisKeys.of(identity).history(identity.keyDigest()), 0, -1);
+		assertThat(history).hasSize(1);
+		assertThat(history.get(0)).contains("\"state\":\"expired\"").contains(first.lease().leaseId());
+		LeaseRecord next = acquired(identity);
+		assertThat(next.fencingToken()).isGreaterThan(first.lease().fencingToken());
+	}
+
+	@Test
+	void staleIndexEntriesNeverSurfaceAsLeases() {
+		LockIdentity live = identity("t1");
+		acquired(live);
+		RedisKeys keys = RedisKeys.of(live);
+		redis.opsForZSet().add(keys.programIndex(), "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", 0);
+		LeasePage page = this.store.list(new ListRequest(new ListFilter.ByProgram(live.scope()), null, 10, "c",
+				Instant.now().plusSeconds(5)));
+		assertThat(page.code()).isEqualTo(ResultCode.LEASE_LISTED);
+		assertThat(page.leases()).extracting(LeaseRecord::lockKey).containsExactly(live.lockKey());
+		assertThat(redis.opsForZSet().range(keys.programIndex(), 0, -1)).containsExactly(live.keyDigest());
+	}
+
+	@Test
+	void malformedCursorIsInvalidRequest() {
+		LeasePage page = this.store.list(new ListRequest(new ListFilter.ByProgram(identity("t1").scope()),
+				"bm90LWEtY3Vyc29y", 10, "c", Instant.now().plusSeconds(5)));
+		assertThat(page.code()).isEqualTo(ResultCode.INVALID_LEASE_REQUEST);
+	}
+
+	private void assertCorrupt(LeaseResult result, LockIdentity identity) {
+		assertThat(result.code()).isEqualTo(ResultCode.LEASE_BACKEND_UNAVAILABLE);
+		assertThat(result.reason()).isEqualTo(Reason.CORRUPT_RECORD);
+		assertThat(result.lease()).isNull();
+		assertThat(redis.hasKey(RedisKeys.of(identity).quarantine(identity.keyDigest()))).isTrue();
+		assertThat(this.alerts).extracting(LeaseAlert::reason).contains(Reason.CORRUPT_RECORD);
+		assertThat(this.alerts).extracting(LeaseAlert::reference).contains(identity.keyDigest());
+	}
+
+}

@@ -1,0 +1,122 @@
+package io.starintel.lease.it.redis;
+
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.UUID;
+
+import io.starintel.lease.core.AcquireRequest;
+import io.starintel.lease.core.Identifiers;
+import io.starintel.lease.core.InspectRequest;
+import io.starintel.lease.core.LeaseMetadata;
+import io.starintel.lease.core.LeaseOwner;
+import io.starintel.lease.core.LeaseResult;
+import io.starintel.lease.core.LeaseState;
+import io.starintel.lease.core.LockIdentity;
+import io.starintel.lease.core.Reason;
+import io.starintel.lease.core.ReleaseRequest;
+import io.starintel.lease.core.ResolveRequest;
+import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.store.redis.RedisLeaseStore;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Timeouts after submission and failures before it: a command whose reply is lost (a proxy forwards the request
+ * and drops the reply) is {@code lease_outcome_unknown}, and {@code resolve(request_id)} then returns the committed
+ * result; a server that cannot be reached is {@code lease_backend_unavailable}. No Redis exception escapes.
+ */
+class RedisOutcomeUnknownTests extends SharedRedisTests {
+
+	private static LockIdentity identity() {
+		return LockIdentity.of("tenant-unknown", "p-" + UUID.randomUUID().toString().substring(0, 8),
+				"starintel-target", "target-1", "usernamegen", "default", null);
+	}
+
+	private static AcquireRequest acquireRequest(LockIdentity identity, Instant deadline) {
+		return new AcquireRequest(identity, Identifiers.generate("request"), deadline,
+				new LeaseOwner("prn_a", "client_1", "key_1", "instance_a"), 60_000, 300_000, "execution_1", "job_1",
+				"trace_1", LeaseMetadata.empty());
+	}
+
+	@Test
+	void lostRepliesAreOutcomeUnknownAndResolveReturnsTheCommittedResults() throws Exception {
+		URI uri = RedisServers.uri();
+		RedisLeaseStore directStore = RedisServers.store(factory);
+		LockIdentity identity = identity();
+		try (ReplyDroppingProxy proxy = new ReplyDroppingProxy(new InetSocketAddress(uri.getHost(), uri.getPort()))) {
+			LettuceConnectionFactory proxied = RedisServers.factory("127.0.0.1", proxy.port());
+			try {
+				RedisLeaseStore store = RedisServers.store(proxied);
+				assertThat(store.inspect(InspectRequest.byIdentity(identity, "c", Instant.now().plusSeconds(5))).code())
+					.as("the proxy forwards while not dropping").isEqualTo(ResultCode.LEASE_NOT_FOUND);
+				proxy.dropReplies(true);
+
+				long sentBefore = proxy.forwardedRequestBytes();
+				AcquireRequest acquire = acquireRequest(identity, Instant.now().plusMillis(700));
+				long started = System.nanoTime();
+				LeaseResult unknown = store.acquire(acquire);
+				assertThat(unknown.code()).isEqualTo(ResultCode.LEASE_OUTCOME_UNKNOWN);
+				assertThat(unknown.reason()).isEqualTo(Reason.REPLY_LOST);
+				assertThat(unknown.lease()).isNull();
+				assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(7));
+				assertThat(proxy.forwardedRequestBytes()).as("the request was submitted").isGreaterThan(sentBefore);
+
+				LeaseResult resolved = directStore.resolve(ResolveRequest.of(acquire, Instant.now().plusSeconds(5)));
+				assertThat(resolved.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
+				assertThat(resolved.replayed()).isTrue();
+				assertThat(resolved.currentState()).isEqualTo(LeaseState.ACTIVE);
+				AcquireRequest retry = new AcquireRequest(identity, acquire.requestId(), Instant.now().plusSeconds(5),
+						acquire.owner(), acquire.ttlMs(), acquire.maximumLifetimeMs(), acquire.executionId(),
+						acquire.jobId(), acquire.traceId(), acquire.metadata());
+				LeaseResult retried = directStore.acquire(retry);
+				assertThat(retried.replayed()).isTrue();
+				assertThat(retried.lease().leaseId()).isEqualTo(resolved.lease().leaseId());
+				assertThat(retried.lease().fencingToken()).isEqualTo(resolved.lease().fencingToken());
+
+				ReleaseRequest release = new ReleaseRequest(resolved.lease().handle(), Identifiers.generate("request"),
+						Instant.now().plusMillis(700));
+				assertThat(store.release(release).code()).isEqualTo(ResultCode.LEASE_OUTCOME_UNKNOWN);
+				LeaseResult releaseResolved = directStore
+					.resolve(ResolveRequest.of(release, Instant.now().plusSeconds(5)));
+				assertThat(releaseResolved.code()).isEqualTo(ResultCode.LEASE_RELEASED);
+				assertThat(releaseResolved.currentState()).isEqualTo(LeaseState.RELEASED);
+
+				assertThat(store.inspect(InspectRequest.byIdentity(identity, "c", Instant.now().plusMillis(500))).code())
+					.as("a lost read reply is a backend failure, not an answer")
+					.isEqualTo(ResultCode.LEASE_BACKEND_UNAVAILABLE);
+			}
+			finally {
+				proxied.destroy();
+			}
+		}
+	}
+
+	@Test
+	void resolveOfARequestThatNeverCommittedIsNotFound() {
+		RedisLeaseStore store = RedisServers.store(factory);
+		AcquireRequest never = acquireRequest(identity(), Instant.now().plusSeconds(5));
+		assertThat(store.resolve(ResolveRequest.of(never, Instant.now().plusSeconds(5))).code())
+			.isEqualTo(ResultCode.LEASE_NOT_FOUND);
+	}
+
+	@Test
+	void unreachableServerIsBackendUnavailableBeforeSubmission() throws Exception {
+		LettuceConnectionFactory nowhere = RedisServers.factory("127.0.0.1", RedisProcess.freePort());
+		try {
+			LeaseResult result = RedisServers.store(nowhere).acquire(acquireRequest(identity(),
+					Instant.now().plusSeconds(5)));
+			assertThat(result.code()).isEqualTo(ResultCode.LEASE_BACKEND_UNAVAILABLE);
+			assertThat(result.reason()).isEqualTo(Reason.BACKEND_UNREACHABLE);
+			assertThat(result.decidedAt()).isNull();
+		}
+		finally {
+			nowhere.destroy();
+		}
+	}
+
+}

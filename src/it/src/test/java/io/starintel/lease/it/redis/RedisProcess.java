@@ -1,0 +1,102 @@
+package io.starintel.lease.it.redis;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A throw-away {@code redis-server} started by a test on its own loopback port, without persistence, so that a
+ * test can restart it and lose every key (the data-loss row of the contract).
+ */
+final class RedisProcess implements AutoCloseable {
+
+	private final int port;
+
+	private final Path directory;
+
+	private Process process;
+
+	private RedisProcess(int port, Path directory) {
+		this.port = port;
+		this.directory = directory;
+	}
+
+	/** Starts a server on a free port. */
+	static RedisProcess start() throws IOException {
+		RedisProcess server = new RedisProcess(freePort(), Files.createTempDirectory("lease-redis-"));
+		server.launch();
+		return server;
+	}
+
+	int port() {
+		return this.port;
+	}
+
+	/** Stops the server (losing everything: no RDB, no AOF) and starts a fresh one on the same port. */
+	void restartEmpty() throws IOException {
+		stop();
+		launch();
+	}
+
+	private void launch() throws IOException {
+		this.process = new ProcessBuilder("redis-server", "--port", Integer.toString(this.port), "--bind", "127.0.0.1",
+				"--save", "", "--appendonly", "no", "--dir", this.directory.toString())
+			.redirectErrorStream(true)
+			.redirectOutput(this.directory.resolve("redis.log").toFile())
+			.start();
+		await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50)).until(this::answersPing);
+	}
+
+	private boolean answersPing() {
+		try (Socket socket = new Socket()) {
+			socket.connect(new InetSocketAddress("127.0.0.1", this.port), 500);
+			socket.setSoTimeout(500);
+			OutputStream out = socket.getOutputStream();
+			out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+			out.flush();
+			InputStream in = socket.getInputStream();
+			byte[] buffer = new byte[7];
+			int read = in.read(buffer);
+			return read > 0 && new String(buffer, 0, read, StandardCharsets.US_ASCII).startsWith("+PONG");
+		}
+		catch (IOException ex) {
+			return false;
+		}
+	}
+
+	private void stop() {
+		if (this.process != null) {
+			this.process.destroy();
+			try {
+				if (!this.process.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
+					this.process.destroyForcibly().waitFor();
+				}
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			await().atMost(Duration.ofSeconds(10)).until(() -> !answersPing());
+		}
+	}
+
+	@Override
+	public void close() {
+		stop();
+	}
+
+	static int freePort() throws IOException {
+		try (ServerSocket socket = new ServerSocket(0)) {
+			return socket.getLocalPort();
+		}
+	}
+
+}

@@ -1,0 +1,99 @@
+package io.starintel.lease.it.redis;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A small loopback TCP proxy in front of Redis that always forwards requests and, when told to, silently drops
+ * the replies: the command reaches the server and commits, the client never hears back (a lost reply).
+ */
+final class ReplyDroppingProxy implements AutoCloseable {
+
+	private final ServerSocket listener;
+
+	private final InetSocketAddress target;
+
+	private final AtomicBoolean dropReplies = new AtomicBoolean();
+
+	private final AtomicLong forwardedRequestBytes = new AtomicLong();
+
+	private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+
+	ReplyDroppingProxy(InetSocketAddress target) throws IOException {
+		this.target = target;
+		this.listener = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+		Thread acceptor = new Thread(this::acceptLoop, "proxy-accept");
+		acceptor.setDaemon(true);
+		acceptor.start();
+	}
+
+	int port() {
+		return this.listener.getLocalPort();
+	}
+
+	void dropReplies(boolean drop) {
+		this.dropReplies.set(drop);
+	}
+
+	long forwardedRequestBytes() {
+		return this.forwardedRequestBytes.get();
+	}
+
+	private void acceptLoop() {
+		while (!this.listener.isClosed()) {
+			try {
+				Socket client = this.listener.accept();
+				Socket server = new Socket();
+				server.connect(this.target, 2000);
+				this.sockets.add(client);
+				this.sockets.add(server);
+				pump(client, server, false);
+				pump(server, client, true);
+			}
+			catch (IOException ex) {
+				return;
+			}
+		}
+	}
+
+	private void pump(Socket from, Socket to, boolean replies) {
+		Thread thread = new Thread(() -> {
+			byte[] buffer = new byte[16 * 1024];
+			try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+				int read;
+				while ((read = in.read(buffer)) >= 0) {
+					if (replies && this.dropReplies.get()) {
+						continue;
+					}
+					if (!replies) {
+						this.forwardedRequestBytes.addAndGet(read);
+					}
+					out.write(buffer, 0, read);
+					out.flush();
+				}
+			}
+			catch (IOException ex) {
+				// a side closed: the other side is closed with it by try-with-resources
+			}
+		}, replies ? "proxy-replies" : "proxy-requests");
+		thread.setDaemon(true);
+		thread.start();
+	}
+
+	@Override
+	public void close() throws IOException {
+		this.listener.close();
+		for (Socket socket : this.sockets) {
+			socket.close();
+		}
+	}
+
+}
