@@ -193,7 +193,9 @@ public final class LeaseRenewalScheduler implements AutoCloseable {
 				scheduleNext(); // woke early: wait for the expiry
 				return;
 			}
-			LeaseResult result = LeaseRenewalScheduler.this.service.renew(this.context.handle());
+			// the renewal's deadline is the safety margin before expiry: a silent backend is noticed before expiry
+			Instant notAfter = expiresAt.minusMillis(effectiveMarginMs(this.context));
+			LeaseResult result = LeaseRenewalScheduler.this.service.renew(this.context.handle(), notAfter);
 			if (this.closed) {
 				return; // the job ended and released meanwhile: a lease_lost answer here is not a loss
 			}

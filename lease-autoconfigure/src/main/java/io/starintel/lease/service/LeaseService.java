@@ -117,10 +117,23 @@ public final class LeaseService {
 	 * response received after the local deadline does not grant authority.
 	 */
 	public LeaseResult renew(LeaseHandle handle) {
+		return renew(handle, null);
+	}
+
+	/**
+	 * As {@link #renew(LeaseHandle)}, with the request deadline brought forward to {@code notAfter} when that is
+	 * earlier: the renewal scheduler passes {@code expires_at} minus its safety margin, so a backend that does not
+	 * answer is noticed before the lease expires.
+	 */
+	public LeaseResult renew(LeaseHandle handle, @Nullable Instant notAfter) {
 		return observe("renew", () -> {
 			Instant deadline = deadline();
-			LeaseResult result = this.store.renew(new RenewRequest(handle, Identifiers.generate("request"), deadline));
-			if (result.isSuccess() && this.clock.instant().isAfter(deadline)) {
+			if (notAfter != null && notAfter.isBefore(deadline)) {
+				deadline = notAfter;
+			}
+			Instant effective = deadline;
+			LeaseResult result = this.store.renew(new RenewRequest(handle, Identifiers.generate("request"), effective));
+			if (result.isSuccess() && this.clock.instant().isAfter(effective)) {
 				return LeaseResult.failure(ResultCode.LEASE_OUTCOME_UNKNOWN, Reason.REPLY_LOST, result.decidedAt());
 			}
 			return result;

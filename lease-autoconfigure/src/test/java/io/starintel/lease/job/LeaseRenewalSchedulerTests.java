@@ -120,4 +120,35 @@ class LeaseRenewalSchedulerTests {
 		assertThat(this.events).singleElement().extracting(LeaseLostEvent::reason).isEqualTo(Reason.BACKEND_UNREACHABLE);
 	}
 
+	@Test
+	void aRenewalThatNeverAnswersIsCutAtTheMarginAndLosesTheLeaseBeforeItsExpiry() throws Exception {
+		CountDownLatch never = new CountDownLatch(1);
+		FlakyStore store = new FlakyStore() {
+			@Override
+			public LeaseResult renew(RenewRequest request) {
+				// a backend that swallows the reply: the store waits until the request's deadline, then gives up
+				long waitMs = Math.max(0, request.deadlineAt().toEpochMilli() - System.currentTimeMillis());
+				try {
+					never.await(waitMs, TimeUnit.MILLISECONDS);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+				return LeaseResult.failure(ResultCode.LEASE_OUTCOME_UNKNOWN, Reason.REPLY_LOST, null);
+			}
+		};
+		LeaseService service = service(store);
+		LeaseContext context = acquire(service, Duration.ofSeconds(3));
+		AtomicReference<Instant> cancelledAt = new AtomicReference<>();
+		CountDownLatch cancelled = new CountDownLatch(1);
+		scheduler(service).register(context, () -> {
+			cancelledAt.set(Instant.now());
+			cancelled.countDown();
+		});
+		assertThat(cancelled.await(15, TimeUnit.SECONDS)).isTrue();
+		assertThat(context.lossReason()).contains(Reason.REPLY_LOST);
+		// the operation timeout is 5 s, but the renewal's deadline was the margin before the 3 s expiry
+		assertThat(cancelledAt.get()).isBefore(context.expiresAt());
+	}
+
 }

@@ -54,6 +54,10 @@ class LeasedJobRedisTests {
 	}
 
 	private ConfigurableApplicationContext instance(String instanceId) {
+		return instance(instanceId, RedisServers.uri().toString());
+	}
+
+	private ConfigurableApplicationContext instance(String instanceId, String redisUrl) {
 		ConfigurableApplicationContext context = new SpringApplicationBuilder(LeasedJobApp.class)
 			.web(WebApplicationType.NONE)
 			.bannerMode(org.springframework.boot.Banner.Mode.OFF)
@@ -61,7 +65,7 @@ class LeasedJobRedisTests {
 				applicationContext.getBeanFactory().registerSingleton("shared", this.shared);
 				applicationContext.getBeanFactory().registerSingleton("meterRegistry", new SimpleMeterRegistry());
 			})
-			.properties("spring.data.redis.url=" + RedisServers.uri(), "starintel.lease.tenant=tenant-it",
+			.properties("spring.data.redis.url=" + redisUrl, "starintel.lease.tenant=tenant-it",
 					"starintel.lease.program=" + this.program, "starintel.lease.service-principal=prn_it_worker",
 					"starintel.lease.service-instance-id=" + instanceId, "starintel.lease.minimum-ttl=100ms")
 			.run();
@@ -170,6 +174,27 @@ class LeasedJobRedisTests {
 		assertThat(a.getBean(LeasedJobApp.Events.class).lost).singleElement()
 			.extracting(LeaseLostEvent::reason)
 			.isIn(Reason.STALE_LEASE, Reason.EXPIRED);
+	}
+
+	@Test
+	void aPartitionThatSilencesRedisCancelsTheJobBeforeTheLeaseExpires() throws Exception {
+		java.net.URI uri = RedisServers.uri();
+		try (SilencingProxy proxy = new SilencingProxy(new java.net.InetSocketAddress(uri.getHost(), uri.getPort()))) {
+			ConfigurableApplicationContext a = instance("instance_a", "redis://127.0.0.1:" + proxy.port());
+			CompletableFuture<Void> job = CompletableFuture
+				.runAsync(() -> a.getBean(LeasedJobApp.Jobs.class).blockUntilCancelled("target_partition"));
+			assertThat(this.shared.started.await(10, TimeUnit.SECONDS)).isTrue();
+			LeaseContext context = this.shared.context;
+			proxy.silence();
+			job.get(15, TimeUnit.SECONDS);
+			assertThat(this.shared.interrupted).isTrue();
+			// contract: backend unavailable past the safety margin signals cancellation before expiry
+			assertThat(this.shared.interruptedAt).isBefore(context.expiresAt());
+			assertThat(context.lossReason()).hasValueSatisfying(
+					(reason) -> assertThat(reason).isIn(Reason.REPLY_LOST, Reason.BACKEND_UNREACHABLE));
+			assertThat(a.getBean(LeasedJobApp.Events.class).lost).hasSize(1);
+			a.close(); // before the proxy goes away
+		}
 	}
 
 	@Test
