@@ -1,0 +1,73 @@
+package io.starintel.lease.autoconfigure.fence;
+
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.amqp.rabbit.core.RabbitOperations;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
+import org.springframework.boot.amqp.autoconfigure.RabbitTemplateConfigurer;
+import org.springframework.boot.amqp.autoconfigure.RabbitTemplateCustomizer;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.annotation.Bean;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import io.starintel.lease.core.ProgramScope;
+import io.starintel.lease.fence.FenceGuard;
+import io.starintel.lease.fence.amqp.FenceRejections;
+import io.starintel.lease.fence.amqp.FencedDestinations;
+import io.starintel.lease.fence.amqp.FencedListenerAdvice;
+import io.starintel.lease.fence.amqp.FencedRabbitTemplate;
+
+/**
+ * Auto-configures fenced RabbitMQ publication (the application's {@code RabbitTemplate} becomes a
+ * {@link FencedRabbitTemplate}, configured like Boot's own) and, when the consumer's program is configured, the
+ * {@link FencedListenerAdvice} added to every listener container factory. Contract: Rabbit publication that makes
+ * an exclusive result externally visible is fenced; lower tokens are rejected at consumption.
+ */
+@AutoConfiguration(before = RabbitAutoConfiguration.class, after = FenceAutoConfiguration.class)
+@ConditionalOnClass(RabbitTemplate.class)
+@ConditionalOnBean(FenceGuard.class)
+@ConditionalOnProperty(prefix = "starintel.lease.fence.amqp", name = "enabled", matchIfMissing = true)
+public final class FenceAmqpAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean(RabbitOperations.class)
+	FencedRabbitTemplate rabbitTemplate(RabbitTemplateConfigurer configurer, ConnectionFactory connectionFactory,
+			ObjectProvider<RabbitTemplateCustomizer> customizers, FenceGuard guard, FenceProperties properties) {
+		FencedRabbitTemplate template = new FencedRabbitTemplate(connectionFactory, guard, FencedDestinations
+			.of(properties.getAmqp().getFencedExchanges(), properties.getAmqp().getFencedQueues()));
+		configurer.configure(template, connectionFactory);
+		customizers.orderedStream().forEach((customizer) -> customizer.customize(template));
+		// contract: a fenced publish must detect unroutable messages (mandatory + returns)
+		template.setMandatory(true);
+		return template;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	FenceRejections fenceRejections() {
+		return new FenceRejections();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnClass(StringRedisTemplate.class)
+	@ConditionalOnProperty(prefix = "starintel.lease.fence.amqp.consumer", name = { "tenant-id", "program-id" })
+	FencedListenerAdvice fencedListenerAdvice(StringRedisTemplate redis, FenceProperties properties,
+			FenceRejections rejections) {
+		FenceProperties.Consumer consumer = properties.getAmqp().getConsumer();
+		return new FencedListenerAdvice(redis, ProgramScope.of(consumer.getTenantId(), consumer.getProgramId()),
+				consumer.isRequireFence(), rejections);
+	}
+
+	@Bean
+	static FencedListenerAdvicePostProcessor fencedListenerAdvicePostProcessor(
+			ObjectProvider<FencedListenerAdvice> advice) {
+		return new FencedListenerAdvicePostProcessor(advice);
+	}
+
+}

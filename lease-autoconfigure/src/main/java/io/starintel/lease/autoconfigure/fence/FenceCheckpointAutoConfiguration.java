@@ -1,0 +1,34 @@
+package io.starintel.lease.autoconfigure.fence;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import io.starintel.lease.fence.checkpoint.CheckpointStore;
+import io.starintel.lease.fence.checkpoint.RedisCheckpointStore;
+import io.starintel.lease.store.redis.RedisLeaseStore;
+
+/**
+ * Auto-configures the fenced {@link CheckpointStore} on Redis when the lease store is the {@link RedisLeaseStore}
+ * (its script reads the lease record that store writes). Contract: job checkpoint and terminal-state writes are
+ * fenced.
+ */
+@AutoConfiguration(after = FenceAutoConfiguration.class, afterName = {
+		"io.starintel.lease.autoconfigure.LeaseAutoConfiguration",
+		"io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration",
+		"io.starintel.lease.autoconfigure.TargetLeaseAutoConfiguration",
+		"org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration" })
+@ConditionalOnClass(StringRedisTemplate.class)
+@ConditionalOnBean({ RedisLeaseStore.class, StringRedisTemplate.class })
+public final class FenceCheckpointAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean(CheckpointStore.class)
+	RedisCheckpointStore checkpointStore(StringRedisTemplate redis) {
+		return new RedisCheckpointStore(redis);
+	}
+
+}

@@ -1,0 +1,43 @@
+package io.starintel.lease.autoconfigure.fence;
+
+import org.ektorp.CouchDbConnector;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.context.annotation.Bean;
+
+import io.starintel.lease.fence.FenceGuard;
+import io.starintel.lease.fence.couchdb.FenceDesignDocument;
+import io.starintel.lease.fence.couchdb.FencedCouchDbConnector;
+
+/**
+ * Auto-configures the {@link FencedCouchDbConnector} around the application's single {@link CouchDbConnector} and
+ * installs {@link FenceDesignDocument} at start-up. The decorator bean is not a default autowiring candidate, so
+ * existing injection points of {@code CouchDbConnector} keep the undecorated connector; inject it with
+ * {@code @Qualifier("fencedCouchDbConnector")}. Contract: CouchDB target acceptance, target state mutations and
+ * result documents are fenced.
+ */
+@AutoConfiguration(after = FenceAutoConfiguration.class)
+@ConditionalOnClass(CouchDbConnector.class)
+@ConditionalOnBean(FenceGuard.class)
+@ConditionalOnSingleCandidate(CouchDbConnector.class)
+public final class FenceCouchDbAutoConfiguration {
+
+	@Bean(defaultCandidate = false)
+	@ConditionalOnMissingBean(FencedCouchDbConnector.class)
+	FencedCouchDbConnector fencedCouchDbConnector(CouchDbConnector connector, FenceGuard guard) {
+		return new FencedCouchDbConnector(connector, guard);
+	}
+
+	@Bean
+	@ConditionalOnProperty(prefix = "starintel.lease.fence.couchdb", name = "install-design-document",
+			matchIfMissing = true)
+	SmartInitializingSingleton fenceDesignDocumentInstaller(CouchDbConnector connector) {
+		return () -> FenceDesignDocument.install(connector);
+	}
+
+}

@@ -1,0 +1,108 @@
+package io.starintel.lease.fence;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.starintel.lease.core.CommitRequest;
+import io.starintel.lease.core.Identifiers;
+import io.starintel.lease.core.LeaseResult;
+import io.starintel.lease.core.Reason;
+import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.job.LeaseContext;
+import io.starintel.lease.store.LeaseStore;
+
+/**
+ * Authorizes one fenced commit: exactly one {@link LeaseStore#authorizeCommit} call (one script at backend time)
+ * with a fresh correlation id and a short deadline.
+ *
+ * <p>Contract (fenced writes): the exact lease id, owner, service instance and fencing token must be the active,
+ * unexpired record at backend time, and the token must not be below the identity's durable high-water mark, which
+ * the authorization raises. Work submitted after expiry is rejected as {@code lease_lost}. On {@code lease_lost}
+ * the context is marked lost (cancellation). This class never throws backend exceptions: an exception from the
+ * store becomes {@link FenceOutcome#BACKEND_UNAVAILABLE} (no success is assumed).
+ */
+public final class FenceGuard {
+
+	/** Default bound on one authorization (the deadline handed to the store). */
+	public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
+
+	private static final Logger logger = LoggerFactory.getLogger(FenceGuard.class);
+
+	private final LeaseStore store;
+
+	private final Duration timeout;
+
+	private final Clock clock;
+
+	/** A guard with the default timeout on the system clock. */
+	public FenceGuard(LeaseStore store) {
+		this(store, DEFAULT_TIMEOUT, Clock.systemUTC());
+	}
+
+	/** A guard whose authorizations carry a deadline of {@code timeout} from the caller's clock. */
+	public FenceGuard(LeaseStore store, Duration timeout, Clock clock) {
+		this.store = Objects.requireNonNull(store, "store");
+		if (timeout.isNegative() || timeout.isZero()) {
+			throw new IllegalArgumentException("timeout must be positive");
+		}
+		this.timeout = timeout;
+		this.clock = clock;
+	}
+
+	/** The bound on one authorization. */
+	public Duration timeout() {
+		return this.timeout;
+	}
+
+	/**
+	 * Authorizes a commit of the leased execution bound to the current thread; without one the answer is
+	 * {@link FenceOutcome#NO_LEASE_CONTEXT}.
+	 */
+	public FenceDecision authorizeCurrent() {
+		LeaseContext context = LeaseContext.currentOrNull();
+		if (context == null) {
+			return new FenceDecision(FenceOutcome.NO_LEASE_CONTEXT, Reason.NONE, Identifiers.generate("corr"),
+					this.clock.instant(), null, null);
+		}
+		return authorize(context);
+	}
+
+	/** Authorizes one commit of the given leased execution (one store call). */
+	public FenceDecision authorize(LeaseContext context) {
+		String correlationId = Identifiers.generate("corr");
+		Instant deadlineAt = this.clock.instant().plus(this.timeout);
+		LeaseResult result;
+		try {
+			result = this.store.authorizeCommit(new CommitRequest(context.handle(), correlationId, deadlineAt));
+		}
+		catch (RuntimeException ex) {
+			// never let a backend exception (or its message) cross the fence boundary
+			logger.warn("Fence authorization failed without a safe answer, correlation_id={}, error={}",
+					correlationId, ex.getClass().getSimpleName());
+			return new FenceDecision(FenceOutcome.BACKEND_UNAVAILABLE, Reason.BACKEND_UNREACHABLE, correlationId,
+					deadlineAt, null, null);
+		}
+		FenceOutcome outcome = FenceOutcome.of(result.code());
+		if (outcome == FenceOutcome.ACCEPTED) {
+			Instant acceptedAt = result.decidedAt();
+			if (acceptedAt == null) {
+				// a success without a backend decision time cannot be stamped: never assume it
+				return new FenceDecision(FenceOutcome.OUTCOME_UNKNOWN, Reason.NONE, correlationId, deadlineAt, result,
+						null);
+			}
+			FenceStamp stamp = new FenceStamp(context.identity().keyDigest(), context.fencingToken(),
+					context.leaseId(), context.executionId(), context.traceId(), acceptedAt);
+			return new FenceDecision(outcome, Reason.NONE, correlationId, deadlineAt, result, stamp);
+		}
+		if (result.code() == ResultCode.LEASE_LOST) {
+			context.markLost(result.reason());
+		}
+		return new FenceDecision(outcome, result.reason(), correlationId, deadlineAt, result, null);
+	}
+
+}

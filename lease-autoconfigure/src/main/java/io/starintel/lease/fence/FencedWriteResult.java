@@ -1,0 +1,38 @@
+package io.starintel.lease.fence;
+
+import org.jspecify.annotations.Nullable;
+
+import io.starintel.lease.core.Reason;
+
+/**
+ * Typed result of one fenced write (a document write, a publish, a checkpoint).
+ *
+ * <p>Contract: backend booleans, raw errors and raw lock keys never cross the fenced-write adapter; {@code detail}
+ * is a short safe hint (e.g. the server's validation message), never a key, credential or stack trace.
+ *
+ * @param outcome the typed outcome
+ * @param reason refinement of a {@link FenceOutcome#LEASE_LOST} (expired, stale lease, lower token)
+ * @param correlationId correlation id of the authorization
+ * @param detail safe hint, or {@code null}
+ * @param stamp what was (or would have been) recorded with the write, or {@code null} when not authorized
+ */
+public record FencedWriteResult(FenceOutcome outcome, Reason reason, String correlationId, @Nullable String detail,
+		@Nullable FenceStamp stamp) {
+
+	/** Whether the write was accepted. */
+	public boolean isAccepted() {
+		return this.outcome == FenceOutcome.ACCEPTED;
+	}
+
+	/** A result refusing a write for the given outcome. */
+	public static FencedWriteResult refused(FenceOutcome outcome, Reason reason, String correlationId,
+			@Nullable String detail, @Nullable FenceStamp stamp) {
+		return new FencedWriteResult(outcome, reason, correlationId, detail, stamp);
+	}
+
+	/** This result with another outcome and detail (keeps correlation id and stamp). */
+	public FencedWriteResult with(FenceOutcome newOutcome, Reason newReason, @Nullable String newDetail) {
+		return new FencedWriteResult(newOutcome, newReason, this.correlationId, newDetail, this.stamp);
+	}
+
+}

@@ -1,0 +1,135 @@
+package io.starintel.lease.fence.amqp;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.amqp.AmqpException;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.amqp.rabbit.connection.CorrelationData;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+
+import io.starintel.lease.core.Reason;
+import io.starintel.lease.fence.FenceDecision;
+import io.starintel.lease.fence.FenceGuard;
+import io.starintel.lease.fence.FenceOutcome;
+import io.starintel.lease.fence.FencedWriteRejectedException;
+import io.starintel.lease.fence.FencedWriteResult;
+import io.starintel.lease.job.LeaseContext;
+
+/**
+ * A {@link RabbitTemplate} whose publishes are fenced whenever a {@link LeaseContext} is bound: each publish is
+ * authorized first ({@link FenceGuard}, one backend-time check), carries the {@link FenceHeaders}, is
+ * {@code mandatory}, and waits for the publisher confirm within the authorization's deadline (a returned
+ * message is {@link FenceOutcome#UNROUTABLE}, a nack or a transport error a typed failure, no confirm in time
+ * {@link FenceOutcome#OUTCOME_UNKNOWN}). Without a context, a publish to a {@link FencedDestinations fenced
+ * destination} is refused; other publishes behave like a plain template.
+ *
+ * <p>Contract: Rabbit publication that makes an exclusive result externally visible is fenced; a refused publish
+ * never reaches the broker. Needs a connection factory with correlated publisher confirms and returns
+ * ({@code spring.rabbitmq.publisher-confirm-type=correlated}, {@code spring.rabbitmq.publisher-returns=true});
+ * without them every fenced publish is refused ({@code lease_backend_unavailable}) rather than assumed delivered.
+ * {@code sendAndReceive} is refused under a context (a reply cannot be fenced here).
+ */
+public class FencedRabbitTemplate extends RabbitTemplate {
+
+	private final FenceGuard guard;
+
+	private final FencedDestinations destinations;
+
+	/** A fenced template on the given connection factory. */
+	public FencedRabbitTemplate(ConnectionFactory connectionFactory, FenceGuard guard,
+			FencedDestinations destinations) {
+		super(connectionFactory);
+		this.guard = guard;
+		this.destinations = destinations;
+		setMandatory(true);
+	}
+
+	/**
+	 * Publishes under the bound lease context and returns the typed outcome (never throws for a refusal). Without
+	 * a context the answer is {@link FenceOutcome#NO_LEASE_CONTEXT} and nothing is sent.
+	 */
+	public FencedWriteResult trySend(String exchange, String routingKey, Message message) {
+		LeaseContext context = LeaseContext.currentOrNull();
+		if (context == null) {
+			return this.guard.authorizeCurrent().toWriteResult();
+		}
+		return fencedSend(context, exchange, routingKey, message, null);
+	}
+
+	@Override
+	public void send(String exchange, String routingKey, Message message, @Nullable CorrelationData correlationData)
+			throws AmqpException {
+		String safeExchange = (exchange != null) ? exchange : "";
+		String safeRoutingKey = (routingKey != null) ? routingKey : "";
+		LeaseContext context = LeaseContext.currentOrNull();
+		if (context == null) {
+			if (this.destinations.isFenced(safeExchange, safeRoutingKey)) {
+				throw new FencedWriteRejectedException(this.guard.authorizeCurrent().toWriteResult());
+			}
+			super.send(exchange, routingKey, message, correlationData);
+			return;
+		}
+		FencedWriteResult result = fencedSend(context, exchange, routingKey, message, correlationData);
+		if (!result.isAccepted()) {
+			throw new FencedWriteRejectedException(result);
+		}
+	}
+
+	@Override
+	protected @Nullable Message doSendAndReceive(String exchange, String routingKey, Message message,
+			@Nullable CorrelationData correlationData) {
+		if (LeaseContext.currentOrNull() != null
+				|| this.destinations.isFenced((exchange != null) ? exchange : "", (routingKey != null) ? routingKey : "")) {
+			throw new UnsupportedOperationException("sendAndReceive is not a fenced publish path");
+		}
+		return super.doSendAndReceive(exchange, routingKey, message, correlationData);
+	}
+
+	private FencedWriteResult fencedSend(LeaseContext context, String exchange, String routingKey, Message message,
+			@Nullable CorrelationData userCorrelation) {
+		FenceDecision decision = this.guard.authorize(context);
+		FencedWriteResult authorized = decision.toWriteResult();
+		if (!decision.isAuthorized()) {
+			return authorized;
+		}
+		if (!getConnectionFactory().isPublisherConfirms() || !getConnectionFactory().isPublisherReturns()) {
+			return authorized.with(FenceOutcome.BACKEND_UNAVAILABLE, Reason.NONE,
+					"publisher confirms and returns are required for fenced publishes");
+		}
+		FenceHeaders.apply(message.getMessageProperties(), decision.requireStamp());
+		CorrelationData correlation = (userCorrelation != null) ? userCorrelation
+				: new CorrelationData(decision.correlationId());
+		try {
+			super.send(exchange, routingKey, message, correlation);
+		}
+		catch (AmqpException ex) {
+			return authorized.with(FenceOutcome.OUTCOME_UNKNOWN, Reason.NONE, ex.getClass().getSimpleName());
+		}
+		long waitMs = Math.max(1, Duration.between(Instant.now(), decision.deadlineAt()).toMillis());
+		CorrelationData.Confirm confirm;
+		try {
+			confirm = correlation.getFuture().get(waitMs, TimeUnit.MILLISECONDS);
+		}
+		catch (TimeoutException | ExecutionException ex) {
+			return authorized.with(FenceOutcome.OUTCOME_UNKNOWN, Reason.REPLY_LOST, "no publisher confirm in time");
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return authorized.with(FenceOutcome.OUTCOME_UNKNOWN, Reason.REPLY_LOST, "interrupted");
+		}
+		if (correlation.getReturned() != null) {
+			return authorized.with(FenceOutcome.UNROUTABLE, Reason.NONE, "returned: no route");
+		}
+		if (!confirm.ack()) {
+			return authorized.with(FenceOutcome.BACKEND_UNAVAILABLE, Reason.NONE, "nacked by the broker");
+		}
+		return authorized;
+	}
+
+}

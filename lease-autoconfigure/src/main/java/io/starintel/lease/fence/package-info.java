@@ -1,0 +1,8 @@
+/**
+ * Fenced writes: {@link io.starintel.lease.fence.FenceGuard} authorizes a commit at backend time, and the
+ * adapters in the sub-packages carry the accepted fencing token into the authoritative write.
+ */
+@NullMarked
+package io.starintel.lease.fence;
+
+import org.jspecify.annotations.NullMarked;

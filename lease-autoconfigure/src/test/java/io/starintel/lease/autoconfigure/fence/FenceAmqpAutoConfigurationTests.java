@@ -1,0 +1,92 @@
+package io.starintel.lease.autoconfigure.fence;
+
+import java.util.Arrays;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.amqp.rabbit.config.SimpleRabbitListenerContainerFactory;
+import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+import org.springframework.amqp.rabbit.core.RabbitOperations;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import io.starintel.lease.fence.amqp.FencedListenerAdvice;
+import io.starintel.lease.fence.amqp.FencedRabbitTemplate;
+import io.starintel.lease.store.LeaseStore;
+import io.starintel.lease.store.memory.InMemoryLeaseStore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.Mockito.mock;
+
+class FenceAmqpAutoConfigurationTests {
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner().withConfiguration(AutoConfigurations
+		.of(FenceAutoConfiguration.class, FenceAmqpAutoConfiguration.class, RabbitAutoConfiguration.class));
+
+	@Test
+	void whenLeaseStoreThenApplicationRabbitTemplateIsFencedAndMandatory() {
+		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new).run((context) -> {
+			assertThat(context).hasSingleBean(RabbitOperations.class);
+			RabbitTemplate template = context.getBean(RabbitTemplate.class);
+			assertThat(template).isInstanceOf(FencedRabbitTemplate.class);
+			assertThat(template.isMandatoryFor(new org.springframework.amqp.core.Message(new byte[0]))).isTrue();
+		});
+	}
+
+	@Test
+	void whenNoLeaseStoreThenBootsPlainRabbitTemplate() {
+		this.runner.run((context) -> assertThat(context.getBean(RabbitTemplate.class))
+			.isNotInstanceOf(FencedRabbitTemplate.class));
+	}
+
+	@Test
+	void whenUserRabbitOperationsThenAutoConfigurationBacksOff() {
+		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
+			.withBean("myTemplate", RabbitTemplate.class, () -> new RabbitTemplate(new CachingConnectionFactory()))
+			.run((context) -> assertThat(context.getBean(RabbitTemplate.class))
+				.isNotInstanceOf(FencedRabbitTemplate.class));
+	}
+
+	@Test
+	void whenAmqpFencingDisabledThenPlainRabbitTemplate() {
+		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
+			.withPropertyValues("starintel.lease.fence.amqp.enabled=false")
+			.run((context) -> assertThat(context.getBean(RabbitTemplate.class))
+				.isNotInstanceOf(FencedRabbitTemplate.class));
+	}
+
+	@Test
+	void whenConsumerProgramConfiguredThenAdviceLeadsTheListenerContainerChain() {
+		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
+			.withBean(StringRedisTemplate.class, () -> new StringRedisTemplate(mock(RedisConnectionFactory.class)))
+			.withPropertyValues("starintel.lease.fence.amqp.consumer.tenant-id=tenant-a",
+					"starintel.lease.fence.amqp.consumer.program-id=program-a")
+			.run((context) -> {
+				FencedListenerAdvice advice = context.getBean(FencedListenerAdvice.class);
+				SimpleRabbitListenerContainerFactory factory = context.getBean(SimpleRabbitListenerContainerFactory.class);
+				assertThat(factory.getAdviceChain()).isNotNull();
+				assertThat(Arrays.asList(factory.getAdviceChain())).first().isSameAs(advice);
+			});
+	}
+
+	@Test
+	void whenConsumerProgramNotConfiguredThenNoAdvice() {
+		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
+			.withBean(StringRedisTemplate.class, () -> new StringRedisTemplate(mock(RedisConnectionFactory.class)))
+			.run((context) -> assertThat(context).doesNotHaveBean(FencedListenerAdvice.class));
+	}
+
+	@Test
+	void whenSpringAmqpIsMissingThenNothingIsConfigured() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(FenceAutoConfiguration.class, FenceAmqpAutoConfiguration.class))
+			.withBean(LeaseStore.class, InMemoryLeaseStore::new)
+			.withClassLoader(new FilteredClassLoader(RabbitTemplate.class))
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(FencedRabbitTemplate.class));
+	}
+
+}

@@ -1,0 +1,60 @@
+package io.starintel.lease.autoconfigure.fence;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import io.starintel.lease.core.LeasePolicy;
+import io.starintel.lease.fence.checkpoint.CheckpointStore;
+import io.starintel.lease.store.LeaseAlerts;
+import io.starintel.lease.store.LeaseStore;
+import io.starintel.lease.store.memory.InMemoryLeaseStore;
+import io.starintel.lease.store.redis.RedisLeaseStore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.Mockito.mock;
+
+class FenceCheckpointAutoConfigurationTests {
+
+	private final RedisConnectionFactory connectionFactory = mock(RedisConnectionFactory.class);
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(FenceAutoConfiguration.class, FenceCheckpointAutoConfiguration.class))
+		.withBean(StringRedisTemplate.class, () -> new StringRedisTemplate(this.connectionFactory));
+
+	@Test
+	void whenRedisLeaseStoreAndStringRedisTemplateThenCheckpointStore() {
+		this.runner
+			.withBean(RedisLeaseStore.class,
+					() -> new RedisLeaseStore(this.connectionFactory, LeasePolicy.defaults(), LeaseAlerts.LOG))
+			.run((context) -> assertThat(context).hasSingleBean(CheckpointStore.class));
+	}
+
+	@Test
+	void whenLeaseStoreIsNotTheRedisStoreThenNoCheckpointStore() {
+		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
+			.run((context) -> assertThat(context).doesNotHaveBean(CheckpointStore.class));
+	}
+
+	@Test
+	void whenSpringDataRedisIsMissingThenNoCheckpointStore() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(FenceCheckpointAutoConfiguration.class))
+			.withClassLoader(new FilteredClassLoader(StringRedisTemplate.class))
+			.run((context) -> assertThat(context).doesNotHaveBean(CheckpointStore.class));
+	}
+
+	@Test
+	void whenUserCheckpointStoreThenAutoConfigurationBacksOff() {
+		CheckpointStore mine = mock(CheckpointStore.class);
+		this.runner
+			.withBean(RedisLeaseStore.class,
+					() -> new RedisLeaseStore(this.connectionFactory, LeasePolicy.defaults(), LeaseAlerts.LOG))
+			.withBean(CheckpointStore.class, () -> mine)
+			.run((context) -> assertThat(context.getBean(CheckpointStore.class)).isSameAs(mine));
+	}
+
+}

@@ -1,0 +1,85 @@
+package io.starintel.lease.autoconfigure.fence;
+
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.ektorp.CouchDbConnector;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import io.starintel.lease.fence.FenceGuard;
+import io.starintel.lease.fence.couchdb.FenceDesignDocument;
+import io.starintel.lease.fence.couchdb.FencedCouchDbConnector;
+import io.starintel.lease.store.LeaseStore;
+import io.starintel.lease.store.memory.InMemoryLeaseStore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.argThat;
+import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.verify;
+
+class FenceCouchDbAutoConfigurationTests {
+
+	private final CouchDbConnector connector = mock(CouchDbConnector.class);
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(FenceAutoConfiguration.class, FenceCouchDbAutoConfiguration.class))
+		.withBean(LeaseStore.class, InMemoryLeaseStore::new);
+
+	@Test
+	void whenSingleConnectorThenFencedDecoratorAndDesignDocumentInstalled() {
+		this.runner.withBean(CouchDbConnector.class, () -> this.connector).run((context) -> {
+			FencedCouchDbConnector fenced = context.getBean("fencedCouchDbConnector", FencedCouchDbConnector.class);
+			assertThat(fenced.delegate()).isSameAs(this.connector);
+			// plain CouchDbConnector injection points keep the undecorated connector
+			assertThat(context.getBean(CouchDbConnector.class)).isSameAs(this.connector);
+			verify(this.connector).find(ObjectNode.class, FenceDesignDocument.ID);
+			verify(this.connector).create(argThat((Object doc) -> doc instanceof Map<?, ?> map
+					&& FenceDesignDocument.ID.equals(map.get("_id"))));
+		});
+	}
+
+	@Test
+	void whenInstallDisabledThenDesignDocumentNotTouched() {
+		this.runner.withBean(CouchDbConnector.class, () -> this.connector)
+			.withPropertyValues("starintel.lease.fence.couchdb.install-design-document=false")
+			.run((context) -> {
+				assertThat(context).hasBean("fencedCouchDbConnector");
+				verify(this.connector, never()).find(any(), eq(FenceDesignDocument.ID));
+			});
+	}
+
+	@Test
+	void whenNoConnectorThenNoDecorator() {
+		this.runner.run((context) -> assertThat(context).doesNotHaveBean("fencedCouchDbConnector"));
+	}
+
+	@Test
+	void whenNoFenceGuardThenNoDecorator() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(FenceAutoConfiguration.class, FenceCouchDbAutoConfiguration.class))
+			.withBean(CouchDbConnector.class, () -> this.connector)
+			.run((context) -> assertThat(context).doesNotHaveBean("fencedCouchDbConnector"));
+	}
+
+	@Test
+	void whenEktorpIsMissingThenNothingIsConfigured() {
+		this.runner.withClassLoader(new FilteredClassLoader(CouchDbConnector.class))
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean("fencedCouchDbConnector"));
+	}
+
+	@Test
+	void whenUserDecoratorThenAutoConfigurationBacksOff() {
+		this.runner.withBean(CouchDbConnector.class, () -> this.connector)
+			.withBean("myFenced", FencedCouchDbConnector.class,
+					() -> new FencedCouchDbConnector(this.connector, new FenceGuard(new InMemoryLeaseStore())))
+			.withPropertyValues("starintel.lease.fence.couchdb.install-design-document=false")
+			.run((context) -> assertThat(context).doesNotHaveBean("fencedCouchDbConnector"));
+	}
+
+}

@@ -1,0 +1,48 @@
+package io.starintel.lease.fence;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.Test;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+/**
+ * Keeps the fence packages below auto-configuration and independent of store implementations (except the Redis
+ * key layout shared with the checkpoint script), and keeps each integration in its own sub-package.
+ */
+class FenceArchitectureTests {
+
+	private final JavaClasses classes = new ClassFileImporter()
+		.withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+		.importPackages("io.starintel.lease");
+
+	@Test
+	void fenceDoesNotDependOnAutoConfigurationOrTheMemoryStore() {
+		noClasses().that().resideInAPackage("io.starintel.lease.fence..")
+			.should().dependOnClassesThat().resideInAnyPackage("io.starintel.lease.autoconfigure..",
+					"io.starintel.lease.store.memory..")
+			.check(this.classes);
+	}
+
+	@Test
+	void fenceCoreIsFreeOfIntegrationLibraries() {
+		noClasses().that().resideInAPackage("io.starintel.lease.fence")
+			.should().dependOnClassesThat().resideInAnyPackage("org.ektorp..", "org.springframework.amqp..",
+					"org.springframework.data.redis..", "io.starintel.lease.store.redis..")
+			.check(this.classes);
+	}
+
+	@Test
+	void integrationsDoNotDependOnEachOther() {
+		noClasses().that().resideInAPackage("io.starintel.lease.fence.couchdb..")
+			.should().dependOnClassesThat().resideInAnyPackage("org.springframework.amqp..",
+					"io.starintel.lease.fence.amqp..", "io.starintel.lease.fence.checkpoint..")
+			.check(this.classes);
+		noClasses().that().resideInAPackage("io.starintel.lease.fence.amqp..")
+			.should().dependOnClassesThat().resideInAnyPackage("org.ektorp..", "io.starintel.lease.fence.couchdb..",
+					"io.starintel.lease.fence.checkpoint..")
+			.check(this.classes);
+	}
+
+}

@@ -1,0 +1,209 @@
+package io.starintel.lease.it.fence;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.starintel.lease.core.ProgramScope;
+import io.starintel.lease.fence.FenceOutcome;
+import io.starintel.lease.fence.FencedWriteRejectedException;
+import io.starintel.lease.fence.FencedWriteResult;
+import io.starintel.lease.fence.amqp.FenceHeaders;
+import io.starintel.lease.fence.amqp.FenceRejections;
+import io.starintel.lease.fence.amqp.FencedDestinations;
+import io.starintel.lease.fence.amqp.FencedListenerAdvice;
+import io.starintel.lease.fence.amqp.FencedRabbitTemplate;
+import io.starintel.lease.job.LeaseContext;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageProperties;
+import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.core.QueueBuilder;
+import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+import org.springframework.amqp.rabbit.core.RabbitAdmin;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * RabbitMQ enforcement point against the real broker (127.0.0.1:5672 guest/guest) with leases in the real Redis
+ * store: publish-side refusal of expired and superseded holders, fence headers and confirms, and the consumer-side
+ * guard dead-lettering a delayed lower-token message after the successor's message was accepted.
+ */
+class RabbitFenceTests {
+
+	private FenceFixture fixture;
+
+	private CachingConnectionFactory connectionFactory;
+
+	private RabbitAdmin admin;
+
+	private FencedRabbitTemplate template;
+
+	private RabbitTemplate plain;
+
+	private SimpleMessageListenerContainer container;
+
+	private final List<Message> consumed = new CopyOnWriteArrayList<>();
+
+	private final FenceRejections rejections = new FenceRejections();
+
+	private String work;
+
+	private String dead;
+
+	private String delay;
+
+	@BeforeEach
+	void setUp() {
+		this.fixture = new FenceFixture();
+		this.connectionFactory = new CachingConnectionFactory(
+				RealServices.env("STARINTEL_RABBIT_HOST", "127.0.0.1"), 5672);
+		this.connectionFactory.setUsername("guest");
+		this.connectionFactory.setPassword("guest");
+		this.connectionFactory.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.CORRELATED);
+		this.connectionFactory.setPublisherReturns(true);
+		this.admin = new RabbitAdmin(this.connectionFactory);
+		String suffix = UUID.randomUUID().toString().substring(0, 8);
+		this.work = "fence-it-work-" + suffix;
+		this.dead = "fence-it-dlq-" + suffix;
+		this.delay = "fence-it-delay-" + suffix;
+		this.admin.declareQueue(new Queue(this.dead, false, false, false));
+		this.admin.declareQueue(QueueBuilder.nonDurable(this.work)
+			.deadLetterExchange("")
+			.deadLetterRoutingKey(this.dead)
+			.build());
+		// A's "delayed" message: parked here, then dead-lettered into the work queue after the TTL
+		this.admin.declareQueue(QueueBuilder.nonDurable(this.delay)
+			.ttl(2_500)
+			.deadLetterExchange("")
+			.deadLetterRoutingKey(this.work)
+			.build());
+		this.template = new FencedRabbitTemplate(this.connectionFactory, this.fixture.guard,
+				FencedDestinations.of(Set.of(), Set.of(this.work, this.delay)));
+		this.plain = new RabbitTemplate(this.connectionFactory);
+		this.container = new SimpleMessageListenerContainer(this.connectionFactory);
+		this.container.setQueueNames(this.work);
+		this.container.setAdviceChain(new FencedListenerAdvice(this.fixture.redis,
+				ProgramScope.of(this.fixture.tenant, this.fixture.program), true, this.rejections));
+		this.container.setMessageListener(this.consumed::add);
+		this.container.start();
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.container.stop();
+		this.admin.deleteQueue(this.work);
+		this.admin.deleteQueue(this.dead);
+		this.admin.deleteQueue(this.delay);
+		this.connectionFactory.destroy();
+		this.fixture.close();
+	}
+
+	@Test
+	void formerHolderPublishingAfterExpiryIsLeaseLostAndNothingReachesTheBroker() {
+		LeaseContext a = this.fixture.acquire(this.fixture.identity("amqp-expiry"), "alice", 300);
+		this.fixture.awaitExpired(a);
+		try (LeaseContext.Scope scope = LeaseContext.bind(a)) {
+			assertThat(this.template.trySend("", this.work, message("late A")).outcome())
+				.isEqualTo(FenceOutcome.LEASE_LOST);
+			assertThatExceptionOfType(FencedWriteRejectedException.class)
+				.isThrownBy(() -> this.template.convertAndSend(this.work, "late A again"))
+				.satisfies(ex -> assertThat(ex.outcome()).isEqualTo(FenceOutcome.LEASE_LOST));
+		}
+		// a fenced destination without a context is refused as well
+		assertThatExceptionOfType(FencedWriteRejectedException.class)
+			.isThrownBy(() -> this.template.convertAndSend(this.work, "no context"))
+			.satisfies(ex -> assertThat(ex.outcome()).isEqualTo(FenceOutcome.NO_LEASE_CONTEXT));
+		// barrier: a valid holder's message is consumed; nothing refused arrived before it
+		LeaseContext b = this.fixture.acquire(this.fixture.identity("amqp-expiry"), "bob", 5_000);
+		try (LeaseContext.Scope scope = LeaseContext.bind(b)) {
+			assertThat(this.template.trySend("", this.work, message("from B")).isAccepted()).isTrue();
+		}
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.consumed.size() == 1);
+		assertThat(body(this.consumed.get(0))).isEqualTo("from B");
+	}
+
+	@Test
+	void formerHolderPublishingAfterNewAcquisitionIsRejectedAtPublish() {
+		LeaseContext a = this.fixture.acquire(this.fixture.identity("amqp-successor"), "alice", 300);
+		this.fixture.awaitExpired(a);
+		LeaseContext b = this.fixture.acquire(this.fixture.identity("amqp-successor"), "bob", 5_000);
+		FencedWriteResult fromB;
+		try (LeaseContext.Scope scope = LeaseContext.bind(b)) {
+			fromB = this.template.trySend("", this.work, message("from B"));
+		}
+		assertThat(fromB.isAccepted()).isTrue();
+		try (LeaseContext.Scope scope = LeaseContext.bind(a)) {
+			assertThat(this.template.trySend("", this.work, message("late A")).outcome())
+				.isEqualTo(FenceOutcome.LEASE_LOST);
+		}
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.consumed.size() == 1);
+		Map<String, Object> headers = this.consumed.get(0).getMessageProperties().getHeaders();
+		assertThat(headers.get(FenceHeaders.TOKEN)).isEqualTo(b.fencingToken());
+		assertThat(headers.get(FenceHeaders.LOCK_KEY_DIGEST)).isEqualTo(b.identity().keyDigest());
+		assertThat(headers.get(FenceHeaders.LEASE_ID)).isEqualTo(b.leaseId());
+		assertThat(headers.get(FenceHeaders.EXECUTION_ID)).isEqualTo(b.executionId());
+		assertThat(headers.get(FenceHeaders.TRACE_ID)).isEqualTo(b.traceId());
+		assertThat(headers.values()).noneMatch(v -> String.valueOf(v).contains(b.lockKey()));
+	}
+
+	@Test
+	void delayedLowerTokenMessageIsDeadLetteredAfterSuccessorsMessageWasAccepted() {
+		LeaseContext a = this.fixture.acquire(this.fixture.identity("amqp-delayed"), "alice", 400);
+		try (LeaseContext.Scope scope = LeaseContext.bind(a)) {
+			// authorized while A is valid, but delayed in flight
+			assertThat(this.template.trySend("", this.delay, message("delayed A")).isAccepted()).isTrue();
+		}
+		this.fixture.awaitExpired(a);
+		LeaseContext b = this.fixture.acquire(this.fixture.identity("amqp-delayed"), "bob", 5_000);
+		try (LeaseContext.Scope scope = LeaseContext.bind(b)) {
+			assertThat(this.template.trySend("", this.work, message("from B")).isAccepted()).isTrue();
+		}
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.consumed.size() == 1);
+		Message deadLettered = await().atMost(Duration.ofSeconds(15))
+			.until(() -> this.plain.receive(this.dead), m -> m != null);
+		assertThat(body(deadLettered)).isEqualTo("delayed A");
+		assertThat(deadLettered.getMessageProperties().getHeaders().get(FenceHeaders.TOKEN))
+			.isEqualTo(a.fencingToken());
+		assertThat(this.consumed).extracting(RabbitFenceTests::body).containsExactly("from B");
+		assertThat(this.rejections.count()).isEqualTo(1);
+	}
+
+	@Test
+	void unroutableFencedPublishIsTypedNotAssumedDelivered() {
+		LeaseContext b = this.fixture.acquire(this.fixture.identity("amqp-unroutable"), "bob", 5_000);
+		try (LeaseContext.Scope scope = LeaseContext.bind(b)) {
+			assertThat(this.template.trySend("", "fence-it-missing-" + UUID.randomUUID(), message("x")).outcome())
+				.isEqualTo(FenceOutcome.UNROUTABLE);
+		}
+	}
+
+	@Test
+	void unfencedMessageOnFencedConsumerIsDeadLettered() {
+		this.plain.convertAndSend(this.work, "no fence");
+		Message deadLettered = await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.plain.receive(this.dead), m -> m != null);
+		assertThat(body(deadLettered)).isEqualTo("no fence");
+		assertThat(this.consumed).isEmpty();
+	}
+
+	static Message message(String text) {
+		return new Message(text.getBytes(StandardCharsets.UTF_8), new MessageProperties());
+	}
+
+	static String body(Message message) {
+		return new String(message.getBody(), StandardCharsets.UTF_8);
+	}
+
+}

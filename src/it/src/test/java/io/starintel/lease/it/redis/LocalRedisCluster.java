@@ -1,0 +1,324 @@
+package io.starintel.lease.it.redis;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A throw-away Redis Cluster of three masters on loopback, started by a test and destroyed by {@link #close()}:
+ * {@code redis-server --cluster-enabled yes} processes (no persistence, data in a temporary folder), joined with
+ * {@code redis-cli --cluster create ... --cluster-replicas 0 --cluster-yes}, ready once every node reports
+ * {@code cluster_state:ok}.
+ *
+ * <p>Ports are {@code base..base+2} (cluster bus {@code +10000}); the base is 7000 unless one of those ports is
+ * taken, then a free base is picked. Besides the cluster itself it offers direct (non-cluster) connections to each
+ * node, to check where a key really lives and to run per-node commands such as {@code SCRIPT FLUSH}.
+ */
+public final class LocalRedisCluster implements AutoCloseable {
+
+	/** Nodes of the cluster (all masters). */
+	public static final int NODES = 3;
+
+	private static final int DEFAULT_BASE_PORT = 7000;
+
+	private static final int BUS_OFFSET = 10000;
+
+	private final Path directory;
+
+	private final int basePort;
+
+	private final List<Process> processes = new ArrayList<>();
+
+	private final List<RedisClient> clients = new ArrayList<>();
+
+	private final List<StatefulRedisConnection<String, String>> connections = new ArrayList<>();
+
+	private final Thread shutdownHook;
+
+	private LocalRedisCluster(Path directory, int basePort) {
+		this.directory = directory;
+		this.basePort = basePort;
+		this.shutdownHook = new Thread(this::destroyProcesses, "local-redis-cluster-shutdown");
+		Runtime.getRuntime().addShutdownHook(this.shutdownHook);
+	}
+
+	/**
+	 * Starts the cluster and waits until it is usable; on any failure everything started so far is destroyed.
+	 * @throws IllegalStateException when {@code redis-server} or {@code redis-cli} is not installed, or the cluster
+	 * does not form in time
+	 */
+	public static LocalRedisCluster start() {
+		requireBinary("redis-server");
+		requireBinary("redis-cli");
+		Path directory;
+		try {
+			directory = Files.createTempDirectory("starintel-redis-cluster");
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		LocalRedisCluster cluster = new LocalRedisCluster(directory, freeBasePort());
+		try {
+			cluster.startNodes();
+			cluster.create();
+			cluster.awaitClusterOk();
+			return cluster;
+		}
+		catch (RuntimeException | Error ex) {
+			cluster.close();
+			throw ex;
+		}
+	}
+
+	/** The client ports of the nodes, in order. */
+	public List<Integer> ports() {
+		List<Integer> ports = new ArrayList<>();
+		for (int i = 0; i < NODES; i++) {
+			ports.add(this.basePort + i);
+		}
+		return ports;
+	}
+
+	/** {@code 127.0.0.1:port} of every node, as a cluster configuration wants them. */
+	public List<String> nodeAddresses() {
+		return ports().stream().map((port) -> "127.0.0.1:" + port).toList();
+	}
+
+	/** A direct (not cluster-aware) connection to the node with the given client port. */
+	public RedisCommands<String, String> node(int port) {
+		return this.connections.get(port - this.basePort).sync();
+	}
+
+	/** The client port of the node that serves a hash slot, from that node's own {@code CLUSTER SLOTS}. */
+	public int ownerOfSlot(int slot) {
+		for (Map.Entry<int[], Integer> range : slotRanges(node(this.basePort)).entrySet()) {
+			if (slot >= range.getKey()[0] && slot <= range.getKey()[1]) {
+				return range.getValue();
+			}
+		}
+		throw new IllegalStateException("no node serves slot " + slot);
+	}
+
+	private static Map<int[], Integer> slotRanges(RedisCommands<String, String> node) {
+		Map<int[], Integer> ranges = new TreeMap<>(Comparator.comparingInt((int[] r) -> r[0]));
+		for (Object entry : node.clusterSlots()) {
+			List<?> range = (List<?>) entry;
+			List<?> master = (List<?>) range.get(2);
+			ranges.put(new int[] { ((Number) range.get(0)).intValue(), ((Number) range.get(1)).intValue() },
+					((Number) master.get(1)).intValue());
+		}
+		return ranges;
+	}
+
+	private void startNodes() {
+		for (int port : ports()) {
+			ProcessBuilder builder = new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind",
+					"127.0.0.1", "--dir", this.directory.toString(), "--cluster-enabled", "yes",
+					"--cluster-config-file", "nodes-" + port + ".conf", "--save", "", "--appendonly", "no",
+					"--daemonize", "no")
+				.directory(this.directory.toFile())
+				.redirectErrorStream(true)
+				.redirectOutput(this.directory.resolve("redis-" + port + ".log").toFile());
+			try {
+				Process process = builder.start();
+				process.getOutputStream().close();
+				this.processes.add(process);
+			}
+			catch (IOException ex) {
+				throw new IllegalStateException("could not start redis-server on port " + port, ex);
+			}
+		}
+		for (int port : ports()) {
+			RedisClient client = RedisClient.create(RedisURI.builder()
+				.withHost("127.0.0.1")
+				.withPort(port)
+				.withTimeout(Duration.ofSeconds(5))
+				.build());
+			this.clients.add(client);
+			AtomicReference<StatefulRedisConnection<String, String>> connection = new AtomicReference<>();
+			await("redis-server on port " + port + " answering").atMost(Duration.ofSeconds(15))
+				.pollInterval(Duration.ofMillis(50))
+				.ignoreExceptions()
+				.until(() -> {
+					requireAlive();
+					if (connection.get() == null) {
+						connection.set(client.connect());
+					}
+					return "PONG".equals(connection.get().sync().ping());
+				});
+			this.connections.add(connection.get());
+		}
+	}
+
+	private void create() {
+		List<String> command = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
+		command.addAll(nodeAddresses());
+		command.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
+		Path log = this.directory.resolve("cluster-create.log");
+		try {
+			Process process = new ProcessBuilder(command).directory(this.directory.toFile())
+				.redirectErrorStream(true)
+				.redirectOutput(log.toFile())
+				.start();
+			process.getOutputStream().close();
+			if (!process.waitFor(30, TimeUnit.SECONDS)) {
+				process.destroyForcibly();
+				throw new IllegalStateException("redis-cli --cluster create did not finish in 30 s: " + read(log));
+			}
+			if (process.exitValue() != 0) {
+				throw new IllegalStateException("redis-cli --cluster create failed: " + read(log));
+			}
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("could not run redis-cli --cluster create", ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("interrupted while creating the cluster", ex);
+		}
+	}
+
+	private void awaitClusterOk() {
+		await("cluster_state:ok on every node").atMost(Duration.ofSeconds(30))
+			.pollInterval(Duration.ofMillis(100))
+			.until(() -> {
+				requireAlive();
+				for (int port : ports()) {
+					String info = node(port).clusterInfo();
+					if (!info.contains("cluster_state:ok") || !info.contains("cluster_slots_ok:16384")
+							|| !info.contains("cluster_known_nodes:" + NODES)) {
+						return false;
+					}
+					// every node must already see the whole slot map, so clients get one consistent topology
+					Map<int[], Integer> ranges = slotRanges(node(port));
+					if (ranges.values().stream().distinct().count() != NODES) {
+						return false;
+					}
+				}
+				return true;
+			});
+	}
+
+	private void requireAlive() {
+		for (int i = 0; i < this.processes.size(); i++) {
+			if (!this.processes.get(i).isAlive()) {
+				throw new IllegalStateException("redis-server on port " + (this.basePort + i) + " exited: "
+						+ read(this.directory.resolve("redis-" + (this.basePort + i) + ".log")));
+			}
+		}
+	}
+
+	/** Closes the connections, destroys the processes and removes the temporary folder. */
+	@Override
+	public void close() {
+		this.connections.forEach(StatefulRedisConnection::close);
+		this.clients.forEach(RedisClient::shutdown);
+		destroyProcesses();
+		try {
+			Runtime.getRuntime().removeShutdownHook(this.shutdownHook);
+		}
+		catch (IllegalStateException ex) {
+			// the JVM is already shutting down: the hook runs anyway
+		}
+		try (Stream<Path> files = Files.walk(this.directory)) {
+			files.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+		}
+		catch (IOException ex) {
+			// a leftover temporary folder is harmless
+		}
+	}
+
+	private void destroyProcesses() {
+		for (Process process : this.processes) {
+			process.destroy();
+		}
+		for (Process process : this.processes) {
+			try {
+				if (!process.waitFor(5, TimeUnit.SECONDS)) {
+					process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+				}
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				process.destroyForcibly();
+			}
+		}
+	}
+
+	private static void requireBinary(String name) {
+		String path = System.getenv("PATH");
+		if (path != null) {
+			for (String dir : path.split(File.pathSeparator)) {
+				if (Files.isExecutable(Path.of(dir, name))) {
+					return;
+				}
+			}
+		}
+		throw new IllegalStateException(name + " is not installed (not on PATH): the Redis Cluster test starts its own "
+				+ "cluster; install Redis first (bash scripts/services.sh, or apt-get install redis-server)");
+	}
+
+	private static int freeBasePort() {
+		if (portsFree(DEFAULT_BASE_PORT)) {
+			return DEFAULT_BASE_PORT;
+		}
+		for (int attempt = 0; attempt < 50; attempt++) {
+			int base = ThreadLocalRandom.current().nextInt(20000, 29000);
+			if (portsFree(base)) {
+				return base;
+			}
+		}
+		throw new IllegalStateException("no free port range for a local Redis Cluster");
+	}
+
+	private static boolean portsFree(int base) {
+		for (int i = 0; i < NODES; i++) {
+			if (!portFree(base + i) || !portFree(base + i + BUS_OFFSET)) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	private static boolean portFree(int port) {
+		try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+			socket.setReuseAddress(true);
+			return true;
+		}
+		catch (IOException ex) {
+			return false;
+		}
+	}
+
+	private static String read(Path file) {
+		try {
+			return Files.readString(file, StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			return "(no log: " + ex.getMessage() + ")";
+		}
+	}
+
+}
