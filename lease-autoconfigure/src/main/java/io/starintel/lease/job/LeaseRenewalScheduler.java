@@ -30,8 +30,9 @@ import io.starintel.lease.service.LeaseService;
  * renewal never passes {@code maximum_lifetime_ms} (once {@code expires_at} reached the lifetime end, no renewal is
  * sent and the job is cancelled when that expiry passes); a renewal answered {@code lease_lost}, a local expiry, or
  * a backend that stays unavailable (or outcome-unknown) until the safety margin before expiry marks the context lost
- * at once, publishes a {@link LeaseLostEvent} and runs the job's cancellation. Cancellation is advisory; fencing
- * rejects commits.
+ * at once, publishes a {@link LeaseLostEvent} and runs the job's cancellation. A context marked lost by another
+ * component (for example a fenced write that was rejected) is signalled the same way at its next renewal tick.
+ * Cancellation is advisory; fencing rejects commits. Listeners run on a renewal thread: keep them short.
  */
 public final class LeaseRenewalScheduler implements AutoCloseable {
 
@@ -119,6 +120,8 @@ public final class LeaseRenewalScheduler implements AutoCloseable {
 
 		private volatile boolean closed;
 
+		private final java.util.concurrent.atomic.AtomicBoolean signalled = new java.util.concurrent.atomic.AtomicBoolean();
+
 		private volatile @Nullable ScheduledFuture<?> next;
 
 		private volatile Instant plannedAt = Instant.EPOCH;
@@ -183,6 +186,10 @@ public final class LeaseRenewalScheduler implements AutoCloseable {
 			if (lag != null && now.isAfter(this.plannedAt)) {
 				lag.accept(Duration.between(this.plannedAt, now));
 			}
+			if (this.context.isLost()) {
+				lose(Reason.STALE_LEASE); // marked lost by another component: stop renewing and cancel the job
+				return;
+			}
 			Instant expiresAt = this.context.expiresAt();
 			boolean atLifetimeEnd = !expiresAt.isBefore(this.context.lease().lifetimeEnd());
 			if (!now.isBefore(expiresAt)) {
@@ -225,9 +232,12 @@ public final class LeaseRenewalScheduler implements AutoCloseable {
 		}
 
 		void lose(Reason reason) {
-			if (!this.context.markLost(reason)) {
+			this.context.markLost(reason);
+			if (!this.signalled.compareAndSet(false, true)) {
 				return;
 			}
+			// the context may have been marked lost elsewhere first (e.g. a rejected fenced commit): signal that reason
+			reason = this.context.lossReason().orElse(reason);
 			close();
 			logger.warn("Lease lost ({}): {} actor={}; cancelling the job", reason.wireName(), this.context,
 					this.context.identity().actorName());

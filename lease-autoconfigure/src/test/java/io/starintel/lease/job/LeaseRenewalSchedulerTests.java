@@ -151,4 +151,17 @@ class LeaseRenewalSchedulerTests {
 		assertThat(cancelledAt.get()).isBefore(context.expiresAt());
 	}
 
+	@Test
+	void aContextMarkedLostElsewhereIsCancelledAtTheNextTickWithItsOwnReason() throws Exception {
+		LeaseService service = service(new FlakyStore());
+		LeaseContext context = acquire(service, Duration.ofSeconds(3));
+		CountDownLatch cancelled = new CountDownLatch(1);
+		scheduler(service).register(context, cancelled::countDown);
+		context.markLost(Reason.TOKEN_BELOW_HIGH_WATER_MARK); // e.g. a fenced write was rejected
+		assertThat(cancelled.await(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(this.events).singleElement().extracting(LeaseLostEvent::reason)
+			.isEqualTo(Reason.TOKEN_BELOW_HIGH_WATER_MARK);
+		assertThat(this.scheduler.heldCount()).isZero();
+	}
+
 }
