@@ -2,9 +2,12 @@ package io.starintel.lease.autoconfigure;
 
 import java.time.Clock;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -29,6 +32,9 @@ import io.starintel.lease.store.redis.RedisLeaseStore;
 @EnableConfigurationProperties(LeaseProperties.class)
 public final class LeaseStoreAutoConfiguration {
 
+	/** Counter of store alerts, tagged {@code reason} and {@code operation}. */
+	public static final String ALERTS_COUNTER = "starintel.lease.alerts";
+
 	private static final Logger logger = LoggerFactory.getLogger(LeaseStoreAutoConfiguration.class);
 
 	@Bean
@@ -39,8 +45,32 @@ public final class LeaseStoreAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	LeaseAlerts leaseAlerts() {
+	LeaseAlerts leaseAlertsLog() {
 		return LeaseAlerts.LOG;
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "io.micrometer.core.instrument.MeterRegistry")
+	static class AlertMetricsConfiguration {
+
+		/** Logs each alert and counts it in {@code starintel.lease.alerts}, tagged by reason and operation only. */
+		@Bean
+		@ConditionalOnMissingBean
+		LeaseAlerts leaseAlerts(ObjectProvider<MeterRegistry> meters) {
+			return (alert) -> {
+				LeaseAlerts.LOG.raise(alert);
+				MeterRegistry registry = meters.getIfAvailable();
+				if (registry != null) {
+					Counter.builder(ALERTS_COUNTER)
+						.description("Lease store operator alerts (corrupt record, counter limit, clock behind)")
+						.tag("reason", alert.reason().wireName())
+						.tag("operation", alert.operation())
+						.register(registry)
+						.increment();
+				}
+			};
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

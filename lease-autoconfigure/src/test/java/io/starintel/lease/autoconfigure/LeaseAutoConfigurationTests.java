@@ -130,6 +130,25 @@ class LeaseAutoConfigurationTests {
 	}
 
 	@Test
+	void whenMicrometerIsPresentThenStoreAlertsAreLoggedAndCounted() {
+		this.memory.withBean(io.micrometer.core.instrument.simple.SimpleMeterRegistry.class).run((context) -> {
+			context.getBean(io.starintel.lease.store.LeaseAlerts.class)
+				.raise(new io.starintel.lease.store.LeaseAlert(io.starintel.lease.core.Reason.CORRUPT_RECORD,
+						new io.starintel.lease.core.ProgramScope("tenant-main", "program-a"), "acquire", "ref_1"));
+			assertThat(context.getBean(MeterRegistry.class)
+				.get(LeaseStoreAutoConfiguration.ALERTS_COUNTER).tag("reason", "corrupt_record")
+				.tag("operation", "acquire").counter().count()).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void whenMicrometerIsAbsentThenStoreAlertsAreLogged() {
+		this.memory.withClassLoader(new FilteredClassLoader(MeterRegistry.class))
+			.run((context) -> assertThat(context.getBean(io.starintel.lease.store.LeaseAlerts.class))
+				.isSameAs(io.starintel.lease.store.LeaseAlerts.LOG));
+	}
+
+	@Test
 	void whenContextPropagationIsPresentThenTaskDecoratorPropagatesContexts() {
 		this.memory.run((context) -> assertThat(context).hasSingleBean(ContextPropagatingTaskDecorator.class));
 	}
