@@ -47,10 +47,27 @@ class ArchitectureTests {
 	}
 
 	@Test
+	void serviceDependsOnlyOnCoreAndTheStoreSpi() {
+		noClasses().that().resideInAPackage("io.starintel.lease.service..")
+			.should().dependOnClassesThat().resideInAnyPackage("io.starintel.lease.job..", "io.starintel.lease.fence..",
+					"io.starintel.lease.autoconfigure..", "io.starintel.lease.store.memory..",
+					"io.starintel.lease.store.redis..", "org.springframework..")
+			.check(this.classes);
+	}
+
+	@Test
 	void auditDoesNotDependOnStoreImplementations() {
 		noClasses().that().resideInAPackage("io.starintel.lease.audit..")
 			.should().dependOnClassesThat().resideInAnyPackage("io.starintel.lease.store.memory..",
 					"io.starintel.lease.store.redis..")
+			.check(this.classes);
+	}
+
+	@Test
+	void jobDoesNotDependOnAutoConfigurationOrStoreImplementations() {
+		noClasses().that().resideInAPackage("io.starintel.lease.job..")
+			.should().dependOnClassesThat().resideInAnyPackage("io.starintel.lease.autoconfigure..",
+					"io.starintel.lease.store.memory..", "io.starintel.lease.store.redis..", "io.lettuce..")
 			.check(this.classes);
 	}
 

@@ -1,0 +1,148 @@
+package io.starintel.lease.autoconfigure;
+
+import java.time.Clock;
+
+import io.micrometer.context.ContextSnapshotFactory;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.observation.ObservationRegistry;
+import org.aspectj.lang.annotation.Aspect;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.task.TaskDecorator;
+import org.springframework.core.task.support.ContextPropagatingTaskDecorator;
+
+import io.starintel.lease.core.LeaseOwner;
+import io.starintel.lease.job.JobSettings;
+import io.starintel.lease.job.LeaseLostListener;
+import io.starintel.lease.job.LeaseOwnerProvider;
+import io.starintel.lease.job.LeaseRenewalScheduler;
+import io.starintel.lease.job.TargetLeaseAspect;
+import io.starintel.lease.job.TargetResolver;
+import io.starintel.lease.service.LeaseService;
+import io.starintel.lease.store.LeaseStore;
+
+/**
+ * {@code @TargetLeased} jobs: the lease service, the JVM-wide renewal scheduler, the aspect, the owner and target
+ * resolution, and context propagation into executors. Needs AspectJ annotations and Micrometer on the classpath (the
+ * starter brings both); every bean backs off for a user bean of the same type.
+ */
+@AutoConfiguration(after = LeaseStoreAutoConfiguration.class)
+@ConditionalOnClass({ Aspect.class, MeterRegistry.class, ObservationRegistry.class })
+@EnableConfigurationProperties(LeaseProperties.class)
+public final class LeaseJobAutoConfiguration {
+
+	/** Gauge of the leases this JVM holds. */
+	public static final String HELD_GAUGE = "starintel.lease.held";
+
+	/** Timer of how late renewals run compared with their schedule. */
+	public static final String RENEWAL_LAG_TIMER = "starintel.lease.renewal.lag";
+
+	@Bean
+	@ConditionalOnMissingBean
+	LeaseService leaseService(ObjectProvider<LeaseStore> stores, LeaseProperties properties,
+			ObjectProvider<MeterRegistry> meters, ObjectProvider<ObservationRegistry> observations) {
+		LeaseStore store = stores.getIfAvailable(() -> {
+			throw new IllegalStateException("No lease store: starintel.lease.store=" + properties.store().name()
+				.toLowerCase(java.util.Locale.ROOT) + " needs a RedisConnectionFactory bean (add "
+					+ "spring-boot-starter-data-redis and set spring.data.redis.*), or set starintel.lease.store=memory "
+					+ "for the single-JVM in-memory store");
+		});
+		return new LeaseService(store, Clock.systemUTC(), properties.operationTimeout(), meters.getIfAvailable(),
+				observations.getIfAvailable());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	LeaseLostListener leaseLostListener(ApplicationEventPublisher publisher) {
+		return publisher::publishEvent;
+	}
+
+	@Bean(destroyMethod = "close")
+	@ConditionalOnMissingBean
+	LeaseRenewalScheduler leaseRenewalScheduler(LeaseService service, LeaseProperties properties,
+			LeaseLostListener listener) {
+		LeaseRenewalScheduler scheduler = new LeaseRenewalScheduler(service, Clock.systemUTC(),
+				properties.renewalMargin(), listener, properties.renewalThreads());
+		MeterRegistry meters = service.meters();
+		Gauge.builder(HELD_GAUGE, scheduler, LeaseRenewalScheduler::heldCount)
+			.description("Leases held and renewed by this JVM")
+			.register(meters);
+		Timer lag = Timer.builder(RENEWAL_LAG_TIMER).description("How late renewals ran").register(meters);
+		scheduler.setLagRecorder(lag::record);
+		return scheduler;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	TargetResolver targetResolver() {
+		return TargetResolver.PASS_THROUGH;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	JobSettings leaseJobSettings(LeaseProperties properties) {
+		return new JobSettings(properties.tenant(), properties.program(), properties.operationClassSet(),
+				properties.maximumWait(), properties.cancellation());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	TargetLeaseAspect targetLeaseAspect(LeaseService service, LeaseRenewalScheduler scheduler,
+			TargetResolver resolver, LeaseOwnerProvider owners, JobSettings settings) {
+		return new TargetLeaseAspect(service, scheduler, resolver, owners, settings);
+	}
+
+	static LeaseOwnerProvider servicePrincipal(LeaseProperties properties) {
+		LeaseOwner owner = new LeaseOwner(properties.servicePrincipal(), properties.clientId(),
+				properties.credentialId(), properties.effectiveServiceInstanceId());
+		return () -> owner;
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.security.core.context.SecurityContextHolder")
+	static class SecurityOwnerConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		LeaseOwnerProvider leaseOwnerProvider(LeaseProperties properties) {
+			return new SecurityLeaseOwnerProvider(servicePrincipal(properties));
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnMissingClass("org.springframework.security.core.context.SecurityContextHolder")
+	static class ServiceOwnerConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		LeaseOwnerProvider leaseOwnerProvider(LeaseProperties properties) {
+			return servicePrincipal(properties);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(ContextSnapshotFactory.class)
+	static class ContextPropagationConfiguration {
+
+		/** Carries LeaseContext (and every other registered ThreadLocalAccessor) into @Async and executors. */
+		@Bean
+		@ConditionalOnMissingBean(TaskDecorator.class)
+		ContextPropagatingTaskDecorator leaseContextPropagatingTaskDecorator() {
+			return new ContextPropagatingTaskDecorator();
+		}
+
+	}
+
+}

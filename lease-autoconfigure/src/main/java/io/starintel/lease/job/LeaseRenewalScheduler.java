@@ -1,0 +1,260 @@
+package io.starintel.lease.job;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.starintel.lease.core.LeaseResult;
+import io.starintel.lease.core.Reason;
+import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.service.LeaseService;
+
+/**
+ * Renews every lease of the JVM on one shared, small pool of daemon threads (no thread per lease).
+ *
+ * <p>Contract rules enforced here: renewal is scheduled before expiry, at about {@code ttl/3} with +-10% jitter;
+ * renewal never passes {@code maximum_lifetime_ms} (once {@code expires_at} reached the lifetime end, no renewal is
+ * sent and the job is cancelled when that expiry passes); a renewal answered {@code lease_lost}, a local expiry, or
+ * a backend that stays unavailable (or outcome-unknown) until the safety margin before expiry marks the context lost
+ * at once, publishes a {@link LeaseLostEvent} and runs the job's cancellation. A context marked lost by another
+ * component (for example a fenced write that was rejected) is signalled the same way at its next renewal tick.
+ * Cancellation is advisory; fencing rejects commits. Listeners run on a renewal thread: keep them short.
+ */
+public final class LeaseRenewalScheduler implements AutoCloseable {
+
+	private static final Logger logger = LoggerFactory.getLogger(LeaseRenewalScheduler.class);
+
+	private static final long MIN_DELAY_MS = 20;
+
+	private final LeaseService service;
+
+	private final Clock clock;
+
+	private final Duration safetyMargin;
+
+	private final LeaseLostListener listener;
+
+	private final ScheduledThreadPoolExecutor executor;
+
+	private final Set<Registration> held = ConcurrentHashMap.newKeySet();
+
+	private volatile @Nullable Consumer<Duration> lagRecorder;
+
+	/**
+	 * A scheduler.
+	 * @param service the lease service used to renew
+	 * @param clock local clock (advisory: compared with the backend's {@code expires_at} only to decide loss early)
+	 * @param safetyMargin how long before expiry an unanswered renewal counts as loss (capped at {@code ttl/3})
+	 * @param listener receives loss events
+	 * @param threads pool size (1-2 is plenty: a renewal is one short store call)
+	 */
+	public LeaseRenewalScheduler(LeaseService service, Clock clock, Duration safetyMargin, LeaseLostListener listener,
+			int threads) {
+		this.service = Objects.requireNonNull(service, "service");
+		this.clock = Objects.requireNonNull(clock, "clock");
+		this.safetyMargin = Objects.requireNonNull(safetyMargin, "safetyMargin");
+		this.listener = Objects.requireNonNull(listener, "listener");
+		AtomicInteger count = new AtomicInteger();
+		this.executor = new ScheduledThreadPoolExecutor(Math.max(1, threads), (runnable) -> {
+			Thread thread = new Thread(runnable, "starintel-lease-renewal-" + count.incrementAndGet());
+			thread.setDaemon(true);
+			return thread;
+		});
+		this.executor.setRemoveOnCancelPolicy(true);
+	}
+
+	/** Records how late each renewal ran compared with its schedule (e.g. into a Micrometer timer). */
+	public void setLagRecorder(@Nullable Consumer<Duration> lagRecorder) {
+		this.lagRecorder = lagRecorder;
+	}
+
+	/** Number of leases this JVM currently holds and renews. */
+	public int heldCount() {
+		return this.held.size();
+	}
+
+	/**
+	 * Starts renewing a freshly acquired lease.
+	 * @param context the lease's context
+	 * @param cancellation what to do to the job on loss (interrupt a thread, cancel a future); must not block
+	 * @return the registration; close it when the job ends (before releasing)
+	 */
+	public Registration register(LeaseContext context, Runnable cancellation) {
+		Registration registration = new Registration(context, cancellation);
+		this.held.add(registration);
+		registration.scheduleNext();
+		return registration;
+	}
+
+	/** Stops every renewal; leases then expire by TTL. */
+	@Override
+	public void close() {
+		this.executor.shutdownNow();
+		this.held.clear();
+	}
+
+	private long effectiveMarginMs(LeaseContext context) {
+		return Math.min(this.safetyMargin.toMillis(), context.lease().ttlMs() / 3);
+	}
+
+	/** One lease's renewal; closing it stops renewal without signalling loss. */
+	public final class Registration implements AutoCloseable {
+
+		private final LeaseContext context;
+
+		private final Runnable cancellation;
+
+		private volatile boolean closed;
+
+		private final java.util.concurrent.atomic.AtomicBoolean signalled = new java.util.concurrent.atomic.AtomicBoolean();
+
+		private volatile @Nullable ScheduledFuture<?> next;
+
+		private volatile Instant plannedAt = Instant.EPOCH;
+
+		Registration(LeaseContext context, Runnable cancellation) {
+			this.context = context;
+			this.cancellation = cancellation;
+		}
+
+		/** The renewed context. */
+		public LeaseContext context() {
+			return this.context;
+		}
+
+		/** Stops renewing (the job ended); idempotent. */
+		@Override
+		public void close() {
+			this.closed = true;
+			ScheduledFuture<?> future = this.next;
+			if (future != null) {
+				future.cancel(false);
+			}
+			LeaseRenewalScheduler.this.held.remove(this);
+		}
+
+		void scheduleNext() {
+			Instant now = LeaseRenewalScheduler.this.clock.instant();
+			Instant expiresAt = this.context.expiresAt();
+			long delayMs;
+			if (!expiresAt.isBefore(this.context.lease().lifetimeEnd())) {
+				// contract: renewal never passes maximum_lifetime_ms; wake up at expiry to cancel the job
+				delayMs = Duration.between(now, expiresAt).toMillis();
+			}
+			else {
+				long third = this.context.lease().ttlMs() / 3;
+				long jitter = (third / 10 > 0) ? ThreadLocalRandom.current().nextLong(-third / 10, third / 10 + 1) : 0;
+				long latest = Duration.between(now, expiresAt).toMillis() - effectiveMarginMs(this.context);
+				delayMs = Math.min(third + jitter, latest);
+			}
+			schedule(Math.max(MIN_DELAY_MS, delayMs));
+		}
+
+		private void schedule(long delayMs) {
+			if (this.closed) {
+				return;
+			}
+			this.plannedAt = LeaseRenewalScheduler.this.clock.instant().plusMillis(delayMs);
+			try {
+				this.next = LeaseRenewalScheduler.this.executor.schedule(this::tick, delayMs, TimeUnit.MILLISECONDS);
+			}
+			catch (RejectedExecutionException ex) {
+				lose(Reason.BACKEND_UNREACHABLE); // scheduler shut down: nobody renews any more
+			}
+		}
+
+		private void tick() {
+			if (this.closed) {
+				return;
+			}
+			Instant now = LeaseRenewalScheduler.this.clock.instant();
+			Consumer<Duration> lag = LeaseRenewalScheduler.this.lagRecorder;
+			if (lag != null && now.isAfter(this.plannedAt)) {
+				lag.accept(Duration.between(this.plannedAt, now));
+			}
+			if (this.context.isLost()) {
+				lose(Reason.STALE_LEASE); // marked lost by another component: stop renewing and cancel the job
+				return;
+			}
+			Instant expiresAt = this.context.expiresAt();
+			boolean atLifetimeEnd = !expiresAt.isBefore(this.context.lease().lifetimeEnd());
+			if (!now.isBefore(expiresAt)) {
+				lose(atLifetimeEnd ? Reason.MAXIMUM_LIFETIME_REACHED : Reason.EXPIRED);
+				return;
+			}
+			if (atLifetimeEnd) {
+				scheduleNext(); // woke early: wait for the expiry
+				return;
+			}
+			// the renewal's deadline is the safety margin before expiry: a silent backend is noticed before expiry
+			Instant notAfter = expiresAt.minusMillis(effectiveMarginMs(this.context));
+			LeaseResult result = LeaseRenewalScheduler.this.service.renew(this.context.handle(), notAfter);
+			if (this.closed) {
+				return; // the job ended and released meanwhile: a lease_lost answer here is not a loss
+			}
+			if (result.isSuccess() && result.lease() != null) {
+				this.context.renewed(result.lease().expiresAt());
+				scheduleNext();
+			}
+			else if (result.code() == ResultCode.LEASE_LOST) {
+				lose((result.reason() != Reason.NONE) ? result.reason() : Reason.STALE_LEASE);
+			}
+			else {
+				retryOrLose(result);
+			}
+		}
+
+		private void retryOrLose(LeaseResult result) {
+			Instant now = LeaseRenewalScheduler.this.clock.instant();
+			long untilMargin = Duration.between(now, this.context.expiresAt()).toMillis()
+					- effectiveMarginMs(this.context);
+			if (untilMargin <= 0) {
+				lose((result.code() == ResultCode.LEASE_OUTCOME_UNKNOWN) ? Reason.REPLY_LOST : Reason.BACKEND_UNREACHABLE);
+				return;
+			}
+			logger.warn("Lease renewal failed ({}), retrying before the safety margin: {}", result.code().wireName(),
+					this.context);
+			schedule(Math.min(untilMargin, Math.max(MIN_DELAY_MS, this.context.lease().ttlMs() / 10)));
+		}
+
+		void lose(Reason reason) {
+			this.context.markLost(reason);
+			if (!this.signalled.compareAndSet(false, true)) {
+				return;
+			}
+			// the context may have been marked lost elsewhere first (e.g. a rejected fenced commit): signal that reason
+			reason = this.context.lossReason().orElse(reason);
+			close();
+			logger.warn("Lease lost ({}): {} actor={}; cancelling the job", reason.wireName(), this.context,
+					this.context.identity().actorName());
+			try {
+				LeaseRenewalScheduler.this.listener.leaseLost(new LeaseLostEvent(this.context, reason));
+			}
+			catch (RuntimeException ex) {
+				logger.error("LeaseLostListener failed", ex);
+			}
+			try {
+				this.cancellation.run();
+			}
+			catch (RuntimeException ex) {
+				logger.error("Job cancellation failed", ex);
+			}
+		}
+
+	}
+
+}

@@ -1,0 +1,275 @@
+package io.starintel.lease.autoconfigure;
+
+import java.util.List;
+
+import io.micrometer.context.ContextSnapshotFactory;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.aspectj.lang.annotation.Aspect;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.task.TaskDecorator;
+import org.springframework.core.task.support.ContextPropagatingTaskDecorator;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.security.authentication.TestingAuthenticationToken;
+import org.springframework.security.core.context.SecurityContextHolder;
+
+import io.starintel.lease.autoconfigure.health.LeaseHealthAutoConfiguration;
+import io.starintel.lease.autoconfigure.health.LeaseHealthIndicator;
+import io.starintel.lease.core.LeaseOwner;
+import io.starintel.lease.core.LeasePolicy;
+import io.starintel.lease.job.LeaseOwnerProvider;
+import io.starintel.lease.job.LeaseRenewalScheduler;
+import io.starintel.lease.job.ServiceInstanceIds;
+import io.starintel.lease.job.TargetLeaseAspect;
+import io.starintel.lease.job.TargetResolver;
+import io.starintel.lease.service.LeaseService;
+import io.starintel.lease.store.LeaseStore;
+import io.starintel.lease.store.memory.InMemoryLeaseStore;
+import io.starintel.lease.store.redis.RedisLeaseStore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Every condition of the lease auto-configurations, and start-up failures naming the property. */
+class LeaseAutoConfigurationTests {
+
+	private static final String[] REQUIRED = { "starintel.lease.tenant=tenant-main",
+			"starintel.lease.program=program-a", "starintel.lease.service-principal=prn_test" };
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(LeaseStoreAutoConfiguration.class, LeaseJobAutoConfiguration.class,
+				LeaseHealthAutoConfiguration.class))
+		.withPropertyValues(REQUIRED);
+
+	private final ApplicationContextRunner memory = this.runner.withPropertyValues("starintel.lease.store=memory");
+
+	@AfterEach
+	void clearSecurity() {
+		SecurityContextHolder.clearContext();
+	}
+
+	@Test
+	void whenStoreIsMemoryThenInMemoryStoreServiceSchedulerAndAspect() {
+		this.memory.run((context) -> {
+			assertThat(context).hasSingleBean(InMemoryLeaseStore.class)
+				.hasSingleBean(LeaseService.class)
+				.hasSingleBean(LeaseRenewalScheduler.class)
+				.hasSingleBean(TargetLeaseAspect.class)
+				.hasSingleBean(TargetResolver.class)
+				.hasSingleBean(LeasePolicy.class)
+				.doesNotHaveBean(RedisLeaseStore.class);
+			assertThat(context.getBean(TargetResolver.class)).isSameAs(TargetResolver.PASS_THROUGH);
+		});
+	}
+
+	@Test
+	void whenNoStoreChosenAndNoRedisConnectionFactoryThenStartupFailsWithClearMessage() {
+		this.runner.run((context) -> assertThat(context).hasFailed()
+			.getFailure()
+			.rootCause()
+			.hasMessageContaining("RedisConnectionFactory")
+			.hasMessageContaining("starintel.lease.store=memory"));
+	}
+
+	@Test
+	void whenRedisConnectionFactoryExistsThenRedisStoreByDefault() {
+		this.runner.withBean(RedisConnectionFactory.class, LettuceConnectionFactory::new)
+			.run((context) -> assertThat(context).hasSingleBean(RedisLeaseStore.class)
+				.doesNotHaveBean(InMemoryLeaseStore.class));
+	}
+
+	@Test
+	void whenStoreIsMemoryAndRedisExistsThenMemoryStore() {
+		this.memory.withBean(RedisConnectionFactory.class, LettuceConnectionFactory::new)
+			.run((context) -> assertThat(context).hasSingleBean(InMemoryLeaseStore.class)
+				.doesNotHaveBean(RedisLeaseStore.class));
+	}
+
+	@Test
+	void whenSpringDataRedisIsAbsentAndStoreIsMemoryThenMemoryStore() {
+		this.memory.withClassLoader(new FilteredClassLoader(RedisConnectionFactory.class))
+			.run((context) -> assertThat(context).hasSingleBean(InMemoryLeaseStore.class));
+	}
+
+	@Test
+	void whenUserDefinesBeansThenTheyWin() {
+		LeaseStore store = new InMemoryLeaseStore();
+		TargetResolver resolver = (namespace, reference) -> new io.starintel.lease.job.ResolvedTarget(namespace, "x");
+		LeaseOwnerProvider owners = () -> new LeaseOwner("prn_user", "client_user", "key_user", "instance_user");
+		this.runner.withBean(LeaseStore.class, () -> store)
+			.withBean(TargetResolver.class, () -> resolver)
+			.withBean(LeaseOwnerProvider.class, () -> owners)
+			.withBean(TaskDecorator.class, () -> (runnable) -> runnable)
+			.run((context) -> {
+				assertThat(context.getBean(LeaseStore.class)).isSameAs(store);
+				assertThat(context.getBean(LeaseService.class).store()).isSameAs(store);
+				assertThat(context.getBean(TargetResolver.class)).isSameAs(resolver);
+				assertThat(context.getBean(LeaseOwnerProvider.class)).isSameAs(owners);
+				assertThat(context).doesNotHaveBean(ContextPropagatingTaskDecorator.class);
+			});
+	}
+
+	@Test
+	void whenAspectjIsAbsentThenNoJobBeansButTheStoreRemains() {
+		this.memory.withClassLoader(new FilteredClassLoader(Aspect.class))
+			.run((context) -> assertThat(context).hasSingleBean(LeaseStore.class)
+				.doesNotHaveBean(TargetLeaseAspect.class)
+				.doesNotHaveBean(LeaseService.class));
+	}
+
+	@Test
+	void whenMicrometerIsAbsentThenNoJobBeans() {
+		this.memory.withClassLoader(new FilteredClassLoader(MeterRegistry.class))
+			.run((context) -> assertThat(context).doesNotHaveBean(TargetLeaseAspect.class));
+	}
+
+	@Test
+	void whenMicrometerIsPresentThenStoreAlertsAreLoggedAndCounted() {
+		this.memory.withBean(io.micrometer.core.instrument.simple.SimpleMeterRegistry.class).run((context) -> {
+			context.getBean(io.starintel.lease.store.LeaseAlerts.class)
+				.raise(new io.starintel.lease.store.LeaseAlert(io.starintel.lease.core.Reason.CORRUPT_RECORD,
+						new io.starintel.lease.core.ProgramScope("tenant-main", "program-a"), "acquire", "ref_1"));
+			assertThat(context.getBean(MeterRegistry.class)
+				.get(LeaseStoreAutoConfiguration.ALERTS_COUNTER).tag("reason", "corrupt_record")
+				.tag("operation", "acquire").counter().count()).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void whenMicrometerIsAbsentThenStoreAlertsAreLogged() {
+		this.memory.withClassLoader(new FilteredClassLoader(MeterRegistry.class))
+			.run((context) -> assertThat(context.getBean(io.starintel.lease.store.LeaseAlerts.class))
+				.isSameAs(io.starintel.lease.store.LeaseAlerts.LOG));
+	}
+
+	@Test
+	void whenContextPropagationIsPresentThenTaskDecoratorPropagatesContexts() {
+		this.memory.run((context) -> assertThat(context).hasSingleBean(ContextPropagatingTaskDecorator.class));
+	}
+
+	@Test
+	void whenContextPropagationIsAbsentThenNoTaskDecorator() {
+		this.memory.withClassLoader(new FilteredClassLoader(ContextSnapshotFactory.class))
+			.run((context) -> assertThat(context).doesNotHaveBean(TaskDecorator.class));
+	}
+
+	@Test
+	void whenNoPrincipalIsAuthenticatedThenOwnerIsTheServicePrincipalWithTheJvmInstanceId() {
+		this.memory.run((context) -> {
+			LeaseOwner owner = context.getBean(LeaseOwnerProvider.class).currentOwner();
+			assertThat(owner.principalId()).isEqualTo("prn_test");
+			assertThat(owner.serviceInstanceId()).isEqualTo(ServiceInstanceIds.jvm());
+		});
+	}
+
+	@Test
+	void whenSpringSecurityHasAnAuthenticatedPrincipalThenItOwnsTheLease() {
+		this.memory.withPropertyValues("starintel.lease.service-instance-id=instance_fixed").run((context) -> {
+			TestingAuthenticationToken user = new TestingAuthenticationToken("prn_alice", "n/a", List.of());
+			user.setAuthenticated(true);
+			SecurityContextHolder.getContext().setAuthentication(user);
+			LeaseOwner owner = context.getBean(LeaseOwnerProvider.class).currentOwner();
+			assertThat(owner.principalId()).isEqualTo("prn_alice");
+			assertThat(owner.serviceInstanceId()).isEqualTo("instance_fixed");
+		});
+	}
+
+	@Test
+	void whenSpringSecurityIsAbsentThenServicePrincipalOwner() {
+		this.memory.withClassLoader(new FilteredClassLoader(SecurityContextHolder.class))
+			.run((context) -> assertThat(context.getBean(LeaseOwnerProvider.class).currentOwner().principalId())
+				.isEqualTo("prn_test"));
+	}
+
+	@Test
+	void whenHealthIsOnTheClasspathThenLeaseBackendIndicatorIsUp() {
+		this.memory.run((context) -> {
+			assertThat(context).hasSingleBean(LeaseHealthIndicator.class);
+			assertThat(context.getBean(LeaseHealthIndicator.class).health().getStatus()).isEqualTo(Status.UP);
+		});
+	}
+
+	@Test
+	void whenBackendIsUnavailableThenHealthIsDown() {
+		this.memory.withBean(LeaseStore.class, () -> new io.starintel.lease.job.DelegatingStore() {
+			@Override
+			public io.starintel.lease.core.LeaseResult inspect(io.starintel.lease.core.InspectRequest request) {
+				throw new IllegalStateException("connection refused to 10.0.0.1:6379");
+			}
+		}).run((context) -> {
+			var health = context.getBean(LeaseHealthIndicator.class).health();
+			assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+			assertThat(health.getDetails()).containsEntry("code", "lease_backend_unavailable");
+			assertThat(health.getDetails().toString()).doesNotContain("10.0.0.1");
+		});
+	}
+
+	@Test
+	void whenHealthIsAbsentThenNoIndicator() {
+		this.memory.withClassLoader(new FilteredClassLoader(HealthIndicator.class))
+			.run((context) -> assertThat(context).doesNotHaveBean(LeaseHealthIndicator.class)
+				.hasSingleBean(LeaseService.class));
+	}
+
+	@Test
+	void whenHealthIndicatorIsDisabledThenNoIndicator() {
+		this.memory.withPropertyValues("management.health.starintel-lease.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(LeaseHealthIndicator.class));
+	}
+
+	@Test
+	void whenTenantIsMissingThenStartupFailsNamingTheProperty() {
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(LeaseStoreAutoConfiguration.class))
+			.withPropertyValues("starintel.lease.store=memory", "starintel.lease.program=program-a",
+					"starintel.lease.service-principal=prn_test")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("starintel.lease.tenant must be set"));
+	}
+
+	@Test
+	void whenProgramIsNotCanonicalThenStartupFailsNamingTheProperty() {
+		assertFailure("starintel.lease.program=Program/A", "starintel.lease.program");
+	}
+
+	@Test
+	void whenTtlBoundsAreInvertedThenStartupFailsNamingTheProperty() {
+		assertFailure("starintel.lease.minimum-ttl=10m", "starintel.lease.minimum-ttl");
+	}
+
+	@Test
+	void whenKeyPrefixIsNotTheDefaultThenStartupFailsNamingTheProperty() {
+		assertFailure("starintel.lease.key-prefix=other:", "starintel.lease.key-prefix");
+	}
+
+	@Test
+	void whenOperationClassIsInvalidThenStartupFailsNamingTheProperty() {
+		assertFailure("starintel.lease.operation-classes=ok,Not Valid!", "starintel.lease.operation-classes");
+	}
+
+	@Test
+	void whenOperationTimeoutExceedsMaximumDeadlineThenStartupFailsNamingTheProperty() {
+		assertFailure("starintel.lease.operation-timeout=5m", "starintel.lease.operation-timeout");
+	}
+
+	@Test
+	void whenServicePrincipalIsNotAnIdentifierThenStartupFailsNamingTheProperty() {
+		assertFailure("starintel.lease.service-principal=has space", "starintel.lease.service-principal");
+	}
+
+	private void assertFailure(String property, String expected) {
+		this.memory.withPropertyValues(property)
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining(expected));
+	}
+
+}

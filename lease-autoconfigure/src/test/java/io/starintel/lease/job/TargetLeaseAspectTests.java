@@ -1,0 +1,421 @@
+package io.starintel.lease.job;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Hooks;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.event.EventListener;
+import org.springframework.core.task.TaskDecorator;
+import org.springframework.scheduling.annotation.EnableAsync;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
+
+import io.starintel.lease.autoconfigure.LeaseJobAutoConfiguration;
+import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
+import io.starintel.lease.core.AdminRequest;
+import io.starintel.lease.core.Identifiers;
+import io.starintel.lease.core.InspectRequest;
+import io.starintel.lease.core.LeaseResult;
+import io.starintel.lease.core.LockIdentity;
+import io.starintel.lease.core.Operation;
+import io.starintel.lease.core.Reason;
+import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.service.LeaseService;
+import io.starintel.lease.store.LeaseStore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The {@link TargetLeased} aspect on the in-memory store, through the auto-configuration: acquire, skip, throw,
+ * release on exception, futures, re-entrancy, loss cancellation, maximum lifetime, metrics, {@code @Async} and
+ * Reactor propagation.
+ */
+class TargetLeaseAspectTests {
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, LeaseStoreAutoConfiguration.class,
+				LeaseJobAutoConfiguration.class))
+		.withPropertyValues("starintel.lease.store=memory", "starintel.lease.tenant=tenant-main",
+				"starintel.lease.program=program-a", "starintel.lease.service-principal=prn_test",
+				"starintel.lease.minimum-ttl=100ms", "starintel.lease.renewal-margin=100ms")
+		.withUserConfiguration(Jobs.class);
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableAsync
+	static class Jobs {
+
+		@Bean
+		JobState jobState() {
+			return new JobState();
+		}
+
+		@Bean
+		LeasedJobs leasedJobs(JobState state) {
+			return new LeasedJobs(state);
+		}
+
+		@Bean
+		AsyncWorker asyncWorker() {
+			return new AsyncWorker();
+		}
+
+		@Bean
+		ThreadPoolTaskExecutor taskExecutor(TaskDecorator decorator) {
+			ThreadPoolTaskExecutor executor = new ThreadPoolTaskExecutor();
+			executor.setThreadNamePrefix("async-");
+			executor.setTaskDecorator(decorator);
+			return executor;
+		}
+
+		@Bean
+		SimpleMeterRegistry meterRegistry() {
+			return new SimpleMeterRegistry();
+		}
+
+		@Bean
+		LostEvents lostEvents() {
+			return new LostEvents();
+		}
+
+	}
+
+	static class LostEvents {
+
+		final List<LeaseLostEvent> events = new CopyOnWriteArrayList<>();
+
+		@EventListener
+		void on(LeaseLostEvent event) {
+			this.events.add(event);
+		}
+
+	}
+
+	private static LeasedJobs jobs(AssertableApplicationContext context) {
+		LeasedJobs jobs = context.getBean(LeasedJobs.class);
+		jobs.setSelf(jobs);
+		jobs.setWorker(context.getBean(AsyncWorker.class));
+		return jobs;
+	}
+
+	private static JobState state(AssertableApplicationContext context) {
+		return context.getBean(JobState.class);
+	}
+
+	private static LockIdentity identity(String target) {
+		return LockIdentity.of("tenant-main", "program-a", "starintel-target", target, "usernamegen", "default",
+				"default");
+	}
+
+	private static LeaseResult inspect(AssertableApplicationContext context, String target) {
+		return context.getBean(LeaseStore.class)
+			.inspect(InspectRequest.byIdentity(identity(target), "corr_test", Instant.now().plusSeconds(5)));
+	}
+
+	/** Holds the target's lease as another owner, through the service. */
+	private static LeaseResult holdElsewhere(AssertableApplicationContext context, String target) {
+		return context.getBean(LeaseService.class)
+			.acquire(identity(target), new io.starintel.lease.core.LeaseOwner("prn_other", "client_other", "key_other",
+					"instance_other"), Duration.ofSeconds(30), Duration.ofMinutes(1), "execution_x", "job_x",
+					"trace_x", null);
+	}
+
+	@Test
+	void whenFreeThenMethodRunsUnderBoundContextAndLeaseIsReleased() {
+		this.runner.run((context) -> {
+			LeasedJobs jobs = jobs(context);
+			String leaseId = jobs.process("target_01");
+			assertThat(state(context).runs).hasValue(1);
+			LeaseContext seen = state(context).seen.get(0);
+			assertThat(seen.leaseId()).isEqualTo(leaseId);
+			assertThat(seen.identity()).isEqualTo(identity("target_01"));
+			assertThat(seen.lease().owner().principalId()).isEqualTo("prn_test");
+			assertThat(seen.isLost()).isFalse();
+			assertThat(LeaseContext.current()).isEmpty();
+			assertThat(inspect(context, "target_01").code()).isEqualTo(ResultCode.LEASE_NOT_FOUND);
+			assertThat(context.getBean(LeaseRenewalScheduler.class).heldCount()).isZero();
+			// a second call acquires again, with a strictly greater token
+			jobs.process("target_01");
+			assertThat(state(context).seen.get(1).fencingToken()).isGreaterThan(seen.fencingToken());
+		});
+	}
+
+	@Test
+	void whenConflictAndSkipThenMethodDoesNotRunAndEmptyValuesAreReturned() {
+		this.runner.run((context) -> {
+			LeasedJobs jobs = jobs(context);
+			assertThat(holdElsewhere(context, "target_02").code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
+			assertThat(jobs.process("target_02")).isNull();
+			assertThat(jobs.processOptional("target_02")).isEqualTo(Optional.empty());
+			CompletableFuture<String> later = jobs.processLater("target_02");
+			assertThat(later).isCompletedWithValue(null);
+			assertThat(state(context).runs).hasValue(0);
+		});
+	}
+
+	@Test
+	void whenConflictAndThrowThenTypedConflictException() {
+		this.runner.run((context) -> {
+			LeasedJobs jobs = jobs(context);
+			holdElsewhere(context, "target_03");
+			assertThatThrownBy(() -> jobs.processOrThrow("target_03")).isInstanceOf(LeaseConflictException.class)
+				.satisfies((ex) -> assertThat(((LeaseConflictException) ex).code()).isEqualTo(ResultCode.LEASE_CONFLICT))
+				.hasMessageNotContaining("target_03");
+			assertThat(state(context).runs).hasValue(0);
+		});
+	}
+
+	@Test
+	void whenWaitingThenAcquiresOnceTheHolderReleases() {
+		this.runner.run((context) -> {
+			LeasedJobs jobs = jobs(context);
+			LeaseService service = context.getBean(LeaseService.class);
+			LeaseResult other = holdElsewhere(context, "target_04");
+			CompletableFuture<String> waiting = CompletableFuture.supplyAsync(() -> jobs.processWaiting("target_04"));
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> context.getBean(MeterRegistry.class)
+					.find(LeaseService.OPERATION_TIMER).tag("code", "lease_conflict").timer() != null);
+			assertThat(service.release(other.lease().handle()).code()).isEqualTo(ResultCode.LEASE_RELEASED);
+			assertThat(waiting.get(5, TimeUnit.SECONDS)).isEqualTo("ran");
+		});
+	}
+
+	@Test
+	void whenMethodThrowsThenLeaseIsReleasedAndExceptionPropagates() {
+		this.runner.run((context) -> {
+			LeasedJobs jobs = jobs(context);
+			assertThatThrownBy(() -> jobs.fail("target_05")).isInstanceOf(IllegalStateException.class)
+				.hasMessage("job failed");
+			assertThat(state(context).runs).hasValue(1);
+			assertThat(inspect(context, "target_05").code()).isEqualTo(ResultCode.LEASE_NOT_FOUND);
+			assertThat(LeaseContext.current()).isEmpty();
+		});
+	}
+
+	@Test
+	void whenMethodReturnsFutureThenLeaseIsHeldUntilItCompletes() {
+		this.runner.run((context) -> {
+			LeasedJobs jobs = jobs(context);
+			CompletableFuture<String> result = jobs.processLater("target_06");
+			assertThat(result).isNotDone();
+			LeaseResult held = inspect(context, "target_06");
+			assertThat(held.code()).isEqualTo(ResultCode.LEASE_INSPECTED);
+			state(context).proceed.countDown();
+			assertThat(result.get(5, TimeUnit.SECONDS)).isEqualTo(held.lease().leaseId());
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> inspect(context, "target_06").code() == ResultCode.LEASE_NOT_FOUND);
+		});
+	}
+
+	@Test
+	void whenReenteringSameIdentityThenJoinsExistingContextWithoutSecondAcquire() {
+		this.runner.run((context) -> {
+			LeasedJobs jobs = jobs(context);
+			String innerLeaseId = jobs.outer("target_07", "target_07");
+			LeaseContext outer = state(context).seen.get(0);
+			assertThat(state(context).seen.get(1)).isSameAs(outer);
+			assertThat(innerLeaseId).isEqualTo(outer.leaseId());
+			assertThat(context.getBean(MeterRegistry.class)
+				.get(LeaseService.OPERATION_TIMER).tag("operation", "acquire").timers()
+				.stream().mapToLong((t) -> t.count()).sum()).isEqualTo(1);
+			assertThat(inspect(context, "target_07").code()).isEqualTo(ResultCode.LEASE_NOT_FOUND);
+		});
+	}
+
+	@Test
+	void whenNestingADifferentIdentityThenInnerLeaseIsSeparateAndReleasedFirst() {
+		this.runner.run((context) -> {
+			LeasedJobs jobs = jobs(context);
+			String innerLeaseId = jobs.outer("target_08", "target_09");
+			assertThat(innerLeaseId).isNotEqualTo(state(context).seen.get(0).leaseId());
+			assertThat(state(context).seen.get(1).identity()).isEqualTo(identity("target_09"));
+			assertThat(inspect(context, "target_08").code()).isEqualTo(ResultCode.LEASE_NOT_FOUND);
+			assertThat(inspect(context, "target_09").code()).isEqualTo(ResultCode.LEASE_NOT_FOUND);
+		});
+	}
+
+	@Test
+	void whenLeaseIsRevokedThenNextRenewalLosesItInterruptsTheJobAndPublishesEvent() {
+		this.runner.run((context) -> {
+			LeasedJobs jobs = jobs(context);
+			CompletableFuture<Void> job = CompletableFuture.runAsync(() -> jobs.hold("target_10"));
+			assertThat(state(context).started.await(5, TimeUnit.SECONDS)).isTrue();
+			LeaseContext lease = state(context).blockedContext.get();
+			LeaseResult revoked = context.getBean(LeaseStore.class).revoke(new AdminRequest(Operation.REVOKE,
+					lease.identity(), Identifiers.generate("request"), Instant.now().plusSeconds(5), lease.leaseId(),
+					lease.fencingToken(), "prn_admin", "key_admin", "incident-42"));
+			assertThat(revoked.code()).isEqualTo(ResultCode.LEASE_REVOKED);
+			job.get(15, TimeUnit.SECONDS); // renewal every ~1 s: far inside 15 s
+			assertThat(state(context).interrupted).isTrue();
+			assertThat(lease.isLost()).isTrue();
+			assertThat(lease.holdsAuthority()).isFalse();
+			assertThat(lease.lossReason()).contains(Reason.STALE_LEASE);
+			List<LeaseLostEvent> events = context.getBean(LostEvents.class).events;
+			assertThat(events).singleElement().satisfies((event) -> {
+				assertThat(event.context()).isSameAs(lease);
+				assertThat(event.reason()).isEqualTo(Reason.STALE_LEASE);
+			});
+			assertThat(context.getBean(LeaseRenewalScheduler.class).heldCount()).isZero();
+		});
+	}
+
+	@Test
+	void whenFutureJobLosesItsLeaseThenItsFutureIsCancelled() {
+		this.runner.run((context) -> {
+			LeasedJobs jobs = jobs(context);
+			CompletableFuture<String> result = jobs.holdLater("target_11");
+			LeaseContext lease = state(context).blockedContext.get();
+			context.getBean(LeaseStore.class).revoke(new AdminRequest(Operation.REVOKE, lease.identity(),
+					Identifiers.generate("request"), Instant.now().plusSeconds(5), lease.leaseId(), lease.fencingToken(),
+					"prn_admin", "key_admin", "incident-43"));
+			assertThatThrownBy(() -> result.get(15, TimeUnit.SECONDS)).isInstanceOf(CancellationException.class);
+			assertThat(lease.isLost()).isTrue();
+		});
+	}
+
+	@Test
+	void whenMaximumLifetimeIsReachedThenRenewalStopsAndTheJobIsCancelled() {
+		this.runner.run((context) -> {
+			LeasedJobs jobs = jobs(context);
+			CompletableFuture<Void> job = CompletableFuture.runAsync(() -> jobs.holdPastLifetime("target_12"));
+			job.get(20, TimeUnit.SECONDS); // lifetime 2 s
+			LeaseContext lease = state(context).blockedContext.get();
+			assertThat(state(context).interrupted).isTrue();
+			assertThat(lease.lossReason()).contains(Reason.MAXIMUM_LIFETIME_REACHED);
+			assertThat(lease.expiresAt()).isEqualTo(lease.lease().lifetimeEnd());
+			assertThat(context.getBean(LostEvents.class).events).extracting(LeaseLostEvent::reason)
+				.containsExactly(Reason.MAXIMUM_LIFETIME_REACHED);
+		});
+	}
+
+	@Test
+	void whenCancellationIsNoneThenTheThreadIsNotInterruptedButTheContextReadsLost() {
+		this.runner.withPropertyValues("starintel.lease.cancellation=none").run((context) -> {
+			LeasedJobs jobs = jobs(context);
+			CompletableFuture<Void> job = CompletableFuture.runAsync(() -> jobs.holdPastLifetime("target_13"));
+			assertThat(state(context).started.await(5, TimeUnit.SECONDS)).isTrue();
+			LeaseContext lease = state(context).blockedContext.get();
+			await().atMost(Duration.ofSeconds(20)).until(lease::isLost);
+			state(context).proceed.countDown();
+			job.get(5, TimeUnit.SECONDS);
+			assertThat(state(context).interrupted).isFalse();
+		});
+	}
+
+	@Test
+	void whenAsyncMethodRunsThenItSeesTheLeaseContext() {
+		this.runner.run((context) -> {
+			LeasedJobs jobs = jobs(context);
+			String seen = jobs.viaAsync("target_14");
+			assertThat(seen).startsWith("lease_").contains("@async-");
+		});
+	}
+
+	@Test
+	void whenReactorChainRunsOnAnotherThreadThenItSeesTheLeaseContext() {
+		Hooks.enableAutomaticContextPropagation();
+		try {
+			this.runner.run((context) -> {
+				LeasedJobs jobs = jobs(context);
+				String seen = jobs.viaReactor("target_15");
+				assertThat(seen).startsWith("lease_").contains("@boundedElastic-");
+			});
+		}
+		finally {
+			Hooks.disableAutomaticContextPropagation();
+		}
+	}
+
+	@Test
+	void whenPrimitiveReturnTypeWithSkipThenRefusedLoudly() {
+		this.runner.run((context) -> assertThatThrownBy(() -> jobs(context).count("target_16"))
+			.isInstanceOf(IllegalStateException.class)
+			.hasMessageContaining("onConflict = THROW"));
+	}
+
+	@Test
+	void whenTargetIsNotCanonicalThenTypedInvalidRequestAndMethodDoesNotRun() {
+		this.runner.run((context) -> {
+			LeasedJobs jobs = jobs(context);
+			assertThatThrownBy(() -> jobs.process("../etc")).isInstanceOf(LeaseAcquisitionException.class)
+				.satisfies((ex) -> assertThat(((LeaseAcquisitionException) ex).code())
+					.isEqualTo(ResultCode.INVALID_LEASE_REQUEST));
+			assertThatThrownBy(() -> jobs.badTarget("target_17")).isInstanceOf(LeaseAcquisitionException.class);
+			assertThat(state(context).runs).hasValue(0);
+		});
+	}
+
+	@Test
+	void whenBackendIsUnavailableThenTypedAcquisitionExceptionAndMethodDoesNotRun() {
+		this.runner.withBean(LeaseStore.class, UnavailableStore::new).run((context) -> {
+			LeasedJobs jobs = jobs(context);
+			assertThatThrownBy(() -> jobs.process("target_18")).isInstanceOf(LeaseAcquisitionException.class)
+				.isNotInstanceOf(LeaseConflictException.class)
+				.satisfies((ex) -> assertThat(((LeaseAcquisitionException) ex).code())
+					.isEqualTo(ResultCode.LEASE_BACKEND_UNAVAILABLE));
+			assertThat(state(context).runs).hasValue(0);
+		});
+	}
+
+	@Test
+	void whenTheOwnerIsNotAValidIdentifierThenTypedInvalidRequestAndMethodDoesNotRun() {
+		this.runner.withBean(LeaseOwnerProvider.class,
+				() -> () -> new io.starintel.lease.core.LeaseOwner("alice smith", "client_a", "key_a", "instance_a"))
+			.run((context) -> {
+				LeasedJobs jobs = jobs(context);
+				assertThatThrownBy(() -> jobs.process("target_20")).isInstanceOf(LeaseAcquisitionException.class)
+					.hasMessageContaining("owner_principal_id")
+					.hasMessageNotContaining("alice");
+				assertThat(state(context).runs).hasValue(0);
+			});
+	}
+
+	@Test
+	void whenOperationsRunThenMetricsAreTaggedByOperationAndCodeOnly() {
+		this.runner.run((context) -> {
+			LeasedJobs jobs = jobs(context);
+			jobs.process("target_19");
+			MeterRegistry meters = context.getBean(MeterRegistry.class);
+			assertThat(meters.get(LeaseService.OPERATION_TIMER).tag("operation", "acquire")
+				.tag("code", "lease_acquired").timer().count()).isEqualTo(1);
+			assertThat(meters.get(LeaseService.OPERATION_TIMER).tag("operation", "release")
+				.tag("code", "lease_released").timer().count()).isEqualTo(1);
+			assertThat(meters.get(LeaseJobAutoConfiguration.HELD_GAUGE).gauge().value()).isZero();
+			for (Meter meter : meters.getMeters()) {
+				assertThat(meter.getId().getTags()).allSatisfy((tag) -> {
+					assertThat(tag.getValue()).doesNotContain("target_19").doesNotContain("starintel:target-lease");
+				});
+			}
+		});
+	}
+
+	/** A store whose backend is unreachable: typed results, never exceptions. */
+	static class UnavailableStore extends DelegatingStore {
+
+		@Override
+		public LeaseResult acquire(io.starintel.lease.core.AcquireRequest request) {
+			return LeaseResult.failure(ResultCode.LEASE_BACKEND_UNAVAILABLE, Reason.BACKEND_UNREACHABLE, null);
+		}
+
+	}
+
+}

@@ -1,0 +1,227 @@
+package io.starintel.lease.it.job;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import io.starintel.lease.core.AdminRequest;
+import io.starintel.lease.core.Identifiers;
+import io.starintel.lease.core.InspectRequest;
+import io.starintel.lease.core.LockIdentity;
+import io.starintel.lease.core.Operation;
+import io.starintel.lease.core.Reason;
+import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.it.redis.RedisServers;
+import io.starintel.lease.job.LeaseContext;
+import io.starintel.lease.job.LeaseLostEvent;
+import io.starintel.lease.service.LeaseService;
+import io.starintel.lease.store.LeaseStore;
+import io.starintel.lease.store.redis.RedisLeaseStore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * {@code @TargetLeased} jobs against real Redis, each "instance" an independent SpringApplication context. Every test
+ * uses its own random program id, so it can run beside other suites on the same server (nothing is flushed).
+ */
+class LeasedJobRedisTests {
+
+	private final String program = "program-it-" + Identifiers.generate("p").substring(2, 14).toLowerCase();
+
+	private final LeasedJobApp.Shared shared = new LeasedJobApp.Shared();
+
+	private final List<ConfigurableApplicationContext> contexts = new ArrayList<>();
+
+	@AfterEach
+	void close() {
+		this.shared.release.countDown();
+		this.contexts.forEach(ConfigurableApplicationContext::close);
+	}
+
+	private ConfigurableApplicationContext instance(String instanceId) {
+		return instance(instanceId, RedisServers.uri().toString());
+	}
+
+	private ConfigurableApplicationContext instance(String instanceId, String redisUrl) {
+		ConfigurableApplicationContext context = new SpringApplicationBuilder(LeasedJobApp.class)
+			.web(WebApplicationType.NONE)
+			.bannerMode(org.springframework.boot.Banner.Mode.OFF)
+			.initializers((applicationContext) -> {
+				applicationContext.getBeanFactory().registerSingleton("shared", this.shared);
+				applicationContext.getBeanFactory().registerSingleton("meterRegistry", new SimpleMeterRegistry());
+			})
+			.properties("spring.data.redis.url=" + redisUrl, "starintel.lease.tenant=tenant-it",
+					"starintel.lease.program=" + this.program, "starintel.lease.service-principal=prn_it_worker",
+					"starintel.lease.service-instance-id=" + instanceId, "starintel.lease.minimum-ttl=100ms")
+			.run();
+		this.contexts.add(context);
+		return context;
+	}
+
+	private LockIdentity identity(String target) {
+		return LockIdentity.of("tenant-it", this.program, "starintel-target", target, "usernamegen", "default",
+				"default");
+	}
+
+	private ResultCode inspect(ConfigurableApplicationContext context, String target) {
+		return context.getBean(LeaseStore.class)
+			.inspect(InspectRequest.byIdentity(identity(target), "corr_it", Instant.now().plusSeconds(5)))
+			.code();
+	}
+
+	@Test
+	void twoInstancesRacingOnOneTargetRunTheMethodExactlyOnce() throws Exception {
+		ConfigurableApplicationContext a = instance("instance_a");
+		ConfigurableApplicationContext b = instance("instance_b");
+		assertThat(a.getBean(LeaseStore.class)).isInstanceOf(RedisLeaseStore.class);
+		LeasedJobApp.Jobs jobsA = a.getBean(LeasedJobApp.Jobs.class);
+		LeasedJobApp.Jobs jobsB = b.getBean(LeasedJobApp.Jobs.class);
+		CountDownLatch gate = new CountDownLatch(1);
+		CompletableFuture<Optional<String>> callA = CompletableFuture.supplyAsync(() -> call(gate, jobsA));
+		CompletableFuture<Optional<String>> callB = CompletableFuture.supplyAsync(() -> call(gate, jobsB));
+		gate.countDown();
+		Optional<String> resultA = callA.get(20, TimeUnit.SECONDS);
+		Optional<String> resultB = callB.get(20, TimeUnit.SECONDS);
+		assertThat(this.shared.runs).hasValue(1);
+		assertThat(List.of(resultA, resultB)).filteredOn(Optional::isPresent).hasSize(1);
+		assertThat(List.of(resultA, resultB)).filteredOn(Optional::isEmpty).hasSize(1);
+		ConfigurableApplicationContext loser = resultA.isEmpty() ? a : b;
+		assertThat(loser.getBean(MeterRegistry.class)
+			.get(LeaseService.OPERATION_TIMER).tag("operation", "acquire").tag("code", "lease_conflict").timer()
+			.count()).isEqualTo(1);
+		assertThat(inspect(a, "target_race")).isEqualTo(ResultCode.LEASE_NOT_FOUND);
+	}
+
+	private Optional<String> call(CountDownLatch gate, LeasedJobApp.Jobs jobs) {
+		try {
+			gate.await();
+			return jobs.race("target_race");
+		}
+		catch (InterruptedException ex) {
+			throw new IllegalStateException(ex);
+		}
+		finally {
+			this.shared.oneReturned.countDown();
+		}
+	}
+
+	@Test
+	void aTwoSecondLeaseIsHeldForFifteenSecondsByRenewalWithoutLoss() throws Exception {
+		ConfigurableApplicationContext a = instance("instance_a");
+		ConfigurableApplicationContext b = instance("instance_b");
+		CompletableFuture<ResultCode> hold = CompletableFuture
+			.supplyAsync(() -> holdFor(a.getBean(LeasedJobApp.Jobs.class), 15));
+		assertThat(this.shared.started.await(10, TimeUnit.SECONDS)).isTrue();
+		// meanwhile the other instance is refused
+		assertThatThrownBy(() -> b.getBean(LeasedJobApp.Jobs.class).race("target_hold").orElseThrow())
+			.isInstanceOf(java.util.NoSuchElementException.class);
+		assertThat(hold.get(30, TimeUnit.SECONDS)).isEqualTo(ResultCode.LEASE_COMMIT_AUTHORIZED);
+		LeaseContext context = this.shared.context;
+		assertThat(context.isLost()).isFalse();
+		assertThat(context.expiresAt()).isAfter(context.lease().acquiredAt().plusSeconds(13));
+		assertThat(a.getBean(LeasedJobApp.Events.class).lost).isEmpty();
+		assertThat(a.getBean(MeterRegistry.class)
+			.get(LeaseService.OPERATION_TIMER).tag("operation", "renew").tag("code", "lease_renewed").timer()
+			.count()).isGreaterThanOrEqualTo(10);
+		assertThat(a.getBean(MeterRegistry.class).find(LeaseService.OPERATION_TIMER).tag("operation", "renew")
+			.tag("code", "lease_lost").timer()).isNull();
+		assertThat(inspect(a, "target_hold")).isEqualTo(ResultCode.LEASE_NOT_FOUND);
+	}
+
+	private ResultCode holdFor(LeasedJobApp.Jobs jobs, long seconds) {
+		try {
+			return jobs.holdFor("target_hold", seconds);
+		}
+		catch (InterruptedException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	@Test
+	void revokingTheLeaseCancelsTheJobWithinTheSafetyMarginAndItsContextReadsLost() throws Exception {
+		ConfigurableApplicationContext a = instance("instance_a");
+		CompletableFuture<Void> job = CompletableFuture
+			.runAsync(() -> a.getBean(LeasedJobApp.Jobs.class).blockUntilCancelled("target_revoke"));
+		assertThat(this.shared.started.await(10, TimeUnit.SECONDS)).isTrue();
+		LeaseContext context = this.shared.context;
+		Instant revokedAt = Instant.now();
+		assertThat(a.getBean(LeaseStore.class).revoke(new AdminRequest(Operation.REVOKE, context.identity(),
+				Identifiers.generate("request"), Instant.now().plusSeconds(5), context.leaseId(),
+				context.fencingToken(), "prn_admin", "key_admin", "incident-it-1")).code())
+			.isEqualTo(ResultCode.LEASE_REVOKED);
+		job.get(10, TimeUnit.SECONDS);
+		assertThat(this.shared.interrupted).isTrue();
+		// renewal runs every ~1 s (ttl 3 s / 3): cancelled before the revoked lease's last known expiry
+		assertThat(this.shared.interruptedAt).isBefore(context.expiresAt());
+		assertThat(Duration.between(revokedAt, this.shared.interruptedAt)).isLessThan(Duration.ofSeconds(3));
+		assertThat(context.isLost()).isTrue();
+		assertThat(context.holdsAuthority()).isFalse();
+		assertThat(a.getBean(LeasedJobApp.Events.class).lost).singleElement()
+			.extracting(LeaseLostEvent::reason)
+			.isIn(Reason.STALE_LEASE, Reason.EXPIRED);
+	}
+
+	@Test
+	void aPartitionThatSilencesRedisCancelsTheJobBeforeTheLeaseExpires() throws Exception {
+		java.net.URI uri = RedisServers.uri();
+		try (SilencingProxy proxy = new SilencingProxy(new java.net.InetSocketAddress(uri.getHost(), uri.getPort()))) {
+			ConfigurableApplicationContext a = instance("instance_a", "redis://127.0.0.1:" + proxy.port());
+			CompletableFuture<Void> job = CompletableFuture
+				.runAsync(() -> a.getBean(LeasedJobApp.Jobs.class).blockUntilCancelled("target_partition"));
+			assertThat(this.shared.started.await(10, TimeUnit.SECONDS)).isTrue();
+			LeaseContext context = this.shared.context;
+			proxy.silence();
+			job.get(15, TimeUnit.SECONDS);
+			assertThat(this.shared.interrupted).isTrue();
+			// contract: backend unavailable past the safety margin signals cancellation before expiry
+			assertThat(this.shared.interruptedAt).isBefore(context.expiresAt());
+			assertThat(context.lossReason()).hasValueSatisfying(
+					(reason) -> assertThat(reason).isIn(Reason.REPLY_LOST, Reason.BACKEND_UNREACHABLE));
+			assertThat(a.getBean(LeasedJobApp.Events.class).lost).hasSize(1);
+			a.close(); // before the proxy goes away
+		}
+	}
+
+	@Test
+	void reachingTheMaximumLifetimeStopsRenewalAndCancelsTheJob() throws Exception {
+		ConfigurableApplicationContext a = instance("instance_a");
+		CompletableFuture.runAsync(() -> a.getBean(LeasedJobApp.Jobs.class).outliveLifetime("target_lifetime"))
+			.get(15, TimeUnit.SECONDS);
+		LeaseContext context = this.shared.context;
+		assertThat(this.shared.interrupted).isTrue();
+		assertThat(context.lossReason()).contains(Reason.MAXIMUM_LIFETIME_REACHED);
+		assertThat(context.expiresAt()).isEqualTo(context.lease().lifetimeEnd());
+	}
+
+	@Test
+	void anExceptionInTheJobReleasesTheLease() {
+		ConfigurableApplicationContext a = instance("instance_a");
+		assertThatThrownBy(() -> a.getBean(LeasedJobApp.Jobs.class).fail("target_fail"))
+			.isInstanceOf(IllegalStateException.class);
+		assertThat(this.shared.context).isNotNull();
+		assertThat(inspect(a, "target_fail")).isEqualTo(ResultCode.LEASE_NOT_FOUND);
+		// released, not merely expired: a new acquisition gets a greater token right away
+		assertThat(a.getBean(LeaseService.class)
+			.acquire(identity("target_fail"), new io.starintel.lease.core.LeaseOwner("prn_x", "client_x", "key_x",
+					"instance_x"), Duration.ofSeconds(5), Duration.ofMinutes(1), "execution_x", "job_x", "trace_x",
+					null)
+			.lease()
+			.fencingToken()).isGreaterThan(this.shared.context.fencingToken());
+	}
+
+}
