@@ -22,7 +22,9 @@ for _, digest in ipairs(due) do
   local expires = iso_to_ms(map['expires_at'])
   if map['state'] == 'active' and map['lease_id'] and expires and now >= expires then
     end_lease(ctx, digest, map, 'expired')
-  elseif not expires or now < expires then
+  elseif expires and map['state'] == 'active' then
+    redis.call('ZADD', ctx.base .. 'idx:expiry', expires, digest) -- a late entry: requeue at the live expiry
+  else
     redis.call('ZREM', ctx.base .. 'idx:expiry', digest)
   end
 end

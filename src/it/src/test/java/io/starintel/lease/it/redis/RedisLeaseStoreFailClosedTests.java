@@ -196,6 +196,22 @@ class RedisLeaseStoreFailClosedTests extends SharedRedisTests {
 	}
 
 	@Test
+	void delayedExpiryCleanupThatMeetsASuccessorLeavesItActive() {
+		LockIdentity identity = identity("t1");
+		LeaseRecord successor = acquired(identity);
+		RedisKeys keys = RedisKeys.of(identity);
+		// a late expiry-queue entry (as if left by an earlier, expired lease of the same identity)
+		redis.opsForZSet().add(keys.expiryQueue(), identity.keyDigest(), 0);
+		acquired(identity("t2")); // any acquire in the program reclaims due queue entries
+		LeaseResult inspected = this.store.inspect(InspectRequest.byIdentity(identity, "c", Instant.now().plusSeconds(5)));
+		assertThat(inspected.code()).isEqualTo(ResultCode.LEASE_INSPECTED);
+		assertThat(inspected.lease()).isEqualTo(successor);
+		assertThat(redis.opsForList().size(keys.history(identity.keyDigest()))).isZero();
+		assertThat(redis.opsForZSet().score(keys.expiryQueue(), identity.keyDigest()))
+			.as("requeued at the successor's own expiry").isEqualTo((double) successor.expiresAt().toEpochMilli());
+	}
+
+	@Test
 	void staleIndexEntriesNeverSurfaceAsLeases() {
 		LockIdentity live = identity("t1");
 		acquired(live);
