@@ -45,6 +45,7 @@ class RealProfileIntegrationTests {
 			await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
 				assertThat(results.committed()).isPositive();
 				assertThat(listener.accepted()).isPositive();
+				assertThat(couchDb.contains(FencedResultSink.documentId("target_01HZX3"))).isTrue();
 			});
 			Map<String, Object> document = couchDb.get(Map.class, FencedResultSink.documentId("target_01HZX3"));
 			assertThat(document).containsEntry("target_id", "target_01HZX3").containsKey("_rev");
