@@ -53,12 +53,14 @@ public final class LeaseStoreAutoConfiguration {
 	@ConditionalOnClass(name = "io.micrometer.core.instrument.MeterRegistry")
 	static class AlertMetricsConfiguration {
 
-		/** Logs each alert and counts it in {@code starintel.lease.alerts}, tagged by reason and operation only. */
+		/**
+		 * Counts each alert in {@code starintel.lease.alerts}, tagged by reason and operation only (the store itself
+		 * logs every alert).
+		 */
 		@Bean
 		@ConditionalOnMissingBean
 		LeaseAlerts leaseAlerts(ObjectProvider<MeterRegistry> meters) {
 			return (alert) -> {
-				LeaseAlerts.LOG.raise(alert);
 				MeterRegistry registry = meters.getIfAvailable();
 				if (registry != null) {
 					Counter.builder(ALERTS_COUNTER)

@@ -3,8 +3,6 @@ package io.starintel.lease.fence;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -23,6 +21,7 @@ import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.job.LeaseContext;
 import io.starintel.lease.store.LeaseStore;
+import io.starintel.lease.store.OffsetClock;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -110,31 +109,6 @@ class FenceGuardTests {
 		assertThat(result.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
 		LeaseRecord lease = result.lease();
 		return new LeaseContext(lease);
-	}
-
-	static final class OffsetClock extends Clock {
-
-		private final AtomicLong offset;
-
-		OffsetClock(AtomicLong offset) {
-			this.offset = offset;
-		}
-
-		@Override
-		public ZoneId getZone() {
-			return ZoneOffset.UTC;
-		}
-
-		@Override
-		public Clock withZone(ZoneId zone) {
-			return this;
-		}
-
-		@Override
-		public Instant instant() {
-			return Instant.ofEpochMilli(System.currentTimeMillis() + this.offset.get());
-		}
-
 	}
 
 }

@@ -227,8 +227,7 @@ public final class RedisLeaseStore implements LeaseStore {
 			}
 		}
 		if (corrupt > 0) {
-			this.alerts.raise(new LeaseAlert(Reason.CORRUPT_RECORD, scope, "list", "index"));
-			LeaseAlerts.LOG.raise(new LeaseAlert(Reason.CORRUPT_RECORD, scope, "list", "index"));
+			raise(new LeaseAlert(Reason.CORRUPT_RECORD, scope, "list", "index"));
 		}
 		return new LeasePage(ResultCode.LEASE_LISTED, Reason.NONE, leases,
 				cursor.isEmpty() ? null : ListCursor.encode(cursor), decidedAt);
@@ -310,7 +309,11 @@ public final class RedisLeaseStore implements LeaseStore {
 
 	private void alert(Reason reason, LockIdentity identity, String reference, String operation) {
 		ProgramScope scope = (identity != null) ? identity.scope() : ProgramScope.of("unknown", "unknown");
-		LeaseAlert alert = new LeaseAlert(reason, scope, operation, reference);
+		raise(new LeaseAlert(reason, scope, operation, reference));
+	}
+
+	/** Every alert is logged; the configured {@link LeaseAlerts} (metrics, audit) receives it as well. */
+	private void raise(LeaseAlert alert) {
 		LeaseAlerts.LOG.raise(alert);
 		if (this.alerts != LeaseAlerts.LOG) {
 			this.alerts.raise(alert);

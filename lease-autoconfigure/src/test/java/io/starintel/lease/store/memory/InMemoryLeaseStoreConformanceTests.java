@@ -2,15 +2,13 @@ package io.starintel.lease.store.memory;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.store.LeaseStore;
 import io.starintel.lease.store.LeaseStoreConformanceKit;
+import io.starintel.lease.store.OffsetClock;
 
 /**
  * Runs the conformance kit against the in-memory reference store on a manually advanced backend clock.
@@ -23,22 +21,7 @@ class InMemoryLeaseStoreConformanceTests extends LeaseStoreConformanceKit {
 
 	@Override
 	protected LeaseStore createStore() {
-		Clock clock = new Clock() {
-			@Override
-			public ZoneId getZone() {
-				return ZoneOffset.UTC;
-			}
-
-			@Override
-			public Clock withZone(ZoneId zone) {
-				return this;
-			}
-
-			@Override
-			public Instant instant() {
-				return Instant.ofEpochMilli(System.currentTimeMillis() + offsetMillis.get());
-			}
-		};
+		Clock clock = new OffsetClock(this.offsetMillis);
 		this.memory = new InMemoryLeaseStore(clock,
 				LeasePolicy.defaults().withTtlBounds(Duration.ofMillis(100), Duration.ofMinutes(10)));
 		return this.memory;

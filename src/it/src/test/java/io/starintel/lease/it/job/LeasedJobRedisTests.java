@@ -26,6 +26,7 @@ import io.starintel.lease.core.Operation;
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.it.redis.RedisServers;
+import io.starintel.lease.it.redis.ReplyDroppingProxy;
 import io.starintel.lease.job.LeaseContext;
 import io.starintel.lease.job.LeaseLostEvent;
 import io.starintel.lease.service.LeaseService;
@@ -179,13 +180,13 @@ class LeasedJobRedisTests {
 	@Test
 	void aPartitionThatSilencesRedisCancelsTheJobBeforeTheLeaseExpires() throws Exception {
 		java.net.URI uri = RedisServers.uri();
-		try (SilencingProxy proxy = new SilencingProxy(new java.net.InetSocketAddress(uri.getHost(), uri.getPort()))) {
+		try (ReplyDroppingProxy proxy = new ReplyDroppingProxy(new java.net.InetSocketAddress(uri.getHost(), uri.getPort()))) {
 			ConfigurableApplicationContext a = instance("instance_a", "redis://127.0.0.1:" + proxy.port());
 			CompletableFuture<Void> job = CompletableFuture
 				.runAsync(() -> a.getBean(LeasedJobApp.Jobs.class).blockUntilCancelled("target_partition"));
 			assertThat(this.shared.started.await(10, TimeUnit.SECONDS)).isTrue();
 			LeaseContext context = this.shared.context;
-			proxy.silence();
+			proxy.dropReplies(true);
 			job.get(15, TimeUnit.SECONDS);
 			assertThat(this.shared.interrupted).isTrue();
 			// contract: backend unavailable past the safety margin signals cancellation before expiry

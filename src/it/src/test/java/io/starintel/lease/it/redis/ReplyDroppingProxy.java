@@ -13,9 +13,10 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A small loopback TCP proxy in front of Redis that always forwards requests and, when told to, silently drops
- * the replies: the command reaches the server and commits, the client never hears back (a lost reply).
+ * the replies: the command reaches the server and commits, the client never hears back (a lost reply, or a
+ * partition that silences the backend).
  */
-final class ReplyDroppingProxy implements AutoCloseable {
+public final class ReplyDroppingProxy implements AutoCloseable {
 
 	private final ServerSocket listener;
 
@@ -27,7 +28,8 @@ final class ReplyDroppingProxy implements AutoCloseable {
 
 	private final List<Socket> sockets = new CopyOnWriteArrayList<>();
 
-	ReplyDroppingProxy(InetSocketAddress target) throws IOException {
+	/** Starts listening on a free loopback port, forwarding to {@code target}. */
+	public ReplyDroppingProxy(InetSocketAddress target) throws IOException {
 		this.target = target;
 		this.listener = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
 		Thread acceptor = new Thread(this::acceptLoop, "proxy-accept");
@@ -35,15 +37,18 @@ final class ReplyDroppingProxy implements AutoCloseable {
 		acceptor.start();
 	}
 
-	int port() {
+	/** The loopback port clients connect to. */
+	public int port() {
 		return this.listener.getLocalPort();
 	}
 
-	void dropReplies(boolean drop) {
+	/** From now on, drop (or forward again) every reply; requests are always forwarded. */
+	public void dropReplies(boolean drop) {
 		this.dropReplies.set(drop);
 	}
 
-	long forwardedRequestBytes() {
+	/** Request bytes forwarded so far (evidence that a command was submitted). */
+	public long forwardedRequestBytes() {
 		return this.forwardedRequestBytes.get();
 	}
 
