@@ -5,6 +5,7 @@ import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
@@ -12,8 +13,10 @@ import org.springframework.stereotype.Component;
  * The {@code usernamegen} actor: two scheduled workers pick the same {@code starintel-target} targets and process
  * each through the leased {@link UsernameGenProcessor}; whenever both reach one target at once, exactly one of them
  * runs it and the other is skipped. With several instances (profile {@code real}, Redis) the same holds across JVMs.
+ * {@code sample.workers.enabled=false} turns the workers off (the {@code revoke} profile does).
  */
 @Component
+@ConditionalOnProperty(prefix = "sample.workers", name = "enabled", matchIfMissing = true)
 class UsernameGenActor {
 
 	private static final Logger logger = LoggerFactory.getLogger(UsernameGenActor.class);
