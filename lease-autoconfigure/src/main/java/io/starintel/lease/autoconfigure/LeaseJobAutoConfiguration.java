@@ -1,6 +1,7 @@
 package io.starintel.lease.autoconfigure;
 
 import java.time.Clock;
+import java.util.List;
 
 import io.micrometer.context.ContextSnapshotFactory;
 import io.micrometer.core.instrument.Gauge;
@@ -10,6 +11,9 @@ import io.micrometer.observation.ObservationRegistry;
 import org.aspectj.lang.annotation.Aspect;
 
 import org.springframework.beans.factory.ObjectProvider;
+import io.starintel.lease.audit.AuditSink;
+import io.starintel.lease.audit.AuditingLeaseStore;
+
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -50,15 +54,29 @@ public final class LeaseJobAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	LeaseService leaseService(ObjectProvider<LeaseStore> stores, LeaseProperties properties,
-			ObjectProvider<MeterRegistry> meters, ObjectProvider<ObservationRegistry> observations) {
+			ObjectProvider<MeterRegistry> meters, ObjectProvider<ObservationRegistry> observations,
+			ObjectProvider<AuditSink> auditSinks) {
 		LeaseStore store = stores.getIfAvailable(() -> {
 			throw new IllegalStateException("No lease store: starintel.lease.store=" + properties.store().name()
 				.toLowerCase(java.util.Locale.ROOT) + " needs a RedisConnectionFactory bean (add "
 					+ "spring-boot-starter-data-redis and set spring.data.redis.*), or set starintel.lease.store=memory "
 					+ "for the single-JVM in-memory store");
 		});
-		return new LeaseService(store, Clock.systemUTC(), properties.operationTimeout(), meters.getIfAvailable(),
-				observations.getIfAvailable());
+		return new LeaseService(audited(store, auditSinks.orderedStream().toList()), Clock.systemUTC(),
+				properties.operationTimeout(), meters.getIfAvailable(), observations.getIfAvailable());
+	}
+
+	/**
+	 * Contract: every request emits an audit event. The jobs' store calls go through an {@link AuditingLeaseStore}
+	 * feeding every {@link AuditSink} bean (the log line and application events by default; the program's Redis
+	 * stream when the admin module's stream sink is present). Jobs never force-release or revoke, so no admin event
+	 * is duplicated.
+	 */
+	static LeaseStore audited(LeaseStore store, List<AuditSink> sinks) {
+		if (sinks.isEmpty() || store instanceof AuditingLeaseStore) {
+			return store;
+		}
+		return new AuditingLeaseStore(store, sinks, Clock.systemUTC(), true);
 	}
 
 	@Bean

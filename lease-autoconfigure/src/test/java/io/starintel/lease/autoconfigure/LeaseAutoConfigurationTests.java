@@ -43,8 +43,8 @@ class LeaseAutoConfigurationTests {
 			"starintel.lease.program=program-a", "starintel.lease.service-principal=prn_test" };
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(LeaseStoreAutoConfiguration.class, LeaseJobAutoConfiguration.class,
-				LeaseHealthAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(LeaseStoreAutoConfiguration.class, LeaseAuditAutoConfiguration.class,
+				LeaseJobAutoConfiguration.class, LeaseHealthAutoConfiguration.class))
 		.withPropertyValues(REQUIRED);
 
 	private final ApplicationContextRunner memory = this.runner.withPropertyValues("starintel.lease.store=memory");
@@ -66,6 +66,40 @@ class LeaseAutoConfigurationTests {
 				.doesNotHaveBean(RedisLeaseStore.class);
 			assertThat(context.getBean(TargetResolver.class)).isSameAs(TargetResolver.PASS_THROUGH);
 		});
+	}
+
+	@Test
+	void jobStoreCallsEmitAuditEventsToTheDefaultSinks() {
+		java.util.List<io.starintel.lease.audit.AuditEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+		this.memory
+			.withBean(org.springframework.context.ApplicationListener.class,
+					() -> (org.springframework.context.ApplicationListener<org.springframework.context.PayloadApplicationEvent<?>>) (
+							event) -> {
+						if (event.getPayload() instanceof io.starintel.lease.audit.AuditEvent audit) {
+							events.add(audit);
+						}
+					})
+			.run((context) -> {
+				assertThat(context).hasSingleBean(io.starintel.lease.audit.LogAuditSink.class)
+					.hasSingleBean(io.starintel.lease.audit.spring.ApplicationEventAuditSink.class);
+				io.starintel.lease.core.LeaseResult result = context.getBean(LeaseService.class)
+					.acquire(io.starintel.lease.core.LockIdentity.of("tenant-main", "program-a", "starintel-target",
+							"t1", "usernamegen", "default", null),
+							new io.starintel.lease.core.LeaseOwner("prn_test", "c", "k", "i"),
+							java.time.Duration.ofSeconds(30), java.time.Duration.ofMinutes(5), "e", "j", "t",
+							io.starintel.lease.core.LeaseMetadata.empty());
+				assertThat(result.isSuccess()).isTrue();
+				assertThat(events).extracting(io.starintel.lease.audit.AuditEvent::eventType)
+					.containsExactly(io.starintel.lease.audit.AuditEventType.ACQUIRE);
+				assertThat(events.get(0).resultCode()).isEqualTo(io.starintel.lease.core.ResultCode.LEASE_ACQUIRED);
+			});
+	}
+
+	@Test
+	void whenAuditIsDisabledThenNoDefaultSinks() {
+		this.memory.withPropertyValues("starintel.lease.audit.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(io.starintel.lease.audit.AuditSink.class)
+				.hasSingleBean(LeaseService.class));
 	}
 
 	@Test
@@ -108,7 +142,9 @@ class LeaseAutoConfigurationTests {
 			.withBean(TaskDecorator.class, () -> (runnable) -> runnable)
 			.run((context) -> {
 				assertThat(context.getBean(LeaseStore.class)).isSameAs(store);
-				assertThat(context.getBean(LeaseService.class).store()).isSameAs(store);
+				assertThat(context.getBean(LeaseService.class).store())
+					.isInstanceOfSatisfying(io.starintel.lease.audit.AuditingLeaseStore.class,
+							(audited) -> assertThat(audited.delegate()).isSameAs(store));
 				assertThat(context.getBean(TargetResolver.class)).isSameAs(resolver);
 				assertThat(context.getBean(LeaseOwnerProvider.class)).isSameAs(owners);
 				assertThat(context).doesNotHaveBean(ContextPropagatingTaskDecorator.class);
