@@ -74,7 +74,15 @@ public final class AspectOverheadHarness {
 
 	public static void main(String[] args) {
 		CountingStore store = new CountingStore();
-		LeaseService service = new LeaseService(store, Clock.systemUTC(), Duration.ofSeconds(5),
+		// -Dbench.audit=true: the jobs' store as the auto-configuration wires it (audited to the default sinks)
+		io.starintel.lease.store.LeaseStore serviceStore = Boolean.getBoolean("bench.audit")
+				? new io.starintel.lease.audit.AuditingLeaseStore(store,
+						java.util.List.of(new io.starintel.lease.audit.LogAuditSink(),
+								new io.starintel.lease.audit.spring.ApplicationEventAuditSink((event) -> {
+								})),
+						Clock.systemUTC(), true)
+				: store;
+		LeaseService service = new LeaseService(serviceStore, Clock.systemUTC(), Duration.ofSeconds(5),
 				new SimpleMeterRegistry(), ObservationRegistry.NOOP);
 		try (LeaseRenewalScheduler scheduler = new LeaseRenewalScheduler(service, Clock.systemUTC(),
 				Duration.ofSeconds(2), (event) -> {
