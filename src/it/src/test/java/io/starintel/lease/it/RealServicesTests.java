@@ -20,14 +20,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RealServicesTests {
 
-	static String env(String name, String fallback) {
-		String value = System.getenv(name);
-		return (value == null || value.isBlank()) ? fallback : value;
-	}
 
 	@Test
 	void redisAnswersPing() {
-		RedisClient client = RedisClient.create(env("STARINTEL_REDIS_URL", "redis://127.0.0.1:6379"));
+		RedisClient client = RedisClient.create(ServiceEnvironment.env("STARINTEL_REDIS_URL", "redis://127.0.0.1:6379"));
 		try (StatefulRedisConnection<String, String> connection = client.connect()) {
 			assertThat(connection.sync().ping()).isEqualTo("PONG");
 		}
@@ -39,7 +35,7 @@ class RealServicesTests {
 	@Test
 	void rabbitMqAcceptsConnections() throws Exception {
 		try (Socket socket = new Socket()) {
-			socket.connect(new InetSocketAddress(env("STARINTEL_RABBIT_HOST", "127.0.0.1"), 5672), 5000);
+			socket.connect(new InetSocketAddress(ServiceEnvironment.env("STARINTEL_RABBIT_HOST", "127.0.0.1"), 5672), 5000);
 			assertThat(socket.isConnected()).isTrue();
 		}
 	}
@@ -47,7 +43,7 @@ class RealServicesTests {
 	@Test
 	void couchDbCompatibleServerAnswers() throws Exception {
 		HttpResponse<String> response = HttpClient.newHttpClient()
-			.send(HttpRequest.newBuilder(URI.create(env("STARINTEL_COUCHDB_URL", "http://127.0.0.1:5984") + "/"))
+			.send(HttpRequest.newBuilder(URI.create(ServiceEnvironment.env("STARINTEL_COUCHDB_URL", "http://127.0.0.1:5984") + "/"))
 				.timeout(Duration.ofSeconds(5))
 				.build(), HttpResponse.BodyHandlers.ofString());
 		assertThat(response.statusCode()).isEqualTo(200);

@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import io.starintel.lease.it.ServiceEnvironment;
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.fence.FenceOutcome;
 import io.starintel.lease.fence.FencedWriteRejectedException;
@@ -43,7 +44,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  */
 class CouchDbFenceTests {
 
-	static final String URL = RealServices.env("STARINTEL_COUCHDB_URL", "http://127.0.0.1:5984");
+	static final String URL = ServiceEnvironment.env("STARINTEL_COUCHDB_URL", "http://127.0.0.1:5984");
 
 	static FenceFixture fixture;
 

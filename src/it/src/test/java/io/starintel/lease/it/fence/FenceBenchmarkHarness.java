@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
+import io.starintel.lease.it.ServiceEnvironment;
 import io.starintel.lease.fence.FenceGuard;
 import io.starintel.lease.fence.amqp.FencedDestinations;
 import io.starintel.lease.fence.amqp.FencedRabbitTemplate;
@@ -68,7 +69,7 @@ class FenceBenchmarkHarness {
 	}
 
 	static void publish(FenceGuard guard, LeaseContext context) throws Exception {
-		CachingConnectionFactory cf = new CachingConnectionFactory(RealServices.env("STARINTEL_RABBIT_HOST", "127.0.0.1"));
+		CachingConnectionFactory cf = new CachingConnectionFactory(ServiceEnvironment.env("STARINTEL_RABBIT_HOST", "127.0.0.1"));
 		cf.setUsername("guest");
 		cf.setPassword("guest");
 		cf.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.CORRELATED);
@@ -120,7 +121,7 @@ class FenceBenchmarkHarness {
 
 	static void couchdb(FenceGuard guard, LeaseContext context) throws Exception {
 		org.ektorp.http.HttpClient http = new StdHttpClient.Builder()
-			.url(RealServices.env("STARINTEL_COUCHDB_URL", "http://127.0.0.1:5984"))
+			.url(ServiceEnvironment.env("STARINTEL_COUCHDB_URL", "http://127.0.0.1:5984"))
 			.caching(false)
 			.build();
 		CouchDbInstance instance = new StdCouchDbInstance(http);

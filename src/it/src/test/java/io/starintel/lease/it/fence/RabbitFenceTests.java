@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.starintel.lease.it.ServiceEnvironment;
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.fence.FenceOutcome;
 import io.starintel.lease.fence.FencedWriteRejectedException;
@@ -68,7 +69,7 @@ class RabbitFenceTests {
 	void setUp() {
 		this.fixture = new FenceFixture();
 		this.connectionFactory = new CachingConnectionFactory(
-				RealServices.env("STARINTEL_RABBIT_HOST", "127.0.0.1"), 5672);
+				ServiceEnvironment.env("STARINTEL_RABBIT_HOST", "127.0.0.1"), 5672);
 		this.connectionFactory.setUsername("guest");
 		this.connectionFactory.setPassword("guest");
 		this.connectionFactory.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.CORRELATED);

@@ -4,6 +4,7 @@ import java.net.URI;
 import java.time.Duration;
 
 import io.starintel.lease.core.LeasePolicy;
+import io.starintel.lease.it.ServiceEnvironment;
 import io.starintel.lease.store.LeaseAlerts;
 import io.starintel.lease.store.redis.RedisLeaseStore;
 
@@ -27,8 +28,7 @@ public final class RedisServers {
 
 	/** The shared server's URI. */
 	public static URI uri() {
-		String value = System.getenv("STARINTEL_REDIS_URL");
-		return URI.create((value == null || value.isBlank()) ? "redis://127.0.0.1:6379" : value);
+		return URI.create(ServiceEnvironment.env("STARINTEL_REDIS_URL", "redis://127.0.0.1:6379"));
 	}
 
 	/** A started factory for the shared server. */
