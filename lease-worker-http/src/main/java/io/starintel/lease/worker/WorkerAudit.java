@@ -1,0 +1,83 @@
+package io.starintel.lease.worker;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.function.Supplier;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.starintel.lease.audit.AuditEvent;
+import io.starintel.lease.audit.AuditEventBuilder;
+import io.starintel.lease.audit.AuditEventType;
+import io.starintel.lease.audit.AuditSink;
+import io.starintel.lease.audit.PrincipalClass;
+import io.starintel.lease.core.LockIdentity;
+import io.starintel.lease.core.ResultCode;
+
+/**
+ * The worker API's own audit events: the refusals it takes before any store call (401, 400, 403, 408 and 429, and a
+ * request that never reached the store) and the reads it answers without one. Everything the store decides is
+ * audited by the audited store behind the lease service, so each request emits one event. Sink failures are logged
+ * without detail and never change the answer (these events are not administrative).
+ */
+final class WorkerAudit {
+
+	private static final Logger logger = LoggerFactory.getLogger(WorkerAudit.class);
+
+	private final Supplier<List<AuditSink>> sinks;
+
+	private final Clock clock;
+
+	WorkerAudit(Supplier<List<AuditSink>> sinks, Clock clock) {
+		this.sinks = sinks;
+		this.clock = clock;
+	}
+
+	/** Records a refusal taken before the store. */
+	void refused(AuditEventType type, ResultCode code, String correlationId, Instant started,
+			@Nullable WorkerCaller caller, @Nullable String requestId, @Nullable LockIdentity identity,
+			@Nullable String serviceInstanceId) {
+		AuditEventBuilder b = AuditEvent.builder(type, code)
+			.time(this.clock.instant(), started)
+			.ids(requestId, correlationId);
+		if (caller != null) {
+			b.principal(PrincipalClass.WORKER, caller.principalId(), caller.credentialId(), serviceInstanceId)
+				.scope(caller.scope());
+		}
+		else {
+			b.principal(PrincipalClass.ANONYMOUS, null, null, null);
+		}
+		if (identity != null) {
+			b.identity(identity);
+		}
+		emit(b.build());
+	}
+
+	/** Records a resolve by request id (a read the store does not audit). */
+	void resolved(ResultCode code, String correlationId, WorkerCaller caller, @Nullable String requestId,
+			LockIdentity identity, String serviceInstanceId) {
+		Instant now = this.clock.instant();
+		emit(AuditEvent.builder(AuditEventType.INSPECT, code)
+			.time(now, now)
+			.ids(requestId, correlationId)
+			.principal(PrincipalClass.WORKER, caller.principalId(), caller.credentialId(), serviceInstanceId)
+			.identity(identity)
+			.build());
+	}
+
+	private void emit(AuditEvent event) {
+		for (AuditSink sink : this.sinks.get()) {
+			try {
+				sink.record(event);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Audit sink {} failed for {} ({})", sink.getClass().getName(), event.eventType().wireName(),
+						ex.getClass().getSimpleName());
+			}
+		}
+	}
+
+}

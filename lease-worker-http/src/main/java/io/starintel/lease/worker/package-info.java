@@ -1,0 +1,8 @@
+/**
+ * The worker HTTP API: the contract's lease protocol (acquire-if-free, renew, release, inspect own lease, resolve by
+ * request id, authorize-commit) for actors that are not JVMs, under {@code /lease/v1}.
+ */
+@NullMarked
+package io.starintel.lease.worker;
+
+import org.jspecify.annotations.NullMarked;
