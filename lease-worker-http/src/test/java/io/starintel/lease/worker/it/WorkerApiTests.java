@@ -1,0 +1,400 @@
+package io.starintel.lease.worker.it;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import io.starintel.lease.audit.AuditEvent;
+import io.starintel.lease.audit.AuditSink;
+import io.starintel.lease.core.AdminRequest;
+import io.starintel.lease.core.LeaseResult;
+import io.starintel.lease.core.LockIdentity;
+import io.starintel.lease.core.Operation;
+import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.service.LeaseService;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The worker API over real HTTP on the auto-configured Redis store against real Redis: every operation, ownership,
+ * idempotency, deadlines, scope and audit. Each test works on its own targets in a random program.
+ */
+@SpringBootTest(classes = WorkerTestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+		properties = { "starintel.lease.worker-http.admission.burst=100000",
+				"starintel.lease.worker-http.admission.permits-per-second=100000" })
+@Import(WorkerApiTests.RecordingSink.class)
+class WorkerApiTests {
+
+	static String program;
+
+	@DynamicPropertySource
+	static void credentials(DynamicPropertyRegistry registry) {
+		program = WorkerTestApplication.register(registry);
+	}
+
+	@TestConfiguration(proxyBeanMethods = false)
+	static class RecordingSink {
+
+		@Bean
+		Recorded recordedAuditEvents() {
+			return new Recorded();
+		}
+
+	}
+
+	/** Every audit event of the application, in order. */
+	static final class Recorded implements AuditSink {
+
+		final List<AuditEvent> events = new CopyOnWriteArrayList<>();
+
+		@Override
+		public void record(AuditEvent event) {
+			this.events.add(event);
+		}
+
+	}
+
+	static final String A = WorkerHttp.basic("key_worker_a", WorkerTestApplication.SECRET_A);
+
+	static final String B = WorkerHttp.basic("key_worker_b", WorkerTestApplication.SECRET_B);
+
+	static final String READER = WorkerHttp.basic("key_reader", WorkerTestApplication.SECRET_READER);
+
+	static final String NARROW = WorkerHttp.basic("key_narrow", WorkerTestApplication.SECRET_NARROW);
+
+	@LocalServerPort
+	int port;
+
+	@Autowired
+	LeaseService service;
+
+	@Autowired
+	Recorded audit;
+
+	WorkerHttp http;
+
+	@BeforeEach
+	void client() {
+		this.http = new WorkerHttp(this.port);
+	}
+
+	static ObjectNode identity(String target) {
+		ObjectNode id = WorkerHttp.JSON.createObjectNode();
+		id.put("target_namespace", "starintel-target");
+		id.put("target_id", target);
+		id.put("actor_name", "usernamegen");
+		id.put("workflow_name", "default");
+		return id;
+	}
+
+	static ObjectNode acquireBody(String target, String requestId, String instance) {
+		ObjectNode body = WorkerHttp.JSON.createObjectNode();
+		body.put("request_id", requestId);
+		body.put("service_instance_id", instance);
+		body.set("lock_identity", identity(target));
+		body.put("ttl_ms", 30000);
+		body.put("execution_id", "exec-1");
+		body.put("job_id", "job-1");
+		body.put("trace_id", "trace-1");
+		return body;
+	}
+
+	static ObjectNode handleBody(JsonNode lease, String requestId, String instance) {
+		ObjectNode body = WorkerHttp.JSON.createObjectNode();
+		if (requestId != null) {
+			body.put("request_id", requestId);
+		}
+		body.put("service_instance_id", instance);
+		ObjectNode id = identity(lease.path("lock_identity").path("target_id").asString());
+		body.set("lock_identity", id);
+		body.put("lease_id", lease.path("lease_id").asString());
+		body.put("fencing_token", lease.path("fencing_token").asLong());
+		return body;
+	}
+
+	static String target() {
+		return "t-" + UUID.randomUUID();
+	}
+
+	static String rid() {
+		return "req-" + UUID.randomUUID();
+	}
+
+	WorkerHttp.Reply post(String operation, ObjectNode body, String auth) {
+		return this.http.post("/lease/v1/leases/" + operation, body.toString(), auth);
+	}
+
+	JsonNode acquired(String target, String instance) {
+		WorkerHttp.Reply reply = post("acquire", acquireBody(target, rid(), instance), A);
+		assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+		return reply.json().path("lease");
+	}
+
+	@Test
+	void acquireAnswersTheContractsSuccessEnvelopeWithTenantAndProgramFromTheCredential() {
+		String target = target();
+		WorkerHttp.Reply reply = post("acquire", acquireBody(target, rid(), "inst-1"), A);
+		assertThat(reply.status()).isEqualTo(200);
+		JsonNode json = reply.json();
+		assertThat(json.path("status").asString()).isEqualTo("success");
+		assertThat(json.path("code").asString()).isEqualTo("lease_acquired");
+		assertThat(json.path("correlation_id").asString()).isNotEmpty();
+		JsonNode lease = json.path("lease");
+		assertThat(lease.path("lock_identity").path("tenant_id").asString()).isEqualTo(WorkerTestApplication.TENANT);
+		assertThat(lease.path("lock_identity").path("program_id").asString()).isEqualTo(program);
+		assertThat(lease.path("lock_identity").path("operation_class").asString()).isEqualTo("default");
+		assertThat(lease.path("fencing_token").asLong()).isPositive();
+		assertThat(lease.path("state").asString()).isEqualTo("active");
+		assertThat(lease.path("ttl_ms").asLong()).isEqualTo(30000);
+		assertThat(reply.body()).doesNotContain(LockIdentity.KEY_PREFIX).doesNotContain("prn_worker_a");
+		// the record's owner is the authenticated caller
+		LeaseResult inspected = this.service.inspect(lockIdentity(target));
+		assertThat(inspected.lease().owner().principalId()).isEqualTo("prn_worker_a");
+		assertThat(inspected.lease().owner().credentialId()).isEqualTo("key_worker_a");
+		assertThat(inspected.lease().owner().serviceInstanceId()).isEqualTo("inst-1");
+	}
+
+	static LockIdentity lockIdentity(String target) {
+		return LockIdentity.of(WorkerTestApplication.TENANT, program, "starintel-target", target, "usernamegen",
+				"default", "default");
+	}
+
+	@Test
+	void tenantOrProgramInTheBodyIsRejected() {
+		ObjectNode body = acquireBody(target(), rid(), "inst-1");
+		((ObjectNode) body.get("lock_identity")).put("tenant_id", "tenant-other");
+		WorkerHttp.Reply reply = post("acquire", body, A);
+		assertThat(reply.status()).isEqualTo(400);
+		assertThat(reply.code()).isEqualTo("invalid_lease_request");
+		ObjectNode withProgram = acquireBody(target(), rid(), "inst-1");
+		((ObjectNode) withProgram.get("lock_identity")).put("program_id", program);
+		assertThat(post("acquire", withProgram, A).status()).isEqualTo(400);
+	}
+
+	@Test
+	void aRetriedAcquireReturnsTheOriginalLeaseAndAChangedBodyIsAnIdempotencyConflict() {
+		String target = target();
+		ObjectNode body = acquireBody(target, rid(), "inst-1");
+		JsonNode first = post("acquire", body, A).json().path("lease");
+		WorkerHttp.Reply retry = post("acquire", body, A);
+		assertThat(retry.status()).isEqualTo(200);
+		assertThat(retry.json().path("lease").path("lease_id").asString()).isEqualTo(first.path("lease_id").asString());
+		assertThat(retry.json().path("lease").path("fencing_token").asLong())
+			.isEqualTo(first.path("fencing_token").asLong());
+		assertThat(retry.json().path("replayed").asBoolean()).isTrue();
+		body.put("ttl_ms", 20000);
+		WorkerHttp.Reply changed = post("acquire", body, A);
+		assertThat(changed.status()).isEqualTo(409);
+		assertThat(changed.code()).isEqualTo("idempotency_conflict");
+		assertThat(changed.json().path("retryable").asBoolean()).isFalse();
+	}
+
+	@Test
+	void aSecondWorkerGetsAConflictWithARetryHintAndABoundedWaitEndsAtItsBound() {
+		String target = target();
+		acquired(target, "inst-1");
+		WorkerHttp.Reply conflict = post("acquire", acquireBody(target, rid(), "inst-2"), B);
+		assertThat(conflict.status()).isEqualTo(409);
+		assertThat(conflict.code()).isEqualTo("lease_conflict");
+		assertThat(conflict.json().path("retryable").asBoolean()).isTrue();
+		assertThat(conflict.json().path("retry_after_ms").asLong()).isPositive();
+		assertThat(conflict.body()).doesNotContain("prn_worker_a").doesNotContain("inst-1");
+		ObjectNode waiting = acquireBody(target, rid(), "inst-2");
+		waiting.put("wait_ms", 300);
+		assertThat(post("acquire", waiting, B).code()).isEqualTo("lease_conflict");
+		waiting.put("wait_ms", 600_000);
+		assertThat(post("acquire", waiting, B).status()).isEqualTo(400);
+	}
+
+	@Test
+	void aBoundedWaitAcquiresOnceTheHolderReleases() throws Exception {
+		String target = target();
+		JsonNode lease = acquired(target, "inst-1");
+		ObjectNode waiting = acquireBody(target, rid(), "inst-2");
+		waiting.put("wait_ms", 9000);
+		waiting.put("deadline_at", Instant.now().plusSeconds(30).toString());
+		java.util.concurrent.CompletableFuture<WorkerHttp.Reply> waiter = java.util.concurrent.CompletableFuture
+			.supplyAsync(() -> post("acquire", waiting, B));
+		assertThat(post("release", handleBody(lease, rid(), "inst-1"), A).status()).isEqualTo(200);
+		WorkerHttp.Reply reply = waiter.get(60, java.util.concurrent.TimeUnit.SECONDS);
+		assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+		assertThat(reply.json().path("lease").path("fencing_token").asLong())
+			.isGreaterThan(lease.path("fencing_token").asLong());
+	}
+
+	@Test
+	void renewReleaseAndInspectWorkOnlyForTheOwnLease() {
+		String target = target();
+		JsonNode lease = acquired(target, "inst-1");
+		// another worker presenting the handle: lease_lost, never a hint of the owner
+		WorkerHttp.Reply foreign = post("renew", handleBody(lease, rid(), "inst-1"), B);
+		assertThat(foreign.status()).isEqualTo(409);
+		assertThat(foreign.code()).isEqualTo("lease_lost");
+		assertThat(post("release", handleBody(lease, rid(), "inst-1"), B).code()).isEqualTo("lease_lost");
+		ObjectNode inspect = handleBody(lease, null, "inst-1");
+		inspect.remove("fencing_token");
+		assertThat(post("inspect", inspect, B).status()).isEqualTo(404);
+		// the wrong instance of the right worker: lease_lost too
+		assertThat(post("renew", handleBody(lease, rid(), "inst-9"), A).code()).isEqualTo("lease_lost");
+		WorkerHttp.Reply own = post("inspect", inspect, A);
+		assertThat(own.status()).isEqualTo(200);
+		assertThat(own.code()).isEqualTo("lease_inspected");
+		ObjectNode renew = handleBody(lease, rid(), "inst-1");
+		WorkerHttp.Reply renewed = post("renew", renew, A);
+		assertThat(renewed.status()).isEqualTo(200);
+		assertThat(renewed.code()).isEqualTo("lease_renewed");
+		assertThat(renewed.json().path("lease").path("fencing_token").asLong())
+			.isEqualTo(lease.path("fencing_token").asLong());
+		// retried renew: the original result; changed handle: idempotency conflict
+		assertThat(post("renew", renew, A).status()).isEqualTo(200);
+		renew.put("service_instance_id", "inst-2");
+		assertThat(post("renew", renew, A).code()).isEqualTo("idempotency_conflict");
+		WorkerHttp.Reply released = post("release", handleBody(lease, rid(), "inst-1"), A);
+		assertThat(released.code()).isEqualTo("lease_released");
+		assertThat(released.json().path("lease").path("state").asString()).isEqualTo("released");
+		assertThat(post("inspect", inspect, A).status()).isEqualTo(404);
+		assertThat(post("renew", handleBody(lease, rid(), "inst-1"), A).code()).isEqualTo("lease_lost");
+	}
+
+	@Test
+	void theServiceInstanceHeaderIsAcceptedAndMustAgreeWithTheBody() {
+		ObjectNode body = acquireBody(target(), rid(), "inst-1");
+		body.remove("service_instance_id");
+		assertThat(post("acquire", body, A).status()).isEqualTo(400);
+		WorkerHttp.Reply reply = this.http.send("POST", "/lease/v1/leases/acquire", body.toString(), A,
+				"application/json", Map.of("X-Service-Instance-Id", "inst-h"));
+		assertThat(reply.status()).isEqualTo(200);
+		body.put("request_id", rid());
+		body.put("service_instance_id", "inst-other");
+		assertThat(this.http.send("POST", "/lease/v1/leases/acquire", body.toString(), A, "application/json",
+				Map.of("X-Service-Instance-Id", "inst-h")).status()).isEqualTo(400);
+	}
+
+	@Test
+	void resolveReturnsTheCallersOriginalResultAndNotFoundOtherwise() {
+		String target = target();
+		String requestId = rid();
+		JsonNode lease = post("acquire", acquireBody(target, requestId, "inst-1"), A).json().path("lease");
+		ObjectNode resolve = WorkerHttp.JSON.createObjectNode();
+		resolve.put("service_instance_id", "inst-1");
+		resolve.set("lock_identity", identity(target));
+		resolve.put("operation", "acquire");
+		resolve.put("request_id", requestId);
+		WorkerHttp.Reply reply = post("resolve", resolve, A);
+		assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+		assertThat(reply.json().path("lease").path("lease_id").asString()).isEqualTo(lease.path("lease_id").asString());
+		assertThat(reply.json().path("current_state").asString()).isEqualTo("active");
+		assertThat(post("resolve", resolve, B).status()).isEqualTo(404);
+		resolve.put("request_id", rid());
+		assertThat(post("resolve", resolve, A).status()).isEqualTo(404);
+		resolve.put("operation", "revoke");
+		assertThat(post("resolve", resolve, A).status()).isEqualTo(400);
+	}
+
+	@Test
+	void authorizeCommitIsRefusedAfterAnAdministratorRevokesAndAReacquireGetsAHigherToken() {
+		String target = target();
+		JsonNode lease = acquired(target, "inst-1");
+		ObjectNode commit = handleBody(lease, null, "inst-1");
+		WorkerHttp.Reply authorized = post("authorize-commit", commit, A);
+		assertThat(authorized.status()).isEqualTo(200);
+		assertThat(authorized.code()).isEqualTo("lease_commit_authorized");
+		assertThat(post("authorize-commit", commit, B).code()).isEqualTo("lease_lost");
+		LeaseResult revoked = this.service.store()
+			.revoke(new AdminRequest(Operation.REVOKE, lockIdentity(target), rid(), Instant.now().plusSeconds(5),
+					lease.path("lease_id").asString(), lease.path("fencing_token").asLong(), "prn_admin",
+					"key_admin", "incident-1"));
+		assertThat(revoked.code()).isEqualTo(ResultCode.LEASE_REVOKED);
+		assertThat(post("authorize-commit", commit, A).code()).isEqualTo("lease_lost");
+		assertThat(post("renew", handleBody(lease, rid(), "inst-1"), A).code()).isEqualTo("lease_lost");
+		JsonNode again = acquired(target, "inst-1");
+		assertThat(again.path("fencing_token").asLong()).isGreaterThan(lease.path("fencing_token").asLong());
+	}
+
+	@Test
+	void deadlinesArePastBeforeSubmissionOrMalformed() {
+		ObjectNode body = acquireBody(target(), rid(), "inst-1");
+		body.put("deadline_at", Instant.now().minusSeconds(5).toString());
+		WorkerHttp.Reply past = post("acquire", body, A);
+		assertThat(past.status()).isEqualTo(408);
+		assertThat(past.code()).isEqualTo("deadline_exceeded");
+		for (String extreme : List.of("-292000000-01-01T00:00:00Z", "+292000000-01-01T00:00:00Z",
+				"-1000000000-01-01T00:00:00Z", "+1000000000-12-31T23:59:59.999999999Z", "1970-01-01T00:00:00Z",
+				Instant.now().plusSeconds(3600).toString())) {
+			body.put("deadline_at", extreme);
+			WorkerHttp.Reply reply = post("acquire", body, A);
+			assertThat(reply.status()).as(extreme + " " + reply.body()).isEqualTo(400);
+		}
+	}
+
+	@Test
+	void credentialsCapabilitiesAndScopeAreCheckedBeforeTheStore() {
+		String target = target();
+		WorkerHttp.Reply anonymous = post("acquire", acquireBody(target, rid(), "inst-1"), null);
+		assertThat(anonymous.status()).isEqualTo(401);
+		assertThat(anonymous.code()).isEqualTo("invalid_credential");
+		assertThat(post("acquire", acquireBody(target, rid(), "inst-1"),
+				WorkerHttp.basic("key_worker_a", "wrong")).status()).isEqualTo(401);
+		assertThat(post("acquire", acquireBody(target, rid(), "inst-1"), READER).status()).isEqualTo(403);
+		assertThat(post("acquire", acquireBody(target, rid(), "inst-1"), NARROW).status()).isEqualTo(403);
+		JsonNode lease = acquired(target, "inst-1");
+		// a reader may inspect, but sees only its own leases: not found
+		ObjectNode inspect = handleBody(lease, null, "inst-1");
+		inspect.remove("fencing_token");
+		assertThat(post("inspect", inspect, READER).status()).isEqualTo(404);
+		assertThat(post("renew", handleBody(lease, rid(), "inst-1"), NARROW).code()).isEqualTo("lease_lost");
+	}
+
+	@Test
+	void everyRequestEmitsOneAuditEventWithTheCorrelationId() {
+		String target = target();
+		List<String> correlations = new ArrayList<>();
+		List<WorkerHttp.Reply> replies = new ArrayList<>();
+		replies.add(post("acquire", acquireBody(target, rid(), "inst-1"), A));
+		replies.add(post("acquire", acquireBody(target, rid(), "inst-2"), B));
+		replies.add(post("acquire", acquireBody(target, rid(), "inst-1"), null));
+		replies.add(this.http.post("/lease/v1/leases/acquire", "{", A));
+		replies.add(post("renew", handleBody(replies.get(0).json().path("lease"), rid(), "inst-1"), A));
+		for (WorkerHttp.Reply reply : replies) {
+			correlations.add(reply.json().path("correlation_id").asString());
+		}
+		for (String correlation : correlations) {
+			assertThat(this.audit.events.stream().filter((e) -> correlation.equals(e.correlationId())).count())
+				.as(correlation).isEqualTo(1);
+		}
+		for (AuditEvent event : this.audit.events) {
+			assertThat(event.toFields().toString()).doesNotContain(LockIdentity.KEY_PREFIX)
+				.doesNotContain(WorkerTestApplication.SECRET_A);
+		}
+	}
+
+	@Test
+	void unknownPathsMethodsAndContentTypesAreEnvelopes() {
+		for (WorkerHttp.Reply reply : List.of(this.http.send("GET", "/lease/v1/leases/acquire", null, A, null, Map.of()),
+				this.http.send("POST", "/lease/v1/leases/nope", "{}", A, "application/json", Map.of()),
+				this.http.send("POST", "/lease/v1/leases/acquire", "{}", A, "text/plain", Map.of()),
+				this.http.send("DELETE", "/lease/v1", null, A, null, Map.of()))) {
+			assertThat(reply.status()).as(reply.body()).isEqualTo(400);
+			assertThat(reply.code()).isEqualTo("invalid_lease_request");
+			assertThat(reply.json().path("correlation_id").asString()).isNotEmpty();
+		}
+	}
+
+}

@@ -1,0 +1,52 @@
+package io.starintel.lease.worker.it;
+
+import java.util.UUID;
+
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.security.crypto.bcrypt.BCryptPasswordEncoder;
+import org.springframework.test.context.DynamicPropertyRegistry;
+
+/**
+ * A small application for the worker API's HTTP tests: the auto-configured Redis store on real Redis
+ * (REDIS_HOST/REDIS_PORT, default 127.0.0.1:6379), and worker credentials in a random program per test class.
+ */
+@SpringBootConfiguration
+@EnableAutoConfiguration
+public class WorkerTestApplication {
+
+	static final String TENANT = "tenant-worker-tests";
+
+	static final String SECRET_A = "secret-a-" + UUID.randomUUID();
+
+	static final String SECRET_B = "secret-b-" + UUID.randomUUID();
+
+	static final String SECRET_READER = "secret-r-" + UUID.randomUUID();
+
+	static final String SECRET_NARROW = "secret-n-" + UUID.randomUUID();
+
+	/** Registers the credentials of workers a, b, a read-only worker and one limited to actor {@code other}. */
+	static String register(DynamicPropertyRegistry registry) {
+		String program = "p-" + UUID.randomUUID().toString().substring(0, 8);
+		BCryptPasswordEncoder bcrypt = new BCryptPasswordEncoder(4);
+		String[][] credentials = { { "prn_worker_a", "key_worker_a", SECRET_A, "targets:lease", "" },
+				{ "prn_worker_b", "key_worker_b", SECRET_B, "targets:lease", "" },
+				{ "prn_reader", "key_reader", SECRET_READER, "targets:read", "" },
+				{ "prn_narrow", "key_narrow", SECRET_NARROW, "targets:lease", "other" } };
+		for (int i = 0; i < credentials.length; i++) {
+			String[] c = credentials[i];
+			String prefix = "starintel.lease.worker-http.credentials[" + i + "].";
+			registry.add(prefix + "principal", () -> c[0]);
+			registry.add(prefix + "credential-id", () -> c[1]);
+			registry.add(prefix + "secret-hash", () -> "{bcrypt}" + bcrypt.encode(c[2]));
+			registry.add(prefix + "capabilities", () -> c[3]);
+			registry.add(prefix + "tenant", () -> TENANT);
+			registry.add(prefix + "program", () -> program);
+			if (!c[4].isEmpty()) {
+				registry.add(prefix + "actors", () -> c[4]);
+			}
+		}
+		return program;
+	}
+
+}
