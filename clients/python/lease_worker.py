@@ -1,0 +1,318 @@
+#!/usr/bin/env python3
+"""A StarIntel target-lease worker client over the worker HTTP API (/lease/v1), standard library only.
+
+Library use::
+
+    from lease_worker import LeaseClient
+    client = LeaseClient("http://127.0.0.1:8080", "key_worker_01", secret, "instance-01")
+    reply = client.acquire("starintel-target", "target_01", "usernamegen", "default", ttl_ms=30000,
+                           execution_id="exec-1", job_id="job-1", trace_id="trace-1")
+    if reply.code == "lease_acquired":
+        lease = reply.lease
+        client.renew(lease)                       # before expires_at, e.g. every ttl/3
+        if client.authorize_commit(lease).ok:     # just before an authoritative write
+            ...
+        client.release(lease)
+
+Every mutating call carries a request_id; a lost response (connection error, timeout) or a 503
+lease_outcome_unknown is retried with the *same* request_id and body, so the server returns the original
+result instead of acting twice (contract: idempotency by request_id). Tenant and program are never sent: they
+come from the credential.
+
+Command line: ``python3 lease_worker.py race ...`` runs the scenario the integration test drives (see
+``--help``); the secret is read from the LEASE_WORKER_SECRET environment variable, never from the arguments.
+"""
+
+import argparse
+import base64
+import datetime
+import json
+import os
+import select
+import sys
+import time
+import urllib.error
+import urllib.request
+import uuid
+
+RETRYABLE_UNKNOWN = ("lease_outcome_unknown", "lease_backend_unavailable")
+
+
+class Reply:
+    """One answer of the worker API: HTTP status and the contract's envelope."""
+
+    def __init__(self, status, body):
+        self.status = status
+        self.body = body
+
+    @property
+    def code(self):
+        return self.body.get("code")
+
+    @property
+    def ok(self):
+        return self.status == 200
+
+    @property
+    def lease(self):
+        return self.body.get("lease")
+
+    def __repr__(self):
+        return "%d %s" % (self.status, self.code)
+
+
+class LeaseClient:
+    """Calls the worker API with HTTP Basic credentials (credential id, secret) for one service instance."""
+
+    def __init__(self, base_url, credential_id, secret, service_instance_id, timeout=10.0, attempts=4):
+        self.base_url = base_url.rstrip("/")
+        token = base64.b64encode(("%s:%s" % (credential_id, secret)).encode("utf-8")).decode("ascii")
+        self._authorization = "Basic " + token
+        self.service_instance_id = service_instance_id
+        self.timeout = timeout
+        self.attempts = attempts
+
+    # -- operations ---------------------------------------------------------------------------------------------
+
+    def acquire(self, target_namespace, target_id, actor_name, workflow_name, ttl_ms, execution_id, job_id,
+                trace_id, operation_class=None, maximum_lifetime_ms=None, wait_ms=None, metadata=None,
+                request_id=None, deadline_in_s=5.0):
+        identity = {"target_namespace": target_namespace, "target_id": target_id, "actor_name": actor_name,
+                    "workflow_name": workflow_name}
+        if operation_class:
+            identity["operation_class"] = operation_class
+        body = {"request_id": request_id or new_id("req"), "lock_identity": identity, "ttl_ms": ttl_ms,
+                "execution_id": execution_id, "job_id": job_id, "trace_id": trace_id}
+        if maximum_lifetime_ms is not None:
+            body["maximum_lifetime_ms"] = maximum_lifetime_ms
+        if wait_ms is not None:
+            body["wait_ms"] = wait_ms
+            deadline_in_s = max(deadline_in_s, wait_ms / 1000.0 + 5.0)
+        if metadata is not None:
+            body["metadata"] = metadata
+        return self.post("acquire", body, deadline_in_s)
+
+    def renew(self, lease, request_id=None):
+        return self.post("renew", self._handle(lease, request_id or new_id("req")))
+
+    def release(self, lease, request_id=None):
+        return self.post("release", self._handle(lease, request_id or new_id("req")))
+
+    def authorize_commit(self, lease):
+        return self.post("authorize-commit", self._handle(lease, None))
+
+    def inspect(self, lease):
+        body = self._handle(lease, None)
+        del body["fencing_token"]
+        return self.post("inspect", body)
+
+    def resolve(self, lease_identity, operation, request_id):
+        return self.post("resolve", {"lock_identity": caller_identity(lease_identity), "operation": operation,
+                                     "request_id": request_id})
+
+    # -- transport ------------------------------------------------------------------------------------------------
+
+    @staticmethod
+    def _handle(lease, request_id):
+        body = {"lock_identity": caller_identity(lease["lock_identity"]), "lease_id": lease["lease_id"],
+                "fencing_token": lease["fencing_token"]}
+        if request_id is not None:
+            body["request_id"] = request_id
+        return body
+
+    def post(self, operation, body, deadline_in_s=5.0):
+        """POSTs one operation; retries a lost response or an unknown outcome with the same body (same request_id)."""
+        body = dict(body)
+        body["service_instance_id"] = self.service_instance_id
+        last = None
+        for attempt in range(self.attempts):
+            body["deadline_at"] = iso_in(deadline_in_s)
+            try:
+                last = self._send(operation, body)
+            except (urllib.error.URLError, OSError) as ex:
+                last = Reply(0, {"code": "transport_error", "msg": type(ex).__name__})
+            if last.status != 0 and last.code not in RETRYABLE_UNKNOWN:
+                return last
+            time.sleep(min(2.0, (last.body.get("retry_after_ms") or 100) / 1000.0 * (attempt + 1)))
+        return last
+
+    def _send(self, operation, body):
+        data = json.dumps(body).encode("utf-8")
+        request = urllib.request.Request(self.base_url + "/lease/v1/leases/" + operation, data=data, method="POST",
+                                         headers={"Content-Type": "application/json",
+                                                  "Authorization": self._authorization})
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                return Reply(response.status, json.loads(response.read().decode("utf-8")))
+        except urllib.error.HTTPError as error:
+            payload = error.read().decode("utf-8")
+            try:
+                return Reply(error.code, json.loads(payload))
+            except ValueError:
+                return Reply(error.code, {"code": "not_json"})
+
+
+def caller_identity(lock_identity):
+    """The identity components a worker sends (tenant and program come from its credential)."""
+    return {k: lock_identity[k] for k in ("target_namespace", "target_id", "actor_name", "workflow_name",
+                                           "operation_class") if k in lock_identity}
+
+
+def new_id(prefix):
+    return "%s-%s" % (prefix, uuid.uuid4())
+
+
+def iso_in(seconds):
+    at = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=seconds)
+    return at.strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (at.microsecond // 1000)
+
+
+# -- the scenario the integration test drives ---------------------------------------------------------------------
+
+class Scenario:
+    """Race for targets, renew past several TTLs, wait for an administrator's revoke, then check the refusals."""
+
+    def __init__(self, args, client):
+        self.args = args
+        self.client = client
+        self.name = args.name
+        self.held = {}
+        self.failures = []
+
+    def say(self, text):
+        print("[%s] %s" % (self.name, text), flush=True)
+
+    def event(self, kind, **fields):
+        fields["kind"] = kind
+        fields["worker"] = self.name
+        print("EVENT " + json.dumps(fields, sort_keys=True), flush=True)
+
+    def expect(self, what, reply, code):
+        if reply.code != code:
+            self.failures.append("%s: expected %s, got %r" % (what, code, reply))
+            self.say("UNEXPECTED %s -> %r (expected %s)" % (what, reply, code))
+
+    def acquire(self, target):
+        return self.client.acquire(self.args.namespace, target, self.args.actor, "default", self.args.ttl_ms,
+                                   execution_id=new_id("exec"), job_id="job-" + self.name,
+                                   trace_id=new_id("trace"), metadata={"worker": self.name})
+
+    def race(self):
+        for target in self.args.targets.split(","):
+            request_id = new_id("req")
+            reply = self.client.acquire(self.args.namespace, target, self.args.actor, "default", self.args.ttl_ms,
+                                        execution_id="exec-" + self.name, job_id="job-" + self.name,
+                                        trace_id="trace-" + self.name, request_id=request_id)
+            if reply.ok:
+                lease = reply.lease
+                self.held[target] = lease
+                self.say("acquire %s -> %r token=%d lease_id=%s expires_at=%s" % (
+                    target, reply, lease["fencing_token"], lease["lease_id"], lease["expires_at"]))
+                # a lost response: the same request again returns the original lease and token
+                replay = self.client.acquire(self.args.namespace, target, self.args.actor, "default",
+                                             self.args.ttl_ms, execution_id="exec-" + self.name,
+                                             job_id="job-" + self.name, trace_id="trace-" + self.name,
+                                             request_id=request_id)
+                same = replay.ok and replay.lease["fencing_token"] == lease["fencing_token"] \
+                    and replay.lease["lease_id"] == lease["lease_id"]
+                self.say("retry of the same request_id -> %r same lease and token: %s" % (replay, same))
+                if not same:
+                    self.failures.append("replay of %s returned another lease" % target)
+                self.event("acquired", target=target, lease_id=lease["lease_id"], token=lease["fencing_token"])
+            else:
+                self.say("acquire %s -> %r retryable=%s retry_after_ms=%s" % (
+                    target, reply, reply.body.get("retryable"), reply.body.get("retry_after_ms")))
+                self.event("refused", target=target, code=reply.code)
+
+    def renew_all(self, quiet=False):
+        for target, lease in list(self.held.items()):
+            reply = self.client.renew(lease)
+            if reply.ok:
+                self.held[target] = reply.lease
+                if not quiet:
+                    self.say("renew %s -> %r token=%d expires_at=%s" % (
+                        target, reply, reply.lease["fencing_token"], reply.lease["expires_at"]))
+            else:
+                self.say("renew %s -> %r: lease lost, stopping work on it" % (target, reply))
+                self.failures.append("renewal of %s refused before the revoke: %r" % (target, reply))
+                del self.held[target]
+
+    def run(self):
+        self.race()
+        started = time.monotonic()
+        for i in range(self.args.renewals):
+            time.sleep(self.args.renew_every_ms / 1000.0)
+            self.renew_all(quiet=0 < i < self.args.renewals - 1)
+        held_ms = int((time.monotonic() - started) * 1000)
+        self.say("renewed %d times over %d ms = %.1f TTLs; tokens unchanged" % (
+            self.args.renewals, held_ms, held_ms / float(self.args.ttl_ms)))
+        self.event("ready", held={t: l["lease_id"] for t, l in self.held.items()}, held_ms=held_ms)
+        command = self.wait_for_command()
+        if command and command[0] == "revoked":
+            self.after_revoke(command[1])
+        for target, lease in list(self.held.items()):
+            reply = self.client.release(lease)
+            self.say("release %s -> %r state=%s" % (target, reply, (reply.lease or {}).get("state")))
+            self.expect("release " + target, reply, "lease_released")
+        self.event("done", failures=self.failures)
+        return 0 if not self.failures else 1
+
+    def wait_for_command(self):
+        """Keeps renewing (quietly) while waiting for the test's line on stdin: 'revoked <target>' or 'none'."""
+        while True:
+            readable, _, _ = select.select([sys.stdin], [], [], self.args.renew_every_ms / 1000.0)
+            if readable:
+                line = sys.stdin.readline()
+                return line.split() if line else None
+            self.renew_all(quiet=True)
+
+    def after_revoke(self, target):
+        lease = self.held.pop(target)
+        self.say("administrator revoked %s (lease_id=%s token=%d)" % (target, lease["lease_id"],
+                                                                      lease["fencing_token"]))
+        renew = self.client.renew(lease)
+        self.say("renew %s -> %r retryable=%s" % (target, renew, renew.body.get("retryable")))
+        self.expect("renew after revoke", renew, "lease_lost")
+        commit = self.client.authorize_commit(lease)
+        self.say("authorize-commit %s with token %d -> %r" % (target, lease["fencing_token"], commit))
+        self.expect("authorize-commit after revoke", commit, "lease_lost")
+        again = self.acquire(target)
+        self.expect("reacquire", again, "lease_acquired")
+        if again.ok:
+            higher = again.lease["fencing_token"] > lease["fencing_token"]
+            self.say("reacquire %s -> %r token=%d (> %d: %s)" % (target, again, again.lease["fencing_token"],
+                                                                  lease["fencing_token"], higher))
+            if not higher:
+                self.failures.append("reacquired token is not higher")
+            self.held[target] = again.lease
+            commit = self.client.authorize_commit(again.lease)
+            self.say("authorize-commit %s with token %d -> %r" % (target, again.lease["fencing_token"], commit))
+            self.expect("authorize-commit of the new lease", commit, "lease_commit_authorized")
+            self.event("reacquired", target=target, old_token=lease["fencing_token"],
+                       new_token=again.lease["fencing_token"])
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="StarIntel target-lease worker (worker HTTP API)")
+    sub = parser.add_subparsers(dest="command", required=True)
+    race = sub.add_parser("race", help="race for targets, renew, wait for a revoke on stdin, check refusals")
+    race.add_argument("--base-url", required=True)
+    race.add_argument("--credential-id", required=True)
+    race.add_argument("--instance", required=True, help="service instance id")
+    race.add_argument("--name", required=True, help="name printed on each line")
+    race.add_argument("--targets", required=True, help="comma-separated target ids, tried in this order")
+    race.add_argument("--namespace", default="starintel-target")
+    race.add_argument("--actor", default="usernamegen")
+    race.add_argument("--ttl-ms", type=int, default=2000)
+    race.add_argument("--renew-every-ms", type=int, default=200)
+    race.add_argument("--renewals", type=int, default=40)
+    args = parser.parse_args(argv)
+    secret = os.environ.get("LEASE_WORKER_SECRET")
+    if not secret:
+        parser.error("LEASE_WORKER_SECRET is not set")
+    client = LeaseClient(args.base_url, args.credential_id, secret, args.instance)
+    return Scenario(args, client).run()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
