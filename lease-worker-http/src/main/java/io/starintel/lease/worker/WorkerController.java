@@ -19,6 +19,7 @@ import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestMethod;
 import org.springframework.web.bind.annotation.RestController;
 
 import io.starintel.lease.audit.AuditEventType;
@@ -107,8 +108,21 @@ public class WorkerController {
 		}
 	}
 
-	@RequestMapping({ BASE_PATH, BASE_PATH + "/**" })
+	/**
+	 * Every method on the subtree; {@code OPTIONS} is listed explicitly because a mapping without methods does not
+	 * match it (Spring MVC would answer it itself, without an envelope).
+	 */
+	@RequestMapping(path = { BASE_PATH, BASE_PATH + "/**" })
 	ResponseEntity<String> handle(HttpServletRequest request) {
+		return dispatch(request);
+	}
+
+	@RequestMapping(path = { BASE_PATH, BASE_PATH + "/**" }, method = RequestMethod.OPTIONS)
+	ResponseEntity<String> options(HttpServletRequest request) {
+		return dispatch(request);
+	}
+
+	private ResponseEntity<String> dispatch(HttpServletRequest request) {
 		String correlationId = correlationId(request);
 		String path = request.getRequestURI().substring(request.getContextPath().length());
 		if (OPENAPI_PATH.equals(path) && "GET".equals(request.getMethod())) {

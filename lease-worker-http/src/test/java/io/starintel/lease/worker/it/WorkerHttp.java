@@ -23,8 +23,29 @@ final class WorkerHttp {
 
 	private final String base;
 
+	private final int port;
+
 	WorkerHttp(int port) {
 		this.base = "http://127.0.0.1:" + port;
+		this.port = port;
+	}
+
+	int port() {
+		return this.port;
+	}
+
+	Reply send(HttpRequest request) {
+		try {
+			HttpResponse<String> response = this.client.send(request, HttpResponse.BodyHandlers.ofString());
+			return new Reply(response.statusCode(), response.body(), response.headers().map());
+		}
+		catch (java.io.IOException ex) {
+			throw new java.io.UncheckedIOException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
 	}
 
 	static String basic(String user, String secret) {
