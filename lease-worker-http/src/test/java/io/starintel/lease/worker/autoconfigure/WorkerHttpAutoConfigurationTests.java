@@ -1,0 +1,122 @@
+package io.starintel.lease.worker.autoconfigure;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;
+import io.starintel.lease.autoconfigure.LeaseJobAutoConfiguration;
+import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
+import io.starintel.lease.worker.WorkerController;
+import io.starintel.lease.worker.WorkerCredentials;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Conditions of {@link WorkerHttpAutoConfiguration}, with the lease auto-configurations it is ordered after (the
+ * memory store, no user lease beans).
+ */
+class WorkerHttpAutoConfigurationTests {
+
+	static final String HASH = "{bcrypt}$2a$04$abcdefghijklmnopqrstuu5Jq2s9z3mG6Nf1o7tqk0b7G7gR0mE2.";
+
+	static final String[] LEASE = { "starintel.lease.store=memory", "starintel.lease.tenant=tenant-a",
+			"starintel.lease.program=program-a", "starintel.lease.service-principal=prn_service" };
+
+	static final String[] CREDENTIAL = { "starintel.lease.worker-http.credentials[0].principal=prn_w",
+			"starintel.lease.worker-http.credentials[0].credential-id=key_w",
+			"starintel.lease.worker-http.credentials[0].secret-hash=" + HASH,
+			"starintel.lease.worker-http.credentials[0].tenant=tenant-a",
+			"starintel.lease.worker-http.credentials[0].program=program-a" };
+
+	private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(WorkerHttpAutoConfiguration.class, LeaseJobAutoConfiguration.class,
+				LeaseAuditAutoConfiguration.class, LeaseStoreAutoConfiguration.class))
+		.withPropertyValues(LEASE)
+		.withPropertyValues(CREDENTIAL);
+
+	@Test
+	void whenNotEnabledThenNoWorkerApi() {
+		this.runner.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(WorkerController.class));
+	}
+
+	@Test
+	void whenEnabledInAServletApplicationThenTheWorkerApiUsesTheAutoConfiguredLeaseService() {
+		this.runner.withPropertyValues("starintel.lease.worker-http.enabled=true").run((context) -> {
+			assertThat(context).hasNotFailed().hasSingleBean(WorkerController.class);
+			assertThat(context.getBean(WorkerCredentials.class).size()).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void whenNotAWebApplicationThenNoWorkerApi() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(WorkerHttpAutoConfiguration.class,
+					LeaseJobAutoConfiguration.class, LeaseAuditAutoConfiguration.class,
+					LeaseStoreAutoConfiguration.class))
+			.withPropertyValues(LEASE)
+			.withPropertyValues("starintel.lease.worker-http.enabled=true")
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(WorkerController.class));
+	}
+
+	@Test
+	void whenNoLeaseServiceThenNoWorkerApi() {
+		new WebApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(WorkerHttpAutoConfiguration.class))
+			.withPropertyValues("starintel.lease.worker-http.enabled=true")
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(WorkerController.class));
+	}
+
+	@Test
+	void whenTheUserDeclaresCredentialsThenOursBackOff() {
+		this.runner.withPropertyValues("starintel.lease.worker-http.enabled=true")
+			.withUserConfiguration(UserCredentials.class)
+			.run((context) -> assertThat(context.getBean(WorkerCredentials.class).size()).isZero());
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UserCredentials {
+
+		@Bean
+		WorkerCredentials userWorkerCredentials() {
+			return new WorkerCredentials(java.util.List.of());
+		}
+
+	}
+
+	@Test
+	void whenACredentialIsNotAWorkerThenStartUpFailsNamingTheProperty() {
+		this.runner
+			.withPropertyValues("starintel.lease.worker-http.enabled=true",
+					"starintel.lease.worker-http.credentials[0].kind=administrator")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("starintel.lease.worker-http.credentials[0].kind"));
+	}
+
+	@Test
+	void whenAWorkerHasAnAdministrativeCapabilityThenStartUpFails() {
+		this.runner
+			.withPropertyValues("starintel.lease.worker-http.enabled=true",
+					"starintel.lease.worker-http.credentials[0].capabilities=targets:lease,targets:revoke")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("credentials[0].capabilities"));
+	}
+
+	@Test
+	void whenASecretIsPlainThenStartUpFails() {
+		this.runner
+			.withPropertyValues("starintel.lease.worker-http.enabled=true",
+					"starintel.lease.worker-http.credentials[0].secret-hash={noop}secret")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("credentials[0].secret-hash")
+				.hasMessageNotContaining("secret}"));
+	}
+
+}
