@@ -6,8 +6,9 @@ import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.store.LeaseStore;
 import io.starintel.lease.store.LeaseStoreConformanceKit;
 import io.starintel.lease.store.redis.RedisKeys;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -15,24 +16,32 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The conformance kit against a real Redis: every test in its own program (hash tag), so nothing needs FLUSHALL
- * and classes can share the server.
+ * The conformance kit against a real Redis and a real Valkey ({@link OnRedisAndValkey}): every test in its own
+ * program (hash tag), so nothing needs FLUSHALL and classes can share the server.
  */
+@OnRedisAndValkey
 class RedisLeaseStoreConformanceTests extends LeaseStoreConformanceKit {
+
+	/** The kind of server of the current run (declares the run's one argument to JUnit). */
+	@Parameter
+	private RedisServerKind server;
 
 	private static LettuceConnectionFactory factory;
 
 	private static StringRedisTemplate redis;
 
-	@BeforeAll
-	static void connect() {
-		factory = RedisServers.factory();
+	@BeforeParameterizedClassInvocation
+	static void connect(RedisServerKind kind) {
+		factory = RedisServers.factory(kind);
 		redis = new StringRedisTemplate(factory);
 	}
 
-	@AfterAll
+	@AfterParameterizedClassInvocation
 	static void disconnect() {
-		factory.destroy();
+		if (factory != null) {
+			factory.destroy();
+			factory = null;
+		}
 	}
 
 	@Override

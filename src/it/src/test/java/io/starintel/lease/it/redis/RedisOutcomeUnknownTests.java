@@ -45,7 +45,7 @@ class RedisOutcomeUnknownTests extends SharedRedisTests {
 
 	@Test
 	void lostRepliesAreOutcomeUnknownAndResolveReturnsTheCommittedResults() throws Exception {
-		URI uri = RedisServers.uri();
+		URI uri = server.uri();
 		RedisLeaseStore directStore = RedisServers.store(factory);
 		LockIdentity identity = identity();
 		try (ReplyDroppingProxy proxy = new ReplyDroppingProxy(new InetSocketAddress(uri.getHost(), uri.getPort()))) {
