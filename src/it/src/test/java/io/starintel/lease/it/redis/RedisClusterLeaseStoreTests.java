@@ -43,12 +43,12 @@ import io.starintel.lease.core.ResolveRequest;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.store.redis.RedisKeys;
 import io.starintel.lease.store.redis.RedisLeaseStore;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.api.TestInfo;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
@@ -59,7 +59,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The Redis store on a real 3-node Redis Cluster, then a real 3-node Valkey Cluster ({@link OnRedisAndValkey}), that
+ * The Redis store on a real 3-node Redis Cluster (a Valkey Cluster in {@link ValkeyClusterLeaseStoreTests}) that
  * this class starts on loopback ({@link LocalRedisCluster}):
  * every operation returns its typed success result on every node (each script's keys share one hash tag, so no
  * CROSSSLOT, and Lettuce routes by that slot, so no MOVED surfaces), leases of different programs are really stored
@@ -68,16 +68,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <p>Besides the typed results, the store's script executor must not log a single failed script call (a MOVED,
  * ASK or CROSSSLOT error would be logged there before it became an outcome).
  */
-@OnRedisAndValkey
 class RedisClusterLeaseStoreTests {
 
 	private static final String TENANT = "tenant-cluster";
 
 	private static final String RUN = UUID.randomUUID().toString().substring(0, 8);
-
-	/** The kind of server of the current run (declares the run's one argument to JUnit). */
-	@Parameter
-	private RedisServerKind server;
 
 	private static LocalRedisCluster cluster;
 
@@ -89,9 +84,9 @@ class RedisClusterLeaseStoreTests {
 
 	private final ListAppender<ILoggingEvent> scriptLog = new ListAppender<>();
 
-	@BeforeParameterizedClassInvocation
-	static void startCluster(RedisServerKind kind) {
-		cluster = LocalRedisCluster.start(kind);
+	@BeforeAll
+	static void startCluster(TestInfo testInfo) {
+		cluster = LocalRedisCluster.start(RedisServerKind.of(testInfo));
 		factory = new LettuceConnectionFactory(new RedisClusterConfiguration(cluster.nodeAddresses()),
 				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(10)).build());
 		factory.afterPropertiesSet();
@@ -113,7 +108,7 @@ class RedisClusterLeaseStoreTests {
 		return programByNode;
 	}
 
-	@AfterParameterizedClassInvocation
+	@AfterAll
 	static void stopCluster() {
 		if (factory != null) {
 			factory.destroy();

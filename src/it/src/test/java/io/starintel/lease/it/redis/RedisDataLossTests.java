@@ -16,29 +16,25 @@ import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.store.redis.RedisLeaseStore;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.Parameter;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Fencing tokens survive data loss: against a Redis (then a Valkey) started by the test on its own port, issue
- * tokens, restart the server without persistence (every key, the counter included, is gone), acquire again: the new
- * token is greater than every token issued before, because tokens are floored at backend milliseconds x 1024.
+ * Fencing tokens survive data loss: against a Redis (a Valkey in {@link ValkeyDataLossTests}) started by the test
+ * on its own port, issue tokens, restart the server without persistence (every key, the counter included, is
+ * gone), acquire again: the new token is greater than every token issued before, because tokens are floored at
+ * backend milliseconds x 1024.
  */
-@OnRedisAndValkey
 class RedisDataLossTests {
-
-	@Parameter
-	private RedisServerKind kind;
 
 	private static final LockIdentity IDENTITY = LockIdentity.of("tenant-loss", "program-loss", "starintel-target",
 			"target-1", "usernamegen", "default", null);
 
 	@Test
 	void tokenAfterLosingEveryKeyIsAboveEveryTokenIssuedBefore() throws Exception {
-		try (RedisProcess server = RedisProcess.start(this.kind)) {
+		try (RedisProcess server = RedisProcess.start(RedisServerKind.of(getClass()))) {
 			List<Long> before = new ArrayList<>();
 			LettuceConnectionFactory factory = RedisServers.factory("127.0.0.1", server.port());
 			try {

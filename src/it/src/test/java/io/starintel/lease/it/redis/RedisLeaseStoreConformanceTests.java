@@ -6,9 +6,9 @@ import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.store.LeaseStore;
 import io.starintel.lease.store.LeaseStoreConformanceKit;
 import io.starintel.lease.store.redis.RedisKeys;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInfo;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -16,27 +16,22 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The conformance kit against a real Redis and a real Valkey ({@link OnRedisAndValkey}): every test in its own
- * program (hash tag), so nothing needs FLUSHALL and classes can share the server.
+ * The conformance kit against a real Redis (and, in {@link ValkeyLeaseStoreConformanceTests}, a real Valkey): every
+ * test in its own program (hash tag), so nothing needs FLUSHALL and classes can share the server.
  */
-@OnRedisAndValkey
 class RedisLeaseStoreConformanceTests extends LeaseStoreConformanceKit {
-
-	/** The kind of server of the current run (declares the run's one argument to JUnit). */
-	@Parameter
-	private RedisServerKind server;
 
 	private static LettuceConnectionFactory factory;
 
 	private static StringRedisTemplate redis;
 
-	@BeforeParameterizedClassInvocation
-	static void connect(RedisServerKind kind) {
-		factory = RedisServers.factory(kind);
+	@BeforeAll
+	static void connect(TestInfo testInfo) {
+		factory = RedisServers.factory(RedisServerKind.of(testInfo));
 		redis = new StringRedisTemplate(factory);
 	}
 
-	@AfterParameterizedClassInvocation
+	@AfterAll
 	static void disconnect() {
 		if (factory != null) {
 			factory.destroy();

@@ -8,6 +8,7 @@ import java.util.Optional;
 
 import io.starintel.lease.it.ServiceEnvironment;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.TestInfo;
 
 /**
  * The two servers the Redis store suites run on, and the one place that knows where each one is: the shared
@@ -89,6 +90,17 @@ public enum RedisServerKind {
 		this.urlVariable = urlVariable;
 		this.defaultUrl = defaultUrl;
 		this.binaryName = binaryName;
+	}
+
+	/** The kind a test class runs on: its {@link RunsOn} annotation, else {@link #REDIS}. */
+	public static RedisServerKind of(Class<?> testClass) {
+		RunsOn runsOn = testClass.getAnnotation(RunsOn.class);
+		return (runsOn != null) ? runsOn.value() : REDIS;
+	}
+
+	/** The kind a test class runs on, from the {@code TestInfo} of its {@code @BeforeAll}. */
+	public static RedisServerKind of(TestInfo testInfo) {
+		return of(testInfo.getTestClass().orElseThrow());
 	}
 
 	/** The shared server's URI: the environment variable, else the local default of {@code scripts/services.sh}. */

@@ -1,32 +1,31 @@
 package io.starintel.lease.it.redis;
 
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInfo;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * Base of the suites that use the shared local servers: every subclass runs once on Redis and once on Valkey
- * ({@link OnRedisAndValkey}), with one started connection factory per run. Each test works in its own program
- * (hash tag), so nothing needs FLUSHALL.
+ * Base of the suites that use a shared local server: one started connection factory per class, for the server
+ * kind of the running class ({@link RunsOn}: Redis, or Valkey in the {@code Valkey…Tests} subclasses). Each test
+ * works in its own program (hash tag), so nothing needs FLUSHALL.
  */
-@OnRedisAndValkey
 abstract class SharedRedisTests {
 
-	/** The kind of server of the current run (also declares the run's one argument to JUnit). */
-	@Parameter
-	protected RedisServerKind server;
+	/** The kind of server of the running class. */
+	protected static RedisServerKind server;
 
 	protected static LettuceConnectionFactory factory;
 
-	@BeforeParameterizedClassInvocation
-	static void connectSharedServer(RedisServerKind kind) {
-		factory = RedisServers.factory(kind);
+	@BeforeAll
+	static void connectSharedRedis(TestInfo testInfo) {
+		server = RedisServerKind.of(testInfo);
+		factory = RedisServers.factory(server);
 	}
 
-	@AfterParameterizedClassInvocation
-	static void disconnectSharedServer() {
+	@AfterAll
+	static void disconnectSharedRedis() {
 		if (factory != null) {
 			factory.destroy();
 			factory = null;
