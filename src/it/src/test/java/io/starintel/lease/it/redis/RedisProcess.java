@@ -1,12 +1,7 @@
 package io.starintel.lease.it.redis;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -71,20 +66,7 @@ final class RedisProcess implements AutoCloseable {
 	}
 
 	private boolean answersPing() {
-		try (Socket socket = new Socket()) {
-			socket.connect(new InetSocketAddress("127.0.0.1", this.port), 500);
-			socket.setSoTimeout(500);
-			OutputStream out = socket.getOutputStream();
-			out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
-			out.flush();
-			InputStream in = socket.getInputStream();
-			byte[] buffer = new byte[7];
-			int read = in.read(buffer);
-			return read > 0 && new String(buffer, 0, read, StandardCharsets.US_ASCII).startsWith("+PONG");
-		}
-		catch (IOException ex) {
-			return false;
-		}
+		return RedisServers.answersPing("127.0.0.1", this.port);
 	}
 
 	private void stop() {

@@ -1,6 +1,12 @@
 package io.starintel.lease.it.redis;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -103,6 +109,24 @@ public final class RedisServers {
 		factory.afterPropertiesSet();
 		factory.start();
 		return factory;
+	}
+
+	/** Whether a server answers a RESP {@code PING} at host:port within half a second. */
+	static boolean answersPing(String host, int port) {
+		try (Socket socket = new Socket()) {
+			socket.connect(new InetSocketAddress(host, port), 500);
+			socket.setSoTimeout(500);
+			OutputStream out = socket.getOutputStream();
+			out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+			out.flush();
+			InputStream in = socket.getInputStream();
+			byte[] buffer = new byte[7];
+			int read = in.read(buffer);
+			return read > 0 && new String(buffer, 0, read, StandardCharsets.US_ASCII).startsWith("+PONG");
+		}
+		catch (IOException ex) {
+			return false;
+		}
 	}
 
 	/** A Redis store on a factory with the suites' policy. */
