@@ -3,7 +3,6 @@
 #   Redis     127.0.0.1:6379
 #   RabbitMQ  127.0.0.1:5672 (guest/guest)
 #   CouchDB-compatible server (pouchdb-server) 127.0.0.1:5984
-#   Valkey    127.0.0.1:6390 (from ../shared/valkey; STARINTEL_VALKEY_URL selects another server)
 # Idempotent: a service that already answers is left alone.
 set -euo pipefail
 
@@ -133,10 +132,11 @@ ensure_couch() {
 }
 
 # ---------- Valkey (../shared/valkey, not packaged in Debian) ----------
-# With STARINTEL_VALKEY_URL set, that server is used as it is. Otherwise valkey-server from ../shared/valkey (copied
-# into .services/valkey/, or built from the source tarball there when the binary cannot run on this machine) is
-# started on 127.0.0.1:$VALKEY_PORT. STARINTEL_VALKEY_DIR replaces ../shared/valkey (e.g. from a git worktree). The suites also launch that binary themselves (restart and cluster tests), from
-# .services/valkey/valkey-server. Without ../shared/valkey: an error under CI=true, a warning otherwise (the
+# Valkey 127.0.0.1:6390 for the Valkey runs of the Redis store suites. With STARINTEL_VALKEY_URL set, that server
+# is used as it is. Otherwise valkey-server from ../shared/valkey (copied into .services/valkey/, or built from the
+# source tarball there when the binary cannot run on this machine) is started on 127.0.0.1:$VALKEY_PORT; one that
+# already answers there is left alone. STARINTEL_VALKEY_DIR replaces ../shared/valkey (e.g. from a git worktree).
+# The suites also launch that binary themselves (restart and cluster tests), from .services/valkey/valkey-server. Without ../shared/valkey: an error under CI=true, a warning otherwise (the
 # suites' Valkey runs then report themselves skipped).
 VALKEY_VERSION="8.0.1"
 VALKEY_PORT=6390
@@ -191,7 +191,7 @@ ensure_valkey() {
   if valkey_local_up; then
     timeout 2 redis-cli -p "$VALKEY_PORT" info server | grep -q '^server_name:valkey' ||
       fail "valkey: 127.0.0.1:$VALKEY_PORT answers but is not Valkey (INFO server has no server_name:valkey)"
-    echo "valkey: already up"
+    echo "valkey: already up ($STARINTEL_VALKEY_URL)"
     return 0
   fi
   if [ ! -d "$VALKEY_SHARED" ]; then
@@ -203,6 +203,7 @@ ensure_valkey() {
     --dir "$VALKEY_DIR" --pidfile "$SERVICES_DIR/valkey.pid" --logfile "$VALKEY_LOG" ||
     fail "valkey failed to start; read the log: $VALKEY_LOG"
   wait_for valkey "$VALKEY_LOG" valkey_local_up
+  echo "valkey: $STARINTEL_VALKEY_URL"
 }
 
 ensure_redis
@@ -210,4 +211,3 @@ ensure_rabbit
 ensure_couch
 ensure_valkey
 echo "services: redis 127.0.0.1:6379, rabbitmq 127.0.0.1:5672, couchdb 127.0.0.1:5984 are ready"
-echo "services: valkey ${STARINTEL_VALKEY_URL:-(not available)}"
