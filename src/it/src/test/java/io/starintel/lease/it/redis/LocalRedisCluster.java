@@ -150,8 +150,8 @@ public final class LocalRedisCluster implements AutoCloseable {
 
 	private void startNodes() {
 		for (int port : ports()) {
-			ProcessBuilder builder = new ProcessBuilder(this.serverBinary.toString(), "--port", Integer.toString(port), "--bind",
-					"127.0.0.1", "--dir", this.directory.toString(), "--cluster-enabled", "yes",
+			ProcessBuilder builder = new ProcessBuilder(this.serverBinary.toString(), "--port", Integer.toString(port),
+					"--bind", "127.0.0.1", "--dir", this.directory.toString(), "--cluster-enabled", "yes",
 					"--cluster-config-file", "nodes-" + port + ".conf", "--save", "", "--appendonly", "no",
 					"--daemonize", "no")
 				.directory(this.directory.toFile())
