@@ -56,8 +56,8 @@ final class RedisProcess implements AutoCloseable {
 	}
 
 	private void launch() throws IOException {
-		this.process = new ProcessBuilder(this.binary.toString(), "--port", Integer.toString(this.port), "--bind", "127.0.0.1",
-				"--save", "", "--appendonly", "no", "--dir", this.directory.toString())
+		this.process = new ProcessBuilder(this.binary.toString(), "--port", Integer.toString(this.port), "--bind",
+				"127.0.0.1", "--save", "", "--appendonly", "no", "--dir", this.directory.toString())
 			.redirectErrorStream(true)
 			.redirectOutput(this.directory.resolve("redis.log").toFile())
 			.start();

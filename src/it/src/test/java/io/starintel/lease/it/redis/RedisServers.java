@@ -28,8 +28,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 /**
  * Connection factories for the real servers the integration suites use: Redis ({@code STARINTEL_REDIS_URL} or
  * {@code redis://127.0.0.1:6379}) and, for the {@code Valkey…Tests} subclasses of the store suites ({@link RunsOn}),
- * Valkey ({@code STARINTEL_VALKEY_URL} or {@code redis://127.0.0.1:6390}); see {@link RedisServerKind}. No Docker engine
- * here, so no Testcontainers: the local servers started by {@code scripts/services.sh} are the backends. Every
+ * Valkey ({@code STARINTEL_VALKEY_URL} or {@code redis://127.0.0.1:6390}); see {@link RedisServerKind}. No Docker
+ * engine here, so no Testcontainers: the local servers started by {@code scripts/services.sh} are the backends. Every
  * server a suite connects to or starts is checked to be the kind it claims ({@code INFO server}).
  */
 public final class RedisServers {

@@ -1,6 +1,8 @@
 package io.starintel.lease.it.redis;
 
-/** The conformance kit, on Valkey: every test of {@link RedisLeaseStoreConformanceTests}, unchanged. */
+/**
+ * The conformance kit, on Valkey: every test of {@link RedisLeaseStoreConformanceTests}, unchanged.
+ */
 @RunsOn(RedisServerKind.VALKEY)
 class ValkeyLeaseStoreConformanceTests extends RedisLeaseStoreConformanceTests {
 
