@@ -92,45 +92,6 @@ ensure_redis() {
   wait_for redis "$REDIS_LOG" redis_up
 }
 
-# ---------- RabbitMQ ----------
-ensure_rabbit() {
-  if rabbit_up; then
-    echo "rabbitmq: already up"
-    return 0
-  fi
-  if ! command -v rabbitmq-server >/dev/null 2>&1; then
-    echo "rabbitmq: installing rabbitmq-server"
-    apt_install rabbitmq-server
-  fi
-  echo "rabbitmq: starting (log: $RABBIT_LOG, server logs in /var/log/rabbitmq/)"
-  as_root rabbitmq-server -detached >"$RABBIT_LOG" 2>&1 ||
-    fail "rabbitmq failed to start; read the log: $RABBIT_LOG (and /var/log/rabbitmq/)"
-  wait_for rabbitmq "$RABBIT_LOG (and /var/log/rabbitmq/)" rabbit_up
-}
-
-# ---------- CouchDB-compatible (pouchdb-server) ----------
-ensure_couch() {
-  if couch_up; then
-    echo "couchdb: already up"
-    return 0
-  fi
-  command -v node >/dev/null 2>&1 || fail "couchdb: node is required for pouchdb-server but was not found"
-  local bin="$POUCH_DIR/node_modules/pouchdb-server/bin/pouchdb-server"
-  if [ ! -f "$bin" ]; then
-    command -v npm >/dev/null 2>&1 || fail "couchdb: npm is required to install pouchdb-server but was not found"
-    echo "couchdb: installing pouchdb-server@$POUCH_VERSION into $POUCH_DIR"
-    mkdir -p "$POUCH_DIR"
-    npm install --prefix "$POUCH_DIR" --no-audit --no-fund --ignore-scripts \
-      "pouchdb-server@$POUCH_VERSION" >"$SERVICES_DIR/pouchdb-install.log" 2>&1 ||
-      fail "couchdb: npm install of pouchdb-server failed; read the log: $SERVICES_DIR/pouchdb-install.log"
-  fi
-  mkdir -p "$POUCH_DATA"
-  echo "couchdb: starting pouchdb-server (log: $POUCH_LOG)"
-  (cd "$POUCH_DATA" && setsid nohup node "$bin" -o 127.0.0.1 -p 5984 -d "$POUCH_DATA" \
-    -c "$POUCH_DATA/config.json" -n -m >>"$POUCH_LOG" 2>&1 </dev/null &)
-  wait_for couchdb "$POUCH_LOG" couch_up
-}
-
 # ---------- Valkey (../shared/valkey, not packaged in Debian) ----------
 # Valkey 127.0.0.1:6390 for the Valkey runs of the Redis store suites. With STARINTEL_VALKEY_URL set, that server
 # is used as it is. Otherwise valkey-server from ../shared/valkey (copied into .services/valkey/, or built from the
@@ -206,8 +167,47 @@ ensure_valkey() {
   echo "valkey: $STARINTEL_VALKEY_URL"
 }
 
+# ---------- RabbitMQ ----------
+ensure_rabbit() {
+  if rabbit_up; then
+    echo "rabbitmq: already up"
+    return 0
+  fi
+  if ! command -v rabbitmq-server >/dev/null 2>&1; then
+    echo "rabbitmq: installing rabbitmq-server"
+    apt_install rabbitmq-server
+  fi
+  echo "rabbitmq: starting (log: $RABBIT_LOG, server logs in /var/log/rabbitmq/)"
+  as_root rabbitmq-server -detached >"$RABBIT_LOG" 2>&1 ||
+    fail "rabbitmq failed to start; read the log: $RABBIT_LOG (and /var/log/rabbitmq/)"
+  wait_for rabbitmq "$RABBIT_LOG (and /var/log/rabbitmq/)" rabbit_up
+}
+
+# ---------- CouchDB-compatible (pouchdb-server) ----------
+ensure_couch() {
+  if couch_up; then
+    echo "couchdb: already up"
+    return 0
+  fi
+  command -v node >/dev/null 2>&1 || fail "couchdb: node is required for pouchdb-server but was not found"
+  local bin="$POUCH_DIR/node_modules/pouchdb-server/bin/pouchdb-server"
+  if [ ! -f "$bin" ]; then
+    command -v npm >/dev/null 2>&1 || fail "couchdb: npm is required to install pouchdb-server but was not found"
+    echo "couchdb: installing pouchdb-server@$POUCH_VERSION into $POUCH_DIR"
+    mkdir -p "$POUCH_DIR"
+    npm install --prefix "$POUCH_DIR" --no-audit --no-fund --ignore-scripts \
+      "pouchdb-server@$POUCH_VERSION" >"$SERVICES_DIR/pouchdb-install.log" 2>&1 ||
+      fail "couchdb: npm install of pouchdb-server failed; read the log: $SERVICES_DIR/pouchdb-install.log"
+  fi
+  mkdir -p "$POUCH_DATA"
+  echo "couchdb: starting pouchdb-server (log: $POUCH_LOG)"
+  (cd "$POUCH_DATA" && setsid nohup node "$bin" -o 127.0.0.1 -p 5984 -d "$POUCH_DATA" \
+    -c "$POUCH_DATA/config.json" -n -m >>"$POUCH_LOG" 2>&1 </dev/null &)
+  wait_for couchdb "$POUCH_LOG" couch_up
+}
+
 ensure_redis
+ensure_valkey
 ensure_rabbit
 ensure_couch
-ensure_valkey
 echo "services: redis 127.0.0.1:6379, rabbitmq 127.0.0.1:5672, couchdb 127.0.0.1:5984 are ready"
