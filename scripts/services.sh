@@ -97,8 +97,9 @@ ensure_redis() {
 # is used as it is. Otherwise valkey-server from ../shared/valkey (copied into .services/valkey/, or built from the
 # source tarball there when the binary cannot run on this machine) is started on 127.0.0.1:$VALKEY_PORT; one that
 # already answers there is left alone. STARINTEL_VALKEY_DIR replaces ../shared/valkey (e.g. from a git worktree).
-# The suites also launch that binary themselves (restart and cluster tests), from .services/valkey/valkey-server. Without ../shared/valkey: an error under CI=true, a warning otherwise (the
-# suites' Valkey runs then report themselves skipped).
+# The suites also launch that binary themselves (restart and cluster tests), from .services/valkey/valkey-server.
+# Without ../shared/valkey: an error under CI=true, a warning otherwise (the suites' Valkey classes are then
+# reported as skipped).
 VALKEY_VERSION="8.0.1"
 VALKEY_PORT=6390
 VALKEY_SHARED="${STARINTEL_VALKEY_DIR:-$PROJECT_DIR/../shared/valkey}"
@@ -121,8 +122,8 @@ valkey_binary_runs() {
 install_valkey() {
   valkey_binary_runs && return 0
   mkdir -p "$VALKEY_DIR"
-  cp "$VALKEY_SHARED/valkey-server-$VALKEY_VERSION-debian12-x86_64" "$VALKEY_BIN"
-  chmod u+wx "$VALKEY_BIN"
+  cp "$VALKEY_SHARED/valkey-server-$VALKEY_VERSION-debian12-x86_64" "$VALKEY_BIN" && chmod u+wx "$VALKEY_BIN" ||
+    fail "valkey: could not copy the binary from $VALKEY_SHARED into $VALKEY_DIR"
   valkey_binary_runs && return 0
   echo "valkey: the shared binary does not run here; building $VALKEY_VERSION from source (several minutes," \
     "log: $VALKEY_DIR/build.log)"
@@ -130,7 +131,8 @@ install_valkey() {
   tar xzf "$VALKEY_SHARED/valkey-$VALKEY_VERSION-src.tar.gz" -C "$VALKEY_DIR/build" &&
     make -C "$VALKEY_DIR/build/valkey-$VALKEY_VERSION" -j2 BUILD_TLS=no >"$VALKEY_DIR/build.log" 2>&1 ||
     fail "valkey: building from source failed; read the log: $VALKEY_DIR/build.log"
-  cp "$VALKEY_DIR/build/valkey-$VALKEY_VERSION/src/valkey-server" "$VALKEY_BIN"
+  cp "$VALKEY_DIR/build/valkey-$VALKEY_VERSION/src/valkey-server" "$VALKEY_BIN" ||
+    fail "valkey: the build left no src/valkey-server; read the log: $VALKEY_DIR/build.log"
   valkey_binary_runs || fail "valkey: the built valkey-server does not run; read the log: $VALKEY_DIR/build.log"
 }
 
@@ -144,7 +146,8 @@ ensure_valkey() {
     install_valkey
   fi
   if [ -n "${STARINTEL_VALKEY_URL:-}" ]; then
-    valkey_url_up "$STARINTEL_VALKEY_URL" || fail "valkey: STARINTEL_VALKEY_URL=$STARINTEL_VALKEY_URL does not answer PING"
+    valkey_url_up "$STARINTEL_VALKEY_URL" ||
+      fail "valkey: STARINTEL_VALKEY_URL=$STARINTEL_VALKEY_URL does not answer PING"
     echo "valkey: using STARINTEL_VALKEY_URL=$STARINTEL_VALKEY_URL"
     return 0
   fi
