@@ -7,8 +7,8 @@ import java.nio.file.Path;
 import java.util.Optional;
 
 import io.starintel.lease.it.ServiceEnvironment;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.TestInfo;
+import org.opentest4j.TestAbortedException;
 
 /**
  * The two servers the Redis store suites run on, and the one place that knows where each one is: the shared
@@ -23,7 +23,8 @@ import org.junit.jupiter.api.TestInfo;
  * </ul>
  *
  * <p>A server that is not there fails its suites, except a missing Valkey outside CI ({@code CI} is not
- * {@code true}): its runs are then aborted, so they show up as skipped with the reason.
+ * {@code true}): the Valkey classes then show up as skipped with the reason ({@link ServerAvailableCondition}, and
+ * {@link #unavailable(String)} for what the condition does not see).
  */
 public enum RedisServerKind {
 
@@ -119,24 +120,23 @@ public enum RedisServerKind {
 
 	/** The server binary, or the suite fails / is skipped (see the class comment). */
 	Path requireServerBinary() {
-		return serverBinary().orElseGet(() -> {
-			unavailable(this.binaryName + " not found (" + (this == VALKEY
-					? "run scripts/services.sh with ../shared/valkey beside the project, or set STARINTEL_VALKEY_SERVER"
-					: "install Redis: bash scripts/services.sh, or apt-get install redis-server") + ")");
-			throw new IllegalStateException("unreachable");
-		});
+		return serverBinary().orElseThrow(() -> unavailable(this.binaryName + " not found (" + ((this == VALKEY)
+				? "run scripts/services.sh with ../shared/valkey beside the project, or set STARINTEL_VALKEY_SERVER"
+				: "install Redis: bash scripts/services.sh, or apt-get install redis-server") + ")"));
 	}
 
 	/**
-	 * Reports a missing server: fails, or for Valkey outside CI aborts the current tests (reported as skipped).
+	 * The exception that reports a missing server: a failure, or for Valkey outside CI an aborted test (reported as
+	 * skipped, with the reason).
 	 */
-	void unavailable(String why) {
+	RuntimeException unavailable(String why) {
 		String message = this.displayName + " is not available: " + why;
-		if (this == VALKEY && !"true".equals(System.getenv("CI"))) {
-			System.err.println("WARNING: " + message + "; skipping the Valkey run (CI=true makes this a failure)");
-			Assumptions.abort(message);
+		boolean ci = "true".equals(System.getenv("CI"));
+		if (this == VALKEY && !ci) {
+			System.err.println("WARNING: " + message + "; skipping (CI=true makes this a failure)");
+			return new TestAbortedException(message);
 		}
-		throw new IllegalStateException(message + ("true".equals(System.getenv("CI")) ? " (CI=true)" : ""));
+		return new IllegalStateException(message + (ci ? " (CI=true)" : ""));
 	}
 
 	/** The {@code redis-cli} the cluster suite uses to join nodes (it talks to Valkey too). */

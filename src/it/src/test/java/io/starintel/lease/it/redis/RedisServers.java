@@ -66,7 +66,7 @@ public final class RedisServers {
 			verify(kind, uri.getHost(), uri.getPort());
 		}
 		catch (RedisConnectionException ex) {
-			kind.unavailable("nothing answers at " + uri + " (" + ex.getMessage() + ")");
+			throw kind.unavailable("nothing answers at " + uri + " (" + ex.getMessage() + ")");
 		}
 		return factory(uri.getHost(), uri.getPort());
 	}
