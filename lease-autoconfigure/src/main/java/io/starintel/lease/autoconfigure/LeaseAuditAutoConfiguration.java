@@ -2,7 +2,6 @@ package io.starintel.lease.autoconfigure;
 
 import java.time.Clock;
 import java.util.List;
-import java.util.Locale;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -10,6 +9,7 @@ import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -63,16 +63,10 @@ public final class LeaseAuditAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	LeaseService leaseService(ObjectProvider<LeaseStore> stores, LeaseProperties properties,
-			LeaseAuditProperties audit, ObjectProvider<AuditSink> auditSinks,
-			ObjectProvider<AsyncAuditPipeline> pipelines, ObjectProvider<MeterRegistry> meters,
-			ObjectProvider<ObservationRegistry> observations) {
-		LeaseStore store = stores.getIfAvailable(() -> {
-			throw new IllegalStateException("No lease store: starintel.lease.store="
-					+ properties.store().name().toLowerCase(Locale.ROOT) + " needs a RedisConnectionFactory bean (add "
-					+ "spring-boot-starter-data-redis and set spring.data.redis.*), or set starintel.lease.store=memory "
-					+ "for the single-JVM in-memory store");
-		});
+	@ConditionalOnBean(LeaseStore.class)
+	LeaseService leaseService(LeaseStore store, LeaseProperties properties, LeaseAuditProperties audit,
+			ObjectProvider<AuditSink> auditSinks, ObjectProvider<AsyncAuditPipeline> pipelines,
+			ObjectProvider<MeterRegistry> meters, ObjectProvider<ObservationRegistry> observations) {
 		LeaseStore audited = audited(store, audit.isEnabled(), auditSinks, pipelines.getIfAvailable());
 		return new LeaseService(audited, store, Clock.systemUTC(), properties.operationTimeout(),
 				meters.getIfAvailable(), observations.getIfAvailable());

@@ -9,6 +9,8 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.observation.ObservationRegistry;
 import org.aspectj.lang.annotation.Aspect;
 
+import org.springframework.beans.factory.ObjectProvider;
+
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -54,8 +56,9 @@ public final class LeaseJobAutoConfiguration {
 
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
-	LeaseRenewalScheduler leaseRenewalScheduler(LeaseService service, LeaseProperties properties,
+	LeaseRenewalScheduler leaseRenewalScheduler(ObjectProvider<LeaseService> services, LeaseProperties properties,
 			LeaseLostListener listener) {
+		LeaseService service = service(services, properties);
 		LeaseRenewalScheduler scheduler = new LeaseRenewalScheduler(service, Clock.systemUTC(),
 				properties.renewalMargin(), listener, properties.renewalThreads());
 		MeterRegistry meters = service.meters();
@@ -82,9 +85,20 @@ public final class LeaseJobAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	TargetLeaseAspect targetLeaseAspect(LeaseService service, LeaseRenewalScheduler scheduler,
+	TargetLeaseAspect targetLeaseAspect(ObjectProvider<LeaseService> services, LeaseProperties properties,
+			LeaseRenewalScheduler scheduler,
 			TargetResolver resolver, LeaseOwnerProvider owners, JobSettings settings) {
-		return new TargetLeaseAspect(service, scheduler, resolver, owners, settings);
+		return new TargetLeaseAspect(service(services, properties), scheduler, resolver, owners, settings);
+	}
+
+	/** The facade; without a lease store (hence no facade) start-up fails naming what to configure. */
+	static LeaseService service(ObjectProvider<LeaseService> services, LeaseProperties properties) {
+		return services.getIfAvailable(() -> {
+			throw new IllegalStateException("No lease store: starintel.lease.store="
+					+ properties.store().name().toLowerCase(java.util.Locale.ROOT) + " needs a RedisConnectionFactory "
+					+ "bean (add spring-boot-starter-data-redis and set spring.data.redis.*), or set "
+					+ "starintel.lease.store=memory for the single-JVM in-memory store");
+		});
 	}
 
 	static LeaseOwnerProvider servicePrincipal(LeaseProperties properties) {
