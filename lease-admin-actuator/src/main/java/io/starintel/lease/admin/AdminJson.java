@@ -120,11 +120,16 @@ final class AdminJson {
 		catch (DateTimeParseException ex) {
 			throw new InvalidLeaseRequestException(field, "must be an ISO-8601 instant");
 		}
+		long millis;
 		try {
 			// every deadline travels as epoch milliseconds: years beyond about +-292 million are malformed input
-			instant.toEpochMilli();
+			millis = instant.toEpochMilli();
 		}
 		catch (ArithmeticException ex) {
+			throw new InvalidLeaseRequestException(field, "out of range");
+		}
+		if (millis < 0) {
+			// before 1970: not a deadline any client computed from its clock
 			throw new InvalidLeaseRequestException(field, "out of range");
 		}
 		return instant;

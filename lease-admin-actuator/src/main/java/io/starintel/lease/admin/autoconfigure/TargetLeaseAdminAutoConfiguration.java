@@ -7,6 +7,7 @@ import io.starintel.lease.admin.AdminProperties;
 import io.starintel.lease.admin.TargetLeaseAdminController;
 import io.starintel.lease.admin.TargetLeaseAdminOperations;
 import io.starintel.lease.admin.TenantAdmissionControl;
+import io.starintel.lease.admin.TraceGuardFilter;
 import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.audit.redis.RedisStreamAuditSink;
 import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;
@@ -22,6 +23,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory;
+import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -96,6 +99,28 @@ public final class TargetLeaseAdminAutoConfiguration {
 		registration.addUrlPatterns(base, base + "/*");
 		registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);
 		return registration;
+	}
+
+	/** On Tomcat: TRACE reaches the application (see {@link TraceGuardFilter}). */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory")
+	static class TomcatTraceConfiguration {
+
+		@Bean
+		WebServerFactoryCustomizer<TomcatServletWebServerFactory> targetLeaseAdminTraceCustomizer() {
+			return (factory) -> factory.addConnectorCustomizers((connector) -> connector.setAllowTrace(true));
+		}
+
+		@Bean
+		FilterRegistrationBean<TraceGuardFilter> targetLeaseAdminTraceGuard(Environment environment) {
+			String base = environment.getProperty("management.endpoints.web.base-path", "/actuator") + "/targetleases";
+			FilterRegistrationBean<TraceGuardFilter> registration = new FilterRegistrationBean<>(
+					new TraceGuardFilter(base));
+			registration.addUrlPatterns("/*");
+			registration.setOrder(Ordered.HIGHEST_PRECEDENCE);
+			return registration;
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)
