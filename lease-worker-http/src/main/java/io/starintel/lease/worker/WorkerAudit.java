@@ -3,6 +3,7 @@ package io.starintel.lease.worker;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
@@ -20,20 +21,37 @@ import io.starintel.lease.core.ResultCode;
 /**
  * The worker API's own audit events: the refusals it takes before any store call (401, 400, 403, 408 and 429, and a
  * request that never reached the store) and the reads it answers without one. Everything the store decides is
- * audited by the audited store behind the lease service, so each request emits one event. Sink failures are logged
- * without detail and never change the answer (these events are not administrative).
+ * audited by the audited store behind the lease service, so each request emits one event. Events go through the audit
+ * auto-configuration's non-blocking pipeline when there is one (never a sink call with an unbounded wait on a request
+ * thread). Failures are logged without detail and never change the answer (these events are not administrative).
  */
 final class WorkerAudit {
 
 	private static final Logger logger = LoggerFactory.getLogger(WorkerAudit.class);
 
-	private final Supplier<List<AuditSink>> sinks;
+	private final Consumer<AuditEvent> submit;
 
 	private final Clock clock;
 
-	WorkerAudit(Supplier<List<AuditSink>> sinks, Clock clock) {
-		this.sinks = sinks;
+	/** Events go to {@code submit}, e.g. the audit auto-configuration's non-blocking pipeline. */
+	WorkerAudit(Consumer<AuditEvent> submit, Clock clock) {
+		this.submit = submit;
 		this.clock = clock;
+	}
+
+	/** Events are written synchronously to every sink (when no pipeline exists); failures are logged only. */
+	static Consumer<AuditEvent> synchronous(Supplier<List<AuditSink>> sinks) {
+		return (event) -> {
+			for (AuditSink sink : sinks.get()) {
+				try {
+					sink.record(event);
+				}
+				catch (RuntimeException ex) {
+					logger.warn("Audit sink {} failed for {} ({})", sink.getClass().getName(),
+							event.eventType().wireName(), ex.getClass().getSimpleName());
+				}
+			}
+		};
 	}
 
 	/** Records a refusal taken before the store. */
@@ -69,14 +87,11 @@ final class WorkerAudit {
 	}
 
 	private void emit(AuditEvent event) {
-		for (AuditSink sink : this.sinks.get()) {
-			try {
-				sink.record(event);
-			}
-			catch (RuntimeException ex) {
-				logger.warn("Audit sink {} failed for {} ({})", sink.getClass().getName(), event.eventType().wireName(),
-						ex.getClass().getSimpleName());
-			}
+		try {
+			this.submit.accept(event);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Audit of {} failed ({})", event.eventType().wireName(), ex.getClass().getSimpleName());
 		}
 	}
 

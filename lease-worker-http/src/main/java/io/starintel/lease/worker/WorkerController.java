@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
@@ -22,6 +23,7 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestMethod;
 import org.springframework.web.bind.annotation.RestController;
 
+import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.core.LeasePolicy;
@@ -72,14 +74,29 @@ public class WorkerController {
 	 * @param operationClasses the closed set of operation classes
 	 * @param maximumWait server cap of an acquire's {@code wait_ms}
 	 * @param properties the worker API's settings
-	 * @param sinks the audit sinks of refusals taken before the store
+	 * @param audit where the audit events of refusals taken before the store go (e.g. the audit pipeline's
+	 * {@code submit}; a no-op when audit is disabled)
 	 * @return the controller
 	 */
 	public static WorkerController create(LeaseService service, WorkerCredentials credentials, LeasePolicy policy,
 			OperationClasses operationClasses, Duration maximumWait, WorkerHttpProperties properties,
-			Supplier<List<AuditSink>> sinks) {
+			Consumer<AuditEvent> audit) {
 		Clock clock = Clock.systemUTC();
-		WorkerAudit audit = new WorkerAudit(sinks, clock);
+		return create(service, credentials, policy, operationClasses, maximumWait, properties,
+				new WorkerAudit(audit, clock), clock);
+	}
+
+	/** As above, writing audit events synchronously to the given sinks (no pipeline). */
+	public static WorkerController create(LeaseService service, WorkerCredentials credentials, LeasePolicy policy,
+			OperationClasses operationClasses, Duration maximumWait, WorkerHttpProperties properties,
+			Supplier<List<AuditSink>> sinks) {
+		return create(service, credentials, policy, operationClasses, maximumWait, properties,
+				WorkerAudit.synchronous(sinks));
+	}
+
+	private static WorkerController create(LeaseService service, WorkerCredentials credentials, LeasePolicy policy,
+			OperationClasses operationClasses, Duration maximumWait, WorkerHttpProperties properties,
+			WorkerAudit audit, Clock clock) {
 		WorkerOperations operations = new WorkerOperations(service, credentials,
 				new WorkerAdmission(properties.admission()), audit, policy, operationClasses, maximumWait, properties,
 				clock);

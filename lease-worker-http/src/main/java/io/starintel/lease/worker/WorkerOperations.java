@@ -269,9 +269,12 @@ final class WorkerOperations {
 		}
 	}
 
-	/** The audited store of the lease service: the same operations (and audit) the jobs use. */
+	/**
+	 * The lease service's operations view: the one audited store, timed, observed and exception-mapped exactly as for
+	 * the jobs, the fence guard and the admin endpoint.
+	 */
 	private LeaseStore store() {
-		return this.service.store();
+		return this.service.operations();
 	}
 
 	/**

@@ -55,7 +55,7 @@ class WorkerOperationsTests {
 				Duration.ofHours(1), admission, List.of(credential));
 		LeaseService service = new LeaseService(store, clock, Duration.ofSeconds(5), null, null);
 		return new WorkerOperations(service, new WorkerCredentials(properties.credentials()),
-				new WorkerAdmission(admission), new WorkerAudit(() -> List.of(this.audit::add), clock),
+				new WorkerAdmission(admission), new WorkerAudit(this.audit::add, clock),
 				LeasePolicy.defaults(), OperationClasses.defaults(), Duration.ofSeconds(5), properties, clock);
 	}
 

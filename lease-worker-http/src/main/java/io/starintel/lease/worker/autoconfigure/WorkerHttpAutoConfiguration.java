@@ -1,7 +1,12 @@
 package io.starintel.lease.worker.autoconfigure;
 
+import java.util.function.Consumer;
+
+import io.starintel.lease.audit.AsyncAuditPipeline;
+import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;
+import io.starintel.lease.autoconfigure.LeaseAuditProperties;
 import io.starintel.lease.autoconfigure.LeaseJobAutoConfiguration;
 import io.starintel.lease.autoconfigure.LeaseProperties;
 import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
@@ -23,14 +28,16 @@ import org.springframework.context.annotation.Bean;
 /**
  * The worker HTTP API under {@code /lease/v1}: on when {@code starintel.lease.worker-http.enabled=true} in a servlet
  * web application that has the {@link LeaseService} of the lease auto-configuration (or its own). Every lease
- * operation goes through that service's audited store; refusals before the store go to every {@link AuditSink} bean.
+ * operation goes through that service's operations view (the one audited store); refusals before the store go
+ * through the audit pipeline (or, without one, to every {@link AuditSink} bean), and nowhere when
+ * {@code starintel.lease.audit.enabled=false}.
  */
 @AutoConfiguration(after = { LeaseStoreAutoConfiguration.class, LeaseAuditAutoConfiguration.class,
 		LeaseJobAutoConfiguration.class })
 @ConditionalOnBooleanProperty(name = "starintel.lease.worker-http.enabled")
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnBean({ LeaseService.class, LeasePolicy.class })
-@EnableConfigurationProperties({ WorkerHttpProperties.class, LeaseProperties.class })
+@EnableConfigurationProperties({ WorkerHttpProperties.class, LeaseProperties.class, LeaseAuditProperties.class })
 public final class WorkerHttpAutoConfiguration {
 
 	@Bean
@@ -42,9 +49,24 @@ public final class WorkerHttpAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	WorkerController workerController(LeaseService service, WorkerCredentials credentials, LeasePolicy policy,
-			LeaseProperties lease, WorkerHttpProperties properties, ObjectProvider<AuditSink> sinks) {
+			LeaseProperties lease, WorkerHttpProperties properties, ObjectProvider<AsyncAuditPipeline> pipelines,
+			LeaseAuditProperties audit, ObjectProvider<AuditSink> sinks) {
+		Consumer<AuditEvent> submit;
+		AsyncAuditPipeline pipeline = pipelines.getIfAvailable();
+		if (!audit.isEnabled()) {
+			// starintel.lease.audit.enabled=false holds here too: no event is built
+			submit = (event) -> {
+			};
+		}
+		else if (pipeline != null) {
+			submit = pipeline::submit;
+		}
+		else {
+			return WorkerController.create(service, credentials, policy, lease.operationClassSet(),
+					lease.maximumWait(), properties, () -> sinks.orderedStream().toList());
+		}
 		return WorkerController.create(service, credentials, policy, lease.operationClassSet(), lease.maximumWait(),
-				properties, () -> sinks.orderedStream().toList());
+				properties, submit);
 	}
 
 }

@@ -375,6 +375,17 @@ class WorkerApiTests {
 		for (WorkerHttp.Reply reply : replies) {
 			correlations.add(reply.json().path("correlation_id").asString());
 		}
+		// routine events go through the asynchronous audit pipeline: wait until each has arrived, then count
+		for (String correlation : correlations) {
+			org.awaitility.Awaitility.await()
+				.atMost(java.time.Duration.ofSeconds(30))
+				.until(() -> this.audit.events.stream().anyMatch((e) -> correlation.equals(e.correlationId())));
+		}
+		WorkerHttp.Reply marker = post("acquire", acquireBody(target(), rid(), "inst-1"), null);
+		String last = marker.json().path("correlation_id").asString();
+		org.awaitility.Awaitility.await()
+			.atMost(java.time.Duration.ofSeconds(30))
+			.until(() -> this.audit.events.stream().anyMatch((e) -> last.equals(e.correlationId())));
 		for (String correlation : correlations) {
 			assertThat(this.audit.events.stream().filter((e) -> correlation.equals(e.correlationId())).count())
 				.as(correlation).isEqualTo(1);
