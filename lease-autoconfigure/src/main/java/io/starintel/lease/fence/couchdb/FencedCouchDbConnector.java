@@ -190,7 +190,7 @@ public final class FencedCouchDbConnector implements CouchDbConnector {
 			String id = Documents.getId(document);
 			DocumentOperationResult error = errorsById.get(id);
 			if (error == null) {
-				raiseMark(decision, id);
+				raiseMark(decision, document);
 				results.add(new FencedDocumentResult(id, Documents.getRevision(document), authorized));
 			}
 			else {
@@ -210,7 +210,7 @@ public final class FencedCouchDbConnector implements CouchDbConnector {
 		stamp(document, decision.requireStamp());
 		try {
 			write.run();
-			raiseMark(decision, Documents.getId(document));
+			raiseMark(decision, document);
 			return authorized;
 		}
 		catch (RuntimeException ex) {
@@ -218,9 +218,13 @@ public final class FencedCouchDbConnector implements CouchDbConnector {
 		}
 	}
 
-	private void raiseMark(FenceDecision decision, @Nullable String id) {
+	private void raiseMark(FenceDecision decision, Object document) {
 		LeaseContext context = LeaseContext.currentOrNull();
-		if (this.marks == null || id == null || context == null) {
+		if (this.marks == null || context == null) {
+			return;
+		}
+		String id = Documents.getId(document);
+		if (id == null) {
 			return;
 		}
 		FenceStamp stamp = decision.requireStamp();
