@@ -426,6 +426,52 @@ abstract class CouchDbFenceTests {
 	}
 
 	@Test
+	void replicatorsStaleBranchWinsInCouchDbButTheFencedReadResolvesToTheHighestTokenAndReportsTheConflict()
+			throws Exception {
+		Succession s = succession("replicated");
+		String stale = "{\"_id\":\"replicated\",\"_rev\":\"999-" + hex()
+				+ "\",\"value\":\"stale A\",\"starintel_fence\":" + fence(s.a(), s.a().fencingToken()) + "}";
+		if (!server().authenticated()) {
+			// pouchdb-server runs without users (everyone is _admin): no one has the replicator role
+			assertThat(bulkNewEditsFalse(stale).get(0).path("error").asText()).isEqualTo("forbidden");
+			assertSuccessorWins("replicated", s);
+			return;
+		}
+		String user = "fence-replicator-" + UUID.randomUUID().toString().substring(0, 8);
+		URI userUri = URI.create(this.url + "/_users/org.couchdb.user:" + user);
+		assertThat(send("PUT", userUri, "{\"name\":\"" + user + "\",\"password\":\"secret-" + user
+				+ "\",\"roles\":[\"starintel_fence_replicator\"],\"type\":\"user\"}").statusCode()).isEqualTo(201);
+		try {
+			assertThat(send("PUT", dbUri("_security"), "{\"admins\":{\"names\":[],\"roles\":[]},"
+					+ "\"members\":{\"names\":[],\"roles\":[\"starintel_fence_replicator\"]}}").statusCode())
+				.isEqualTo(200);
+			HttpResponse<String> replicated = this.client.send(HttpRequest.newBuilder(dbUri("_bulk_docs"))
+				.POST(HttpRequest.BodyPublishers.ofString("{\"new_edits\":false,\"docs\":[" + stale + "]}"))
+				.header("Content-Type", "application/json")
+				.header("Authorization", basic(user, "secret-" + user))
+				.timeout(Duration.ofSeconds(10))
+				.build(), HttpResponse.BodyHandlers.ofString());
+			assertThat(replicated.statusCode()).isEqualTo(201);
+			assertThat(JSON.readTree(replicated.body()).path(0).has("error")).isFalse();
+			// CouchDB picks the deeper revision: the stale token is its winner now
+			assertThat(fenceToken(raw.get(Map.class, "replicated"))).isEqualTo(s.a().fencingToken());
+			FencedRead read = reader.read(s.b().identity().scope(), "replicated");
+			assertThat(read.status()).isEqualTo(FencedReadStatus.CURRENT);
+			assertThat(read.revision()).isEqualTo(s.rev2());
+			assertThat(read.fencingToken()).isEqualTo(s.b().fencingToken());
+			assertThat(read.document().get("value").asText()).isEqualTo("from B");
+			assertThat(read.isConflicted()).isTrue();
+			assertThat(read.conflicts()).singleElement().asString().startsWith("999-");
+		}
+		finally {
+			send("PUT", dbUri("_security"), "{}");
+			HttpResponse<String> current = send("GET", userUri, null);
+			String rev = JSON.readTree(current.body()).path("_rev").asText();
+			send("DELETE", URI.create(userUri + "?rev=" + rev), null);
+		}
+	}
+
+	@Test
 	void forgedTokenAboveTheIssuedCounterIsNeverReadAsCurrent() throws Exception {
 		Succession s = succession("forged");
 		// the design document accepts any higher token; only the lease store knows which tokens were issued
