@@ -147,10 +147,18 @@ ensure_real_couchdb() {
   if curl -sf --max-time 2 "$url/_up" >/dev/null 2>&1; then
     echo "apache-couchdb: already up at $url"
   else
-    local dist="${STARINTEL_COUCHDB_DIST:-$PROJECT_DIR/../shared/couchdb}"
-    [ -f "$dist/start-couchdb.sh" ] && [ -f "$dist/couchdb-3.4.3-debian12-x86_64.tar.gz" ] ||
-      fail "apache-couchdb: no release at $dist (set STARINTEL_COUCHDB_DIST or STARINTEL_COUCHDB_REAL_URL)"
-    dist="$(cd "$dist" && pwd)"
+    # ../shared/couchdb beside the checkout; for a git worktree also beside its main checkout
+    local common dist="" candidate
+    common="$(git -C "$PROJECT_DIR" rev-parse --path-format=absolute --git-common-dir 2>/dev/null || true)"
+    for candidate in ${STARINTEL_COUCHDB_DIST:-} "$PROJECT_DIR/../shared/couchdb" \
+      ${common:+"$(dirname "$common")/../shared/couchdb"}; do
+      if [ -f "$candidate/start-couchdb.sh" ] && [ -f "$candidate/couchdb-3.4.3-debian12-x86_64.tar.gz" ]; then
+        dist="$(cd "$candidate" && pwd)"
+        break
+      fi
+    done
+    [ -n "$dist" ] ||
+      fail "apache-couchdb: no release in ../shared/couchdb (set STARINTEL_COUCHDB_DIST or STARINTEL_COUCHDB_REAL_URL)"
     echo "apache-couchdb: starting 3.4.3 on $url (log: $SERVICES_DIR/couchdb-real-data/couchdb.log)"
     COUCHDB_TARBALL="$dist/couchdb-3.4.3-debian12-x86_64.tar.gz" COUCHDB_ADMIN_USER="$user" \
       COUCHDB_ADMIN_PASS="$pass" bash "$dist/start-couchdb.sh" "$SERVICES_DIR/couchdb-real-data" \
