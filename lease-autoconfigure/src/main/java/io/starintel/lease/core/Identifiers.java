@@ -51,12 +51,20 @@ public final class Identifiers {
 		return true;
 	}
 
+	/** Seeds the per-thread generators (the platform default: non-blocking /dev/urandom on Linux). */
+	private static final SecureRandom SEEDS = new SecureRandom();
+
+	/** A per-thread generator seeded from {@link #SEEDS} before first use, so it never blocks on entropy. */
 	private static SecureRandom newRandom() {
+		byte[] seed = new byte[32];
+		SEEDS.nextBytes(seed);
 		try {
-			return SecureRandom.getInstance("DRBG");
+			SecureRandom random = SecureRandom.getInstance("SHA1PRNG");
+			random.setSeed(seed);
+			return random;
 		}
 		catch (NoSuchAlgorithmException ex) {
-			return new SecureRandom();
+			return new SecureRandom(seed);
 		}
 	}
 

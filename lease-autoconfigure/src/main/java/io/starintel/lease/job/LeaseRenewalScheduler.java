@@ -47,6 +47,9 @@ public final class LeaseRenewalScheduler implements AutoCloseable {
 
 	private static final long MIN_DELAY_MS = 20;
 
+	/** How long due renewals are gathered before a batch is sent (small against any safety margin). */
+	private static final long BATCH_WINDOW_MS = 20;
+
 	private final LeaseService service;
 
 	private final Clock clock;
@@ -130,7 +133,8 @@ public final class LeaseRenewalScheduler implements AutoCloseable {
 		this.due.add(due);
 		if (this.batchScheduled.compareAndSet(false, true)) {
 			try {
-				this.executor.execute(this::renewDue);
+				// a short window gathers the renewals that fall due together into one batch
+				this.executor.schedule(this::renewDue, BATCH_WINDOW_MS, TimeUnit.MILLISECONDS);
 			}
 			catch (RejectedExecutionException ex) {
 				this.batchScheduled.set(false);

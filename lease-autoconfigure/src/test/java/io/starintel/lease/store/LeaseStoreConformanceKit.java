@@ -259,6 +259,24 @@ public abstract class LeaseStoreConformanceKit {
 			.code()).isEqualTo(ResultCode.LEASE_LISTED);
 	}
 
+	/** Batched renewal: one typed result per lease, in order, each with the meaning of a single renew. */
+	@Test
+	void renewAllAnswersPerLease() {
+		LeaseRecord a = acquired(identity("t1"), "alice");
+		LeaseRecord b = acquired(identity("t2"), "alice");
+		LeaseRecord c = acquired(identity("t3"), "bob");
+		assertThat(release(b.handle()).code()).isEqualTo(ResultCode.LEASE_RELEASED);
+		List<LeaseResult> results = this.store.renewAll(List.of(
+				new RenewRequest(a.handle(), Identifiers.generate("request"), deadline()),
+				new RenewRequest(b.handle(), Identifiers.generate("request"), deadline()),
+				new RenewRequest(c.handle(), Identifiers.generate("request"), Instant.now().minusSeconds(1)),
+				new RenewRequest(c.handle(), Identifiers.generate("request"), deadline())));
+		assertThat(results).extracting(LeaseResult::code).containsExactly(ResultCode.LEASE_RENEWED,
+				ResultCode.LEASE_LOST, ResultCode.DEADLINE_EXCEEDED, ResultCode.LEASE_RENEWED);
+		assertThat(results.get(0).lease().fencingToken()).isEqualTo(a.fencingToken());
+		assertThat(results.get(3).lease().leaseId()).isEqualTo(c.leaseId());
+	}
+
 	@Test
 	void duplicateRequestIdWithChangedBodyIsIdempotencyConflictWithoutMutation() {
 		AcquireRequest request = acquireRequest(identity("t1"), "alice", TTL_MS);

@@ -114,8 +114,9 @@ public final class RedisLeaseStore implements LeaseStore {
 
 	/**
 	 * Renews the leases of each program in one function call per program (one slot), at most
-	 * {@link #MAX_RENEW_BATCH} per call; each lease's deadline is checked at backend time, and the reply is awaited no
-	 * longer than the earliest deadline of the call.
+	 * {@link #MAX_RENEW_BATCH} per call. Each lease's deadline is honoured on its own: one already passed is not
+	 * sent, the function checks each at backend time, and a success whose reply arrived after that lease's deadline
+	 * is {@code lease_outcome_unknown}; the reply is awaited no longer than the latest deadline of the call.
 	 */
 	@Override
 	public List<LeaseResult> renewAll(List<RenewRequest> requests) {
@@ -124,7 +125,16 @@ public final class RedisLeaseStore implements LeaseStore {
 		for (int i = 0; i < requests.size(); i++) {
 			byProgram.computeIfAbsent(requests.get(i).handle().identity().scope(), k -> new ArrayList<>()).add(i);
 		}
+		long nowMs = System.currentTimeMillis();
 		for (List<Integer> group : byProgram.values()) {
+			// a lease whose deadline already passed is not sent (nothing mutated), like a single renew
+			group.removeIf(index -> {
+				if (requests.get(index).deadlineAt().toEpochMilli() <= nowMs) {
+					results[index] = LeaseResult.failure(ResultCode.DEADLINE_EXCEEDED, Reason.NONE, null);
+					return true;
+				}
+				return false;
+			});
 			for (int from = 0; from < group.size(); from += MAX_RENEW_BATCH) {
 				renewChunk(requests, group.subList(from, Math.min(group.size(), from + MAX_RENEW_BATCH)), results);
 			}
@@ -135,19 +145,19 @@ public final class RedisLeaseStore implements LeaseStore {
 	private void renewChunk(List<RenewRequest> requests, List<Integer> indexes, LeaseResult[] results) {
 		List<IdentityKeys> targets = new ArrayList<>(indexes.size());
 		List<RenewRequest> chunk = new ArrayList<>(indexes.size());
-		Instant earliest = null;
+		Instant latest = null;
 		for (int index : indexes) {
 			RenewRequest request = requests.get(index);
 			chunk.add(request);
 			targets.add(IdentityKeys.of(request.handle().identity()));
-			if (earliest == null || request.deadlineAt().isBefore(earliest)) {
-				earliest = request.deadlineAt();
+			if (latest == null || request.deadlineAt().isAfter(latest)) {
+				latest = request.deadlineAt();
 			}
 		}
 		LeaseArguments.Call call = this.arguments.renewBatch(targets, chunk);
 		List<Object> reply;
 		try {
-			reply = this.executor.run(call.function(), earliest, call.keys(), call.args());
+			reply = this.executor.run(call.function(), latest, call.keys(), call.args());
 		}
 		catch (ScriptFailure failure) {
 			LeaseResult failed = failed(failure, true);
@@ -156,6 +166,7 @@ public final class RedisLeaseStore implements LeaseStore {
 			}
 			return;
 		}
+		long replyMs = System.currentTimeMillis();
 		int position = 0;
 		for (int i = 0; i < indexes.size(); i++) {
 			IdentityKeys target = targets.get(i);
@@ -165,6 +176,10 @@ public final class RedisLeaseStore implements LeaseStore {
 				result = checked(ReplyReader.single(reply, position + 1, size, target.identity, null, null), target,
 						"renew");
 				position += 1 + size;
+				if (result.isSuccess() && replyMs > chunk.get(i).deadlineAt().toEpochMilli()) {
+					// the reply came after this lease's own deadline: as for a single renew, the outcome is unknown
+					result = LeaseResult.failure(ResultCode.LEASE_OUTCOME_UNKNOWN, Reason.REPLY_LOST, result.decidedAt());
+				}
 			}
 			catch (CorruptRecordException | IllegalArgumentException | IndexOutOfBoundsException ex) {
 				alert(Reason.CORRUPT_RECORD, target.identity, target.digest, "renew");
