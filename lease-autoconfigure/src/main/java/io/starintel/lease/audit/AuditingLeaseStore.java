@@ -2,6 +2,7 @@ package io.starintel.lease.audit;
 
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -51,6 +52,8 @@ public final class AuditingLeaseStore implements LeaseStore {
 
 	private final boolean delegateWritesAdminAudit;
 
+	private final @Nullable AuditSink routine;
+
 	/**
 	 * Decorates a store.
 	 * @param delegate the store
@@ -64,6 +67,31 @@ public final class AuditingLeaseStore implements LeaseStore {
 		this.sinks = List.copyOf(sinks);
 		this.clock = clock;
 		this.delegateWritesAdminAudit = delegateWritesAdminAudit;
+		this.routine = null;
+	}
+
+	/**
+	 * Decorates a store, with routine events going through a non-blocking path (the auto-configured
+	 * {@link AsyncAuditPipeline}). Routine events are every event except the force-release and revoke decisions;
+	 * those of an admin HTTP request (an {@link AuditContext} is bound) are written synchronously, since no lease work
+	 * runs on that thread. Force-release and revoke decisions are always written synchronously to {@code sinks}, the
+	 * durable ones skipped when {@link LeaseStore#writesAdminAuditAtomically() the store wrote them in the transition}.
+	 * @param delegate the store
+	 * @param sinks the sinks, for admin decisions and admin-request events
+	 * @param routine where the events of jobs, fenced commits and other lease work go (must never block)
+	 * @param clock server clock
+	 */
+	public AuditingLeaseStore(LeaseStore delegate, List<AuditSink> sinks, AuditSink routine, Clock clock) {
+		this.delegate = delegate;
+		this.sinks = List.copyOf(sinks);
+		this.clock = clock;
+		this.delegateWritesAdminAudit = delegate.writesAdminAuditAtomically();
+		this.routine = routine;
+	}
+
+	@Override
+	public boolean writesAdminAuditAtomically() {
+		return this.delegate.writesAdminAuditAtomically();
 	}
 
 	/** The decorated store. */
@@ -90,6 +118,36 @@ public final class AuditingLeaseStore implements LeaseStore {
 	public LeaseResult renew(RenewRequest request) {
 		return call(AuditEventType.RENEW, request.deadlineAt(), () -> this.delegate.renew(request),
 				(b, r) -> holder(b, request.handle(), request.requestId(), r, LeaseState.ACTIVE));
+	}
+
+	/** The delegate's batched renewal (one backend call per program), with one renew audit event per lease. */
+	@Override
+	public List<LeaseResult> renewAll(List<RenewRequest> requests) {
+		List<LeaseResult> results;
+		try {
+			results = this.delegate.renewAll(requests);
+		}
+		catch (RuntimeException ex) {
+			for (RenewRequest request : requests) {
+				try {
+					call(AuditEventType.RENEW, request.deadlineAt(), () -> {
+						throw ex;
+					}, (b, r) -> holder(b, request.handle(), request.requestId(), r, LeaseState.ACTIVE));
+				}
+				catch (RuntimeException rethrown) {
+					// audited as outcome unknown; the exception itself is rethrown once below
+				}
+			}
+			throw ex;
+		}
+		List<LeaseResult> out = new ArrayList<>(requests.size());
+		for (int i = 0; i < requests.size(); i++) {
+			RenewRequest request = requests.get(i);
+			LeaseResult result = results.get(i);
+			out.add(call(AuditEventType.RENEW, request.deadlineAt(), () -> result,
+					(b, r) -> holder(b, request.handle(), request.requestId(), r, LeaseState.ACTIVE)));
+		}
+		return out;
 	}
 
 	@Override
@@ -296,7 +354,13 @@ public final class AuditingLeaseStore implements LeaseStore {
 						|| result.code() == ResultCode.LEASE_LOST);
 	}
 
+	/** A routine event: through the non-blocking path unless an admin HTTP request is being served. */
 	private boolean emit(AuditEvent event) {
+		AuditSink routine = this.routine;
+		if (routine != null && AuditContext.current() == null) {
+			routine.record(event);
+			return true;
+		}
 		return emit(event, false);
 	}
 
