@@ -7,7 +7,8 @@
 -- record or a terminal record in the identity's history; otherwise it is forged and rejected WITHOUT touching the
 -- mark (a forged 2^53-2 must not block the legitimate holder's next message).
 -- Reads the lease store's layout (store/redis, keys named by RedisKeys): fence hash field 'counter' (last issued
--- token), lease hash fields 'lease_id' / 'fencing_token', history list of JSON records with the same fields.
+-- token), lease hash fields 'lease_id' / 'fencing_token', history list of JSON records with the same fields
+-- (encoding v1), or the lease hash field 'r' and history entries as v2 record strings (encoding v2).
 -- KEYS[1] starintel:target-lease:v1:{T}:consumed:D  (T = the consumer's program hash tag, D = the message's
 --         lock-key digest header; hash fields hwm, lease_id, accepted_at_ms; never deleted)
 -- KEYS[2] P{T}:fence:D   KEYS[3] P{T}:lease:D   KEYS[4] P{T}:hist:D   (the lease store's, same slot)
@@ -33,17 +34,41 @@ local counter = redis.call('HGET', KEYS[2], 'counter')
 if not counter or not string.match(counter, '^%d+$') or token > tonumber(counter) then
   return { 'forged_token_above_issued_counter', mark }
 end
+-- lease id and token of a record in the lease store's storage encoding v2 (one string; store/redis/prelude.lua:
+-- '2' state token ... then 7 identity fields, then lease_id, separated by \31), or nil for another text
+local function v2_lease(text)
+  if type(text) ~= 'string' or string.sub(text, 1, 2) ~= '2\31' then return nil end
+  local p, start = {}, 1
+  for i = 1, 16 do
+    local e = string.find(text, '\31', start, true)
+    if not e then return nil end
+    p[i] = string.sub(text, start, e - 1)
+    start = e + 1
+  end
+  return p[16], p[3]
+end
 local issued = nil
 if redis.call('TYPE', KEYS[3])['ok'] == 'hash' then
-  local lease = redis.call('HMGET', KEYS[3], 'lease_id', 'fencing_token')
-  if lease[1] == ARGV[2] then issued = lease[2] end
+  local record = redis.call('HGET', KEYS[3], 'r')
+  if record then
+    local id, tok = v2_lease(record)
+    if id == ARGV[2] then issued = tok end
+  else
+    local lease = redis.call('HMGET', KEYS[3], 'lease_id', 'fencing_token')
+    if lease[1] == ARGV[2] then issued = lease[2] end
+  end
 end
 if not issued and redis.call('TYPE', KEYS[4])['ok'] == 'list' then
   for _, text in ipairs(redis.call('LRANGE', KEYS[4], 0, -1)) do
-    local ok, entry = pcall(cjson.decode, text)
-    if ok and type(entry) == 'table' and entry['lease_id'] == ARGV[2] then
-      issued = tostring(entry['fencing_token'])
-      break
+    local id, tok = v2_lease(text)
+    if id then
+      if id == ARGV[2] then issued = tok; break end
+    else
+      local ok, entry = pcall(cjson.decode, text)
+      if ok and type(entry) == 'table' and entry['lease_id'] == ARGV[2] then
+        issued = tostring(entry['fencing_token'])
+        break
+      end
     end
   end
 end

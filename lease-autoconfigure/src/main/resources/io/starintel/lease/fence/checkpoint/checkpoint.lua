@@ -2,7 +2,8 @@
 -- the write are this one script (contract: job checkpoint and terminal-state writes are fenced; a check followed by
 -- an unconditional write is not fencing). Self-contained: it reads the lease store's record layout (store/redis:
 -- lease hash fields record_version, lock_key ... state, lease_id, owner_principal_id, service_instance_id,
--- fencing_token, expires_at as 'yyyy-MM-ddTHH:mm:ss.SSSZ'; fence hash field hwm) but loads none of its scripts.
+-- fencing_token, expires_at as 'yyyy-MM-ddTHH:mm:ss.SSSZ' in encoding v1; in encoding v2 the one string of hash
+-- field r, expires_at in epoch ms; fence hash field hwm) but loads none of its scripts.
 -- Read-only on the lease record: it never expires, ends or repairs a lease (that is the lease store's job).
 -- KEYS[1] P{T}:lease:D   KEYS[2] P{T}:fence:D   KEYS[3] P{T}:checkpoint:D (owned by the fence package)
 -- KEYS[4] P{T}:checkpoint:D:req:R (R = SHA-256 of the request id): the decision of this request, kept ARGV[20] ms
@@ -60,14 +61,34 @@ if kind ~= 'hash' then return { 'lease_backend_unavailable', 'corrupt_record', f
 local fields = { 'lock_key', 'tenant_id', 'program_id', 'target_namespace', 'target_id', 'actor_name',
   'workflow_name', 'operation_class', 'lease_id', 'owner_principal_id', 'service_instance_id', 'fencing_token',
   'expires_at', 'state', 'record_version' }
-local v = redis.call('HMGET', KEYS[1], unpack(fields))
+local v
+local v2 = redis.call('HGET', KEYS[1], 'r')
+if v2 then
+  -- storage encoding v2 of the lease store (one string in field r; store/redis/prelude.lua, core StoredRecord):
+  -- '2' state token acquired_ms renewed_ms expires_ms ttl_ms lifetime_ms tenant program namespace target_id actor
+  -- workflow operation_class lease_id owner_principal_id service_instance_id ..., separated by \31
+  local p, start = {}, 1
+  for i = 1, 18 do
+    local e = string.find(v2, '\31', start, true)
+    if not e then return { 'lease_backend_unavailable', 'corrupt_record', fmt(now), '0' } end
+    p[i] = string.sub(v2, start, e - 1)
+    start = e + 1
+  end
+  if p[1] ~= '2' or redis.call('HLEN', KEYS[1]) ~= 1 or not string.match(p[6], '^%d+$') then
+    return { 'lease_backend_unavailable', 'corrupt_record', fmt(now), '0' }
+  end
+  -- the v2 record holds no lock key: the key name (from the same identity) stands for it
+  v = { ARGV[2], p[9], p[10], p[11], p[12], p[13], p[14], p[15], p[16], p[17], p[18], p[3], p[6], p[2], '1' }
+else
+  v = redis.call('HMGET', KEYS[1], unpack(fields))
+end
 for i = 1, #fields do
   if not v[i] then return { 'lease_backend_unavailable', 'corrupt_record', fmt(now), '0' } end
 end
 for i = 1, 8 do
   if v[i] ~= ARGV[i + 1] then return { 'lease_backend_unavailable', 'corrupt_record', fmt(now), '0' } end
 end
-local expires = iso_to_ms(v[13])
+local expires = v2 and tonumber(v[13]) or iso_to_ms(v[13])
 if v[15] ~= '1' or not expires or not string.match(v[12], '^%d+$') then
   return { 'lease_backend_unavailable', 'corrupt_record', fmt(now), '0' }
 end
