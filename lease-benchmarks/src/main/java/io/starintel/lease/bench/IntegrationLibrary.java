@@ -1,14 +1,17 @@
 package io.starintel.lease.bench;
 
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.Lock;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.integration.redis.util.RedisLockRegistry;
 
 /**
- * Spring Integration's {@link RedisLockRegistry} with its defaults (spin lock type): {@code obtain(key).tryLock()} per cycle
- * and {@code unlock()}. No fencing token. Threads of one JVM asking for the same key meet the registry's local lock
- * first, so a contended attempt can fail without a Redis call.
+ * Spring Integration's {@link RedisLockRegistry} with its defaults (spin lock type): {@code obtain(key).tryLock()}
+ * and {@code unlock()} per cycle. No fencing token. Each benchmark thread gets a registry of its own (as if each were
+ * an application instance) over the one shared connection factory: threads sharing one registry would meet its
+ * JVM-local lock first, and a contended attempt would then never reach Redis.
  */
 final class IntegrationLibrary implements LockLibrary {
 
@@ -16,17 +19,21 @@ final class IntegrationLibrary implements LockLibrary {
 
 	private final LettuceConnectionFactory factory;
 
-	private final RedisLockRegistry registry;
+	private final String registryKey;
+
+	private final List<RedisLockRegistry> registries = new CopyOnWriteArrayList<>();
 
 	IntegrationLibrary(BenchRedis redis, String cell) {
 		this.factory = redis.connectionFactory();
-		this.registry = new RedisLockRegistry(this.factory, "bench:" + cell, EXPIRE_AFTER_MS);
+		this.registryKey = "bench:" + cell;
 	}
 
 	@Override
 	public LockCycle open(String key, int thread) {
+		RedisLockRegistry registry = new RedisLockRegistry(this.factory, this.registryKey, EXPIRE_AFTER_MS);
+		this.registries.add(registry);
 		return () -> {
-			Lock lock = this.registry.obtain(key);
+			Lock lock = registry.obtain(key);
 			if (!lock.tryLock()) {
 				return false;
 			}
@@ -37,7 +44,7 @@ final class IntegrationLibrary implements LockLibrary {
 
 	@Override
 	public void close() {
-		this.registry.destroy();
+		this.registries.forEach(RedisLockRegistry::destroy);
 		this.factory.destroy();
 	}
 
