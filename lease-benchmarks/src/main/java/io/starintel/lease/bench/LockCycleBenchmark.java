@@ -96,7 +96,7 @@ public class LockCycleBenchmark {
 	@Setup(Level.Trial)
 	public void startTrial(BenchmarkParams params) {
 		this.threads = params.getThreads();
-		this.cell = System.getProperty("bench.run", "run") + "-" + this.library + "-" + this.keys + "-t" + this.threads;
+		this.cell = System.getProperty("bench.run", "run") + "-r" + Integer.getInteger("bench.round", 1) + "-" + this.library + "-" + this.keys + "-t" + this.threads;
 		BenchRedis redis = BenchRedis.fromEnvironment();
 		this.counters = new RedisCounters(redis);
 		this.lockLibrary = LockLibrary.create(this.library, redis, this.cell);
@@ -187,6 +187,7 @@ public class LockCycleBenchmark {
 
 	private void writeCounters() {
 		Map<String, Object> line = new LinkedHashMap<>();
+		line.put("round", Integer.getInteger("bench.round", 1));
 		line.put("library", this.library);
 		line.put("keys", this.keys);
 		line.put("threads", this.threads);
