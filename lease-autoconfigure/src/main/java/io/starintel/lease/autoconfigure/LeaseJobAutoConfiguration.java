@@ -26,7 +26,10 @@ import org.springframework.core.task.TaskDecorator;
 import org.springframework.core.task.support.ContextPropagatingTaskDecorator;
 
 import io.starintel.lease.core.LeaseOwner;
+import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.job.JobSettings;
+import io.starintel.lease.job.LeasedJobsShutdown;
+import io.starintel.lease.job.TargetLeasedVerifier;
 import io.starintel.lease.job.LeaseLostListener;
 import io.starintel.lease.job.LeaseOwnerProvider;
 import io.starintel.lease.job.LeaseRenewalScheduler;
@@ -37,7 +40,8 @@ import io.starintel.lease.store.LeaseStore;
 
 /**
  * {@code @TargetLeased} jobs: the lease service, the JVM-wide renewal scheduler, the aspect, the owner and target
- * resolution, and context propagation into executors. Needs AspectJ annotations and Micrometer on the classpath (the
+ * resolution, context propagation into executors, the start-up checks of every {@code @TargetLeased} method and the
+ * bounded graceful shutdown. Needs AspectJ annotations and Micrometer on the classpath (the
  * starter brings both); every bean backs off for a user bean of the same type.
  */
 @AutoConfiguration(after = LeaseStoreAutoConfiguration.class)
@@ -118,6 +122,21 @@ public final class LeaseJobAutoConfiguration {
 	TargetLeaseAspect targetLeaseAspect(LeaseService service, LeaseRenewalScheduler scheduler,
 			TargetResolver resolver, LeaseOwnerProvider owners, JobSettings settings) {
 		return new TargetLeaseAspect(service, scheduler, resolver, owners, settings);
+	}
+
+	/** Start-up checks of every @TargetLeased method: durations against the policy, and misuse. */
+	@Bean
+	@ConditionalOnMissingBean
+	TargetLeasedVerifier targetLeasedVerifier(LeasePolicy policy, LeaseProperties properties) {
+		return new TargetLeasedVerifier(policy, properties.maximumWait(), properties.job().misuse());
+	}
+
+	/** Bounded graceful shutdown: stop new leased work, cancel running jobs, release their leases. */
+	@Bean
+	@ConditionalOnMissingBean
+	LeasedJobsShutdown leasedJobsShutdown(TargetLeaseAspect aspect, LeaseRenewalScheduler scheduler,
+			LeaseService service, LeaseProperties properties) {
+		return new LeasedJobsShutdown(aspect, scheduler, service, properties.job().shutdownTimeout());
 	}
 
 	static LeaseOwnerProvider servicePrincipal(LeaseProperties properties) {

@@ -6,10 +6,13 @@ import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,13 +27,20 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnection;
  *
  * <p>Contract: a command that could not be submitted (no connection, deadline already passed) is distinguished from
  * one that was submitted without a reply in time ({@link ScriptFailure.Kind#OUTCOME_UNKNOWN}); no Redis exception
- * leaves this class.
+ * leaves this class, and neither does a {@link LinkageError} of an incompatible driver (a Lettuce or Spring Data Redis
+ * version whose API differs from the one compiled against): it is logged at ERROR once per executor and the call fails
+ * closed like any other backend failure.
+ *
+ * <p>Only Lettuce API present in both Lettuce 6.x (Spring Boot 4.0) and 7.x (Spring Boot 4.1) is used: the open
+ * check goes through {@code StatefulConnection.isOpen()}, not the commands' {@code isOpen()} that Lettuce 7 removed.
  */
 final class ScriptExecutor {
 
 	private static final Logger logger = LoggerFactory.getLogger(ScriptExecutor.class);
 
 	private final RedisConnectionFactory connectionFactory;
+
+	private final AtomicBoolean incompatibleDriverLogged = new AtomicBoolean();
 
 	ScriptExecutor(RedisConnectionFactory connectionFactory) {
 		this.connectionFactory = connectionFactory;
@@ -39,6 +49,24 @@ final class ScriptExecutor {
 	/** Runs the script and returns its reply (a list of bulk strings). */
 	List<Object> run(LeaseScript script, Instant deadlineAt, List<String> keys, List<String> args)
 			throws ScriptFailure {
+		boolean[] submitted = new boolean[1];
+		try {
+			return runChecked(script, deadlineAt, keys, args, submitted);
+		}
+		catch (LinkageError ex) {
+			// contract: no Error from the backend path reaches a user; fail closed with a typed failure
+			if (this.incompatibleDriverLogged.compareAndSet(false, true)) {
+				logger.error("Lease backend driver is incompatible ({}: {}); every lease operation fails closed until "
+						+ "the Lettuce/Spring Data Redis versions match the ones this library supports",
+						ex.getClass().getSimpleName(), ex.getMessage());
+			}
+			throw new ScriptFailure(submitted[0] ? ScriptFailure.Kind.OUTCOME_UNKNOWN : ScriptFailure.Kind.NOT_SUBMITTED,
+					"incompatible driver");
+		}
+	}
+
+	private List<Object> runChecked(LeaseScript script, Instant deadlineAt, List<String> keys, List<String> args,
+			boolean[] submitted) throws ScriptFailure {
 		long timeoutMs = deadlineAt.toEpochMilli() - System.currentTimeMillis();
 		if (timeoutMs <= 0) {
 			throw new ScriptFailure(ScriptFailure.Kind.DEADLINE_BEFORE_SUBMISSION, "deadline passed before submission");
@@ -46,12 +74,13 @@ final class ScriptExecutor {
 		RedisConnection connection = connect();
 		try {
 			RedisClusterAsyncCommands<byte[], byte[]> commands = nativeCommands(connection);
-			if (!commands.isOpen()) {
+			if (!isOpen(commands)) {
 				throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, "connection not open");
 			}
 			byte[][] keyBytes = bytes(keys);
 			byte[][] argBytes = bytes(args);
 			try {
+				submitted[0] = true;
 				return await(commands.evalsha(script.sha(), ScriptOutputType.MULTI, keyBytes, argBytes), timeoutMs,
 						script);
 			}
@@ -93,6 +122,17 @@ final class ScriptExecutor {
 		catch (RuntimeException ex) {
 			throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, "no native connection");
 		}
+	}
+
+	/** Whether the connection behind the commands is open (API present in Lettuce 6 and 7). */
+	private static boolean isOpen(RedisClusterAsyncCommands<byte[], byte[]> commands) {
+		if (commands instanceof RedisAsyncCommands<?, ?> standalone) {
+			return standalone.getStatefulConnection().isOpen();
+		}
+		if (commands instanceof RedisAdvancedClusterAsyncCommands<?, ?> cluster) {
+			return cluster.getStatefulConnection().isOpen();
+		}
+		return true; // unknown command interface: the submission itself answers
 	}
 
 	private static List<Object> await(RedisFuture<List<Object>> future, long timeoutMs, LeaseScript script)
