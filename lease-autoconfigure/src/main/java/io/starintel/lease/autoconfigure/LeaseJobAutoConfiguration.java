@@ -27,6 +27,7 @@ import org.springframework.core.task.support.ContextPropagatingTaskDecorator;
 
 import io.starintel.lease.core.LeaseOwner;
 import io.starintel.lease.core.LeasePolicy;
+import io.starintel.lease.job.FinalLeasedClassCheck;
 import io.starintel.lease.job.JobSettings;
 import io.starintel.lease.job.LeasedJobsShutdown;
 import io.starintel.lease.job.TargetLeasedVerifier;
@@ -129,6 +130,12 @@ public final class LeaseJobAutoConfiguration {
 	@ConditionalOnMissingBean
 	TargetLeasedVerifier targetLeasedVerifier(LeasePolicy policy, LeaseProperties properties) {
 		return new TargetLeasedVerifier(policy, properties.maximumWait(), properties.job().misuse());
+	}
+
+	/** Names the bean and method when a @TargetLeased bean's class is final (before proxying fails). */
+	@Bean
+	static FinalLeasedClassCheck finalLeasedClassCheck() {
+		return new FinalLeasedClassCheck();
 	}
 
 	/** Bounded graceful shutdown: stop new leased work, cancel running jobs, release their leases. */

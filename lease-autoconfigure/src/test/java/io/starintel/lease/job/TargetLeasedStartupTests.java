@@ -60,6 +60,14 @@ class TargetLeasedStartupTests {
 
 	}
 
+	static final class FinalClassJob {
+
+		@TargetLeased(target = "#target", actor = "usernamegen")
+		public void run(String target) {
+		}
+
+	}
+
 	static class PlainJob {
 
 		@TargetLeased(target = "#target", actor = "usernamegen")
@@ -130,6 +138,14 @@ class TargetLeasedStartupTests {
 		this.runner.withBean("staticJob", StaticJob.class)
 			.run((context) -> assertThat(failure(context.getStartupFailure()))
 				.contains("bean 'staticJob' method StaticJob.run is annotated @TargetLeased but it is static"));
+	}
+
+	@Test
+	void whenLeasedMethodIsOnAFinalClassThenStartupFailsNamingBeanAndMethod() {
+		this.runner.withBean("finalClassJob", FinalClassJob.class)
+			.run((context) -> assertThat(failure(context.getStartupFailure()))
+				.contains("bean 'finalClassJob' method FinalClassJob.run is annotated @TargetLeased but its class "
+						+ "FinalClassJob is final"));
 	}
 
 	@Test
