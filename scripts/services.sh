@@ -92,6 +92,84 @@ ensure_redis() {
   wait_for redis "$REDIS_LOG" redis_up
 }
 
+# ---------- Valkey (../shared/valkey, not packaged in Debian) ----------
+# Valkey 127.0.0.1:6390 for the Valkey runs of the Redis store suites. With STARINTEL_VALKEY_URL set, that server
+# is used as it is. Otherwise valkey-server from ../shared/valkey (copied into .services/valkey/, or built from the
+# source tarball there when the binary cannot run on this machine) is started on 127.0.0.1:$VALKEY_PORT; one that
+# already answers there is left alone. STARINTEL_VALKEY_DIR replaces ../shared/valkey (e.g. from a git worktree).
+# The suites also launch that binary themselves (restart and cluster tests), from .services/valkey/valkey-server.
+# Without ../shared/valkey: an error under CI=true, a warning otherwise (the suites' Valkey classes are then
+# reported as skipped).
+VALKEY_VERSION="8.0.1"
+VALKEY_PORT=6390
+VALKEY_SHARED="${STARINTEL_VALKEY_DIR:-$PROJECT_DIR/../shared/valkey}"
+VALKEY_DIR="$SERVICES_DIR/valkey"
+VALKEY_BIN="$VALKEY_DIR/valkey-server"
+VALKEY_LOG="$SERVICES_DIR/valkey.log"
+
+valkey_url_up() {
+  [ "$(timeout 2 redis-cli -u "$1" ping 2>/dev/null)" = "PONG" ]
+}
+
+valkey_local_up() {
+  valkey_url_up "redis://127.0.0.1:$VALKEY_PORT"
+}
+
+valkey_binary_runs() {
+  [ -x "$VALKEY_BIN" ] && "$VALKEY_BIN" --version 2>/dev/null | grep -q "^Valkey server v=$VALKEY_VERSION "
+}
+
+install_valkey() {
+  valkey_binary_runs && return 0
+  mkdir -p "$VALKEY_DIR"
+  cp "$VALKEY_SHARED/valkey-server-$VALKEY_VERSION-debian12-x86_64" "$VALKEY_BIN" && chmod u+wx "$VALKEY_BIN" ||
+    fail "valkey: could not copy the binary from $VALKEY_SHARED into $VALKEY_DIR"
+  valkey_binary_runs && return 0
+  echo "valkey: the shared binary does not run here; building $VALKEY_VERSION from source (several minutes," \
+    "log: $VALKEY_DIR/build.log)"
+  rm -rf "$VALKEY_DIR/build" && mkdir -p "$VALKEY_DIR/build"
+  tar xzf "$VALKEY_SHARED/valkey-$VALKEY_VERSION-src.tar.gz" -C "$VALKEY_DIR/build" &&
+    make -C "$VALKEY_DIR/build/valkey-$VALKEY_VERSION" -j2 BUILD_TLS=no >"$VALKEY_DIR/build.log" 2>&1 ||
+    fail "valkey: building from source failed; read the log: $VALKEY_DIR/build.log"
+  cp "$VALKEY_DIR/build/valkey-$VALKEY_VERSION/src/valkey-server" "$VALKEY_BIN" ||
+    fail "valkey: the build left no src/valkey-server; read the log: $VALKEY_DIR/build.log"
+  valkey_binary_runs || fail "valkey: the built valkey-server does not run; read the log: $VALKEY_DIR/build.log"
+}
+
+ensure_valkey() {
+  command -v redis-cli >/dev/null 2>&1 || fail "valkey: redis-cli is needed to check Valkey (it comes with Redis)"
+  if [ ! -d "$VALKEY_SHARED" ]; then
+    local message="valkey: $VALKEY_SHARED not found: cannot start Valkey nor run the suites' own Valkey servers"
+    [ "${CI:-}" = "true" ] && fail "$message (CI=true: the Valkey runs of the Redis suites would fail)"
+    echo "WARNING: $message; the Valkey runs of the Redis suites will be reported as skipped" >&2
+  else
+    install_valkey
+  fi
+  if [ -n "${STARINTEL_VALKEY_URL:-}" ]; then
+    valkey_url_up "$STARINTEL_VALKEY_URL" ||
+      fail "valkey: STARINTEL_VALKEY_URL=$STARINTEL_VALKEY_URL does not answer PING"
+    echo "valkey: using STARINTEL_VALKEY_URL=$STARINTEL_VALKEY_URL"
+    return 0
+  fi
+  export STARINTEL_VALKEY_URL="redis://127.0.0.1:$VALKEY_PORT"
+  if valkey_local_up; then
+    timeout 2 redis-cli -p "$VALKEY_PORT" info server | grep -q '^server_name:valkey' ||
+      fail "valkey: 127.0.0.1:$VALKEY_PORT answers but is not Valkey (INFO server has no server_name:valkey)"
+    echo "valkey: already up ($STARINTEL_VALKEY_URL)"
+    return 0
+  fi
+  if [ ! -d "$VALKEY_SHARED" ]; then
+    unset STARINTEL_VALKEY_URL
+    return 0
+  fi
+  echo "valkey: starting $VALKEY_VERSION on 127.0.0.1:$VALKEY_PORT (log: $VALKEY_LOG)"
+  "$VALKEY_BIN" --daemonize yes --bind 127.0.0.1 --port "$VALKEY_PORT" --save "" --appendonly no \
+    --dir "$VALKEY_DIR" --pidfile "$SERVICES_DIR/valkey.pid" --logfile "$VALKEY_LOG" ||
+    fail "valkey failed to start; read the log: $VALKEY_LOG"
+  wait_for valkey "$VALKEY_LOG" valkey_local_up
+  echo "valkey: $STARINTEL_VALKEY_URL"
+}
+
 # ---------- RabbitMQ ----------
 ensure_rabbit() {
   if rabbit_up; then
@@ -132,6 +210,7 @@ ensure_couch() {
 }
 
 ensure_redis
+ensure_valkey
 ensure_rabbit
 ensure_couch
 echo "services: redis 127.0.0.1:6379, rabbitmq 127.0.0.1:5672, couchdb 127.0.0.1:5984 are ready"

@@ -7,10 +7,16 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Properties;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.starintel.lease.it.redis.RedisServerKind;
+import io.starintel.lease.it.redis.RedisServers;
 import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -29,6 +35,19 @@ class RealServicesTests {
 		}
 		finally {
 			client.shutdown();
+		}
+	}
+
+	@Test
+	void valkeyAnswersAndIsValkey() {
+		LettuceConnectionFactory factory = RedisServers.factory(RedisServerKind.VALKEY);
+		try (RedisConnection connection = factory.getConnection()) {
+			Properties info = connection.serverCommands().info("server");
+			assertThat(info.getProperty("server_name")).isEqualTo("valkey");
+			assertThat(info.getProperty("valkey_version")).isNotBlank();
+		}
+		finally {
+			factory.destroy();
 		}
 	}
 

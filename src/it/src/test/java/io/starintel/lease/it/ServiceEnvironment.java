@@ -2,8 +2,9 @@ package io.starintel.lease.it;
 
 /**
  * Where the suites find the real servers: an environment variable ({@code STARINTEL_REDIS_URL},
- * {@code STARINTEL_RABBIT_HOST}, {@code STARINTEL_COUCHDB_URL}) when set, else the local default that
- * {@code scripts/services.sh} starts.
+ * {@code STARINTEL_VALKEY_URL}, {@code STARINTEL_RABBIT_HOST}, {@code STARINTEL_COUCHDB_URL}) when set, else the
+ * local default that {@code scripts/services.sh} starts. The Redis and Valkey endpoints and server binaries are
+ * resolved in {@code redis.RedisServerKind}.
  */
 public final class ServiceEnvironment {
 

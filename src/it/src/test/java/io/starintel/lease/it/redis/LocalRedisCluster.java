@@ -27,10 +27,11 @@ import io.lettuce.core.api.sync.RedisCommands;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A throw-away Redis Cluster of three masters on loopback, started by a test and destroyed by {@link #close()}:
- * {@code redis-server --cluster-enabled yes} processes (no persistence, data in a temporary folder), joined with
- * {@code redis-cli --cluster create ... --cluster-replicas 0 --cluster-yes}, ready once every node reports
- * {@code cluster_state:ok}.
+ * A throw-away Redis or Valkey Cluster of three masters on loopback, started by a test and destroyed by
+ * {@link #close()}: {@code redis-server --cluster-enabled yes} (or {@code valkey-server}, see
+ * {@link RedisServerKind#requireServerBinary()}) processes (no persistence, data in a temporary folder), each checked
+ * to be of the requested kind, joined with {@code redis-cli --cluster create ... --cluster-replicas 0 --cluster-yes}
+ * (Debian's {@code redis-cli} joins Valkey nodes too), ready once every node reports {@code cluster_state:ok}.
  *
  * <p>Ports are {@code base..base+2} (cluster bus {@code +10000}); the base is 7000 unless one of those ports is
  * taken, then a free base is picked. Besides the cluster itself it offers direct (non-cluster) connections to each
@@ -45,6 +46,12 @@ public final class LocalRedisCluster implements AutoCloseable {
 
 	private static final int BUS_OFFSET = 10000;
 
+	private final RedisServerKind kind;
+
+	private final Path serverBinary;
+
+	private final Path cli;
+
 	private final Path directory;
 
 	private final int basePort;
@@ -57,21 +64,30 @@ public final class LocalRedisCluster implements AutoCloseable {
 
 	private final Thread shutdownHook;
 
-	private LocalRedisCluster(Path directory, int basePort) {
+	private LocalRedisCluster(RedisServerKind kind, Path serverBinary, Path cli, Path directory, int basePort) {
+		this.kind = kind;
+		this.serverBinary = serverBinary;
+		this.cli = cli;
 		this.directory = directory;
 		this.basePort = basePort;
 		this.shutdownHook = new Thread(this::destroyProcesses, "local-redis-cluster-shutdown");
 		Runtime.getRuntime().addShutdownHook(this.shutdownHook);
 	}
 
-	/**
-	 * Starts the cluster and waits until it is usable; on any failure everything started so far is destroyed.
-	 * @throws IllegalStateException when {@code redis-server} or {@code redis-cli} is not installed, or the cluster
-	 * does not form in time
-	 */
+	/** Starts a Redis Cluster, see {@link #start(RedisServerKind)}. */
 	public static LocalRedisCluster start() {
-		requireBinary("redis-server");
-		requireBinary("redis-cli");
+		return start(RedisServerKind.REDIS);
+	}
+
+	/**
+	 * Starts a cluster of the given kind and waits until it is usable; on any failure everything started so far is
+	 * destroyed.
+	 * @throws IllegalStateException when the server binary or {@code redis-cli} is not installed, or the cluster does
+	 * not form in time
+	 */
+	public static LocalRedisCluster start(RedisServerKind kind) {
+		Path serverBinary = kind.requireServerBinary();
+		Path cli = RedisServerKind.requireRedisCli();
 		Path directory;
 		try {
 			directory = Files.createTempDirectory("starintel-redis-cluster");
@@ -79,7 +95,7 @@ public final class LocalRedisCluster implements AutoCloseable {
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
-		LocalRedisCluster cluster = new LocalRedisCluster(directory, freeBasePort());
+		LocalRedisCluster cluster = new LocalRedisCluster(kind, serverBinary, cli, directory, freeBasePort());
 		try {
 			cluster.startNodes();
 			cluster.create();
@@ -134,8 +150,8 @@ public final class LocalRedisCluster implements AutoCloseable {
 
 	private void startNodes() {
 		for (int port : ports()) {
-			ProcessBuilder builder = new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind",
-					"127.0.0.1", "--dir", this.directory.toString(), "--cluster-enabled", "yes",
+			ProcessBuilder builder = new ProcessBuilder(this.serverBinary.toString(), "--port", Integer.toString(port),
+					"--bind", "127.0.0.1", "--dir", this.directory.toString(), "--cluster-enabled", "yes",
 					"--cluster-config-file", "nodes-" + port + ".conf", "--save", "", "--appendonly", "no",
 					"--daemonize", "no")
 				.directory(this.directory.toFile())
@@ -147,7 +163,7 @@ public final class LocalRedisCluster implements AutoCloseable {
 				this.processes.add(process);
 			}
 			catch (IOException ex) {
-				throw new IllegalStateException("could not start redis-server on port " + port, ex);
+				throw new IllegalStateException("could not start " + this.serverBinary + " on port " + port, ex);
 			}
 		}
 		for (int port : ports()) {
@@ -158,7 +174,7 @@ public final class LocalRedisCluster implements AutoCloseable {
 				.build());
 			this.clients.add(client);
 			AtomicReference<StatefulRedisConnection<String, String>> connection = new AtomicReference<>();
-			await("redis-server on port " + port + " answering").atMost(Duration.ofSeconds(15))
+			await(this.kind + " node on port " + port + " answering").atMost(Duration.ofSeconds(15))
 				.pollInterval(Duration.ofMillis(50))
 				.ignoreExceptions()
 				.until(() -> {
@@ -169,11 +185,12 @@ public final class LocalRedisCluster implements AutoCloseable {
 					return "PONG".equals(connection.get().sync().ping());
 				});
 			this.connections.add(connection.get());
+			RedisServers.verify(this.kind, "127.0.0.1", port);
 		}
 	}
 
 	private void create() {
-		List<String> command = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
+		List<String> command = new ArrayList<>(List.of(this.cli.toString(), "--cluster", "create"));
 		command.addAll(nodeAddresses());
 		command.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
 		Path log = this.directory.resolve("cluster-create.log");
@@ -224,7 +241,7 @@ public final class LocalRedisCluster implements AutoCloseable {
 	private void requireAlive() {
 		for (int i = 0; i < this.processes.size(); i++) {
 			if (!this.processes.get(i).isAlive()) {
-				throw new IllegalStateException("redis-server on port " + (this.basePort + i) + " exited: "
+				throw new IllegalStateException(this.kind + " node on port " + (this.basePort + i) + " exited: "
 						+ read(this.directory.resolve("redis-" + (this.basePort + i) + ".log")));
 			}
 		}
@@ -265,19 +282,6 @@ public final class LocalRedisCluster implements AutoCloseable {
 				process.destroyForcibly();
 			}
 		}
-	}
-
-	private static void requireBinary(String name) {
-		String path = System.getenv("PATH");
-		if (path != null) {
-			for (String dir : path.split(File.pathSeparator)) {
-				if (Files.isExecutable(Path.of(dir, name))) {
-					return;
-				}
-			}
-		}
-		throw new IllegalStateException(name + " is not installed (not on PATH): the Redis Cluster test starts its own "
-				+ "cluster; install Redis first (bash scripts/services.sh, or apt-get install redis-server)");
 	}
 
 	private static int freeBasePort() {

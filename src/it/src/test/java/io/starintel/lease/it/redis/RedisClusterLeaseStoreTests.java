@@ -48,6 +48,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
@@ -58,7 +59,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The Redis store on a real 3-node Redis Cluster that this class starts on loopback ({@link LocalRedisCluster}):
+ * The Redis store on a real 3-node Redis Cluster (a Valkey Cluster in {@link ValkeyClusterLeaseStoreTests}) that
+ * this class starts on loopback ({@link LocalRedisCluster}):
  * every operation returns its typed success result on every node (each script's keys share one hash tag, so no
  * CROSSSLOT, and Lettuce routes by that slot, so no MOVED surfaces), leases of different programs are really stored
  * on different nodes, and the EVALSHA→EVAL fallback recovers after {@code SCRIPT FLUSH} on every node.
@@ -83,8 +85,8 @@ class RedisClusterLeaseStoreTests {
 	private final ListAppender<ILoggingEvent> scriptLog = new ListAppender<>();
 
 	@BeforeAll
-	static void startCluster() {
-		cluster = LocalRedisCluster.start();
+	static void startCluster(TestInfo testInfo) {
+		cluster = LocalRedisCluster.start(RedisServerKind.of(testInfo));
 		factory = new LettuceConnectionFactory(new RedisClusterConfiguration(cluster.nodeAddresses()),
 				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(10)).build());
 		factory.afterPropertiesSet();
@@ -110,9 +112,11 @@ class RedisClusterLeaseStoreTests {
 	static void stopCluster() {
 		if (factory != null) {
 			factory.destroy();
+			factory = null;
 		}
 		if (cluster != null) {
 			cluster.close();
+			cluster = null;
 		}
 	}
 

@@ -22,9 +22,10 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Fencing tokens survive data loss: against a Redis started by the test on its own port, issue tokens, restart the
- * server without persistence (every key, the counter included, is gone), acquire again: the new token is greater
- * than every token issued before, because tokens are floored at backend milliseconds x 1024.
+ * Fencing tokens survive data loss: against a Redis (a Valkey in {@link ValkeyDataLossTests}) started by the test
+ * on its own port, issue tokens, restart the server without persistence (every key, the counter included, is
+ * gone), acquire again: the new token is greater than every token issued before, because tokens are floored at
+ * backend milliseconds x 1024.
  */
 class RedisDataLossTests {
 
@@ -33,7 +34,7 @@ class RedisDataLossTests {
 
 	@Test
 	void tokenAfterLosingEveryKeyIsAboveEveryTokenIssuedBefore() throws Exception {
-		try (RedisProcess server = RedisProcess.start()) {
+		try (RedisProcess server = RedisProcess.start(RedisServerKind.of(getClass()))) {
 			List<Long> before = new ArrayList<>();
 			LettuceConnectionFactory factory = RedisServers.factory("127.0.0.1", server.port());
 			try {

@@ -8,6 +8,7 @@ import io.starintel.lease.store.LeaseStoreConformanceKit;
 import io.starintel.lease.store.redis.RedisKeys;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInfo;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -15,8 +16,8 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The conformance kit against a real Redis: every test in its own program (hash tag), so nothing needs FLUSHALL
- * and classes can share the server.
+ * The conformance kit against a real Redis (and, in {@link ValkeyLeaseStoreConformanceTests}, a real Valkey): every
+ * test in its own program (hash tag), so nothing needs FLUSHALL and classes can share the server.
  */
 class RedisLeaseStoreConformanceTests extends LeaseStoreConformanceKit {
 
@@ -25,14 +26,17 @@ class RedisLeaseStoreConformanceTests extends LeaseStoreConformanceKit {
 	private static StringRedisTemplate redis;
 
 	@BeforeAll
-	static void connect() {
-		factory = RedisServers.factory();
+	static void connect(TestInfo testInfo) {
+		factory = RedisServers.factory(RedisServerKind.of(testInfo));
 		redis = new StringRedisTemplate(factory);
 	}
 
 	@AfterAll
 	static void disconnect() {
-		factory.destroy();
+		if (factory != null) {
+			factory.destroy();
+			factory = null;
+		}
 	}
 
 	@Override

@@ -24,6 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Timeouts after submission and failures before it: a command whose reply is lost (a proxy forwards the request
@@ -45,7 +46,7 @@ class RedisOutcomeUnknownTests extends SharedRedisTests {
 
 	@Test
 	void lostRepliesAreOutcomeUnknownAndResolveReturnsTheCommittedResults() throws Exception {
-		URI uri = RedisServers.uri();
+		URI uri = server.uri();
 		RedisLeaseStore directStore = RedisServers.store(factory);
 		LockIdentity identity = identity();
 		try (ReplyDroppingProxy proxy = new ReplyDroppingProxy(new InetSocketAddress(uri.getHost(), uri.getPort()))) {
@@ -54,9 +55,18 @@ class RedisOutcomeUnknownTests extends SharedRedisTests {
 				RedisLeaseStore store = RedisServers.store(proxied);
 				assertThat(store.inspect(InspectRequest.byIdentity(identity, "c", Instant.now().plusSeconds(5))).code())
 					.as("the proxy forwards while not dropping").isEqualTo(ResultCode.LEASE_NOT_FOUND);
+				// the scripts must be cached first: on a fresh server the lost reply would be EVALSHA's NOSCRIPT, and
+				// the command would never have run
+				LeaseResult warmUp = store.acquire(acquireRequest(identity(), Instant.now().plusSeconds(5)));
+				assertThat(warmUp.code()).as("warm-up acquire (caches the script)")
+					.isEqualTo(ResultCode.LEASE_ACQUIRED);
+				assertThat(store.release(new ReleaseRequest(warmUp.lease().handle(), Identifiers.generate("request"),
+						Instant.now().plusSeconds(5))).code()).as("warm-up release (caches the script)")
+					.isEqualTo(ResultCode.LEASE_RELEASED);
 				proxy.dropReplies(true);
 
 				long sentBefore = proxy.forwardedRequestBytes();
+				long droppedBefore = proxy.droppedReplyBytes();
 				AcquireRequest acquire = acquireRequest(identity, Instant.now().plusMillis(700));
 				long started = System.nanoTime();
 				LeaseResult unknown = store.acquire(acquire);
@@ -65,6 +75,7 @@ class RedisOutcomeUnknownTests extends SharedRedisTests {
 				assertThat(unknown.lease()).isNull();
 				assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(7));
 				assertThat(proxy.forwardedRequestBytes()).as("the request was submitted").isGreaterThan(sentBefore);
+				awaitExecuted(proxy, droppedBefore);
 
 				LeaseResult resolved = directStore.resolve(ResolveRequest.of(acquire, Instant.now().plusSeconds(5)));
 				assertThat(resolved.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
@@ -80,7 +91,9 @@ class RedisOutcomeUnknownTests extends SharedRedisTests {
 
 				ReleaseRequest release = new ReleaseRequest(resolved.lease().handle(), Identifiers.generate("request"),
 						Instant.now().plusMillis(700));
+				long releaseDroppedBefore = proxy.droppedReplyBytes();
 				assertThat(store.release(release).code()).isEqualTo(ResultCode.LEASE_OUTCOME_UNKNOWN);
+				awaitExecuted(proxy, releaseDroppedBefore);
 				LeaseResult releaseResolved = directStore
 					.resolve(ResolveRequest.of(release, Instant.now().plusSeconds(5)));
 				assertThat(releaseResolved.code()).isEqualTo(ResultCode.LEASE_RELEASED);
@@ -94,6 +107,16 @@ class RedisOutcomeUnknownTests extends SharedRedisTests {
 				proxied.destroy();
 			}
 		}
+	}
+
+	/**
+	 * Waits until the server has answered the command whose reply the proxy dropped, so that resolving on another
+	 * connection cannot overtake the lost command on a loaded machine.
+	 */
+	private static void awaitExecuted(ReplyDroppingProxy proxy, long droppedBefore) {
+		await("the server answered the command whose reply was dropped").atMost(Duration.ofSeconds(30))
+			.pollInterval(Duration.ofMillis(10))
+			.until(() -> proxy.droppedReplyBytes() > droppedBefore);
 	}
 
 	@Test

@@ -1,12 +1,7 @@
 package io.starintel.lease.it.redis;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -14,10 +9,15 @@ import java.time.Duration;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A throw-away {@code redis-server} started by a test on its own loopback port, without persistence, so that a
- * test can restart it and lose every key (the data-loss row of the contract).
+ * A throw-away {@code redis-server} or {@code valkey-server} ({@link RedisServerKind#requireServerBinary()}) started
+ * by a test on its own loopback port, without persistence, so that a test can restart it and lose every key (the
+ * data-loss row of the contract). Each start checks that the server is of the requested kind.
  */
 final class RedisProcess implements AutoCloseable {
+
+	private final RedisServerKind kind;
+
+	private final Path binary;
 
 	private final int port;
 
@@ -25,14 +25,22 @@ final class RedisProcess implements AutoCloseable {
 
 	private Process process;
 
-	private RedisProcess(int port, Path directory) {
+	private RedisProcess(RedisServerKind kind, Path binary, int port, Path directory) {
+		this.kind = kind;
+		this.binary = binary;
 		this.port = port;
 		this.directory = directory;
 	}
 
-	/** Starts a server on a free port. */
+	/** Starts a Redis server on a free port. */
 	static RedisProcess start() throws IOException {
-		RedisProcess server = new RedisProcess(freePort(), Files.createTempDirectory("lease-redis-"));
+		return start(RedisServerKind.REDIS);
+	}
+
+	/** Starts a server of the given kind on a free port. */
+	static RedisProcess start(RedisServerKind kind) throws IOException {
+		RedisProcess server = new RedisProcess(kind, kind.requireServerBinary(), freePort(),
+				Files.createTempDirectory("lease-redis-"));
 		server.launch();
 		return server;
 	}
@@ -48,29 +56,17 @@ final class RedisProcess implements AutoCloseable {
 	}
 
 	private void launch() throws IOException {
-		this.process = new ProcessBuilder("redis-server", "--port", Integer.toString(this.port), "--bind", "127.0.0.1",
-				"--save", "", "--appendonly", "no", "--dir", this.directory.toString())
+		this.process = new ProcessBuilder(this.binary.toString(), "--port", Integer.toString(this.port), "--bind",
+				"127.0.0.1", "--save", "", "--appendonly", "no", "--dir", this.directory.toString())
 			.redirectErrorStream(true)
 			.redirectOutput(this.directory.resolve("redis.log").toFile())
 			.start();
 		await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50)).until(this::answersPing);
+		RedisServers.verify(this.kind, "127.0.0.1", this.port);
 	}
 
 	private boolean answersPing() {
-		try (Socket socket = new Socket()) {
-			socket.connect(new InetSocketAddress("127.0.0.1", this.port), 500);
-			socket.setSoTimeout(500);
-			OutputStream out = socket.getOutputStream();
-			out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
-			out.flush();
-			InputStream in = socket.getInputStream();
-			byte[] buffer = new byte[7];
-			int read = in.read(buffer);
-			return read > 0 && new String(buffer, 0, read, StandardCharsets.US_ASCII).startsWith("+PONG");
-		}
-		catch (IOException ex) {
-			return false;
-		}
+		return RedisServers.answersPing("127.0.0.1", this.port);
 	}
 
 	private void stop() {

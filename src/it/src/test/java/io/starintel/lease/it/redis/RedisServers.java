@@ -1,21 +1,36 @@
 package io.starintel.lease.it.redis;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
 import io.starintel.lease.core.LeasePolicy;
-import io.starintel.lease.it.ServiceEnvironment;
 import io.starintel.lease.store.LeaseAlerts;
 import io.starintel.lease.store.redis.RedisLeaseStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * Connection factories for the real Redis the integration suites use: {@code STARINTEL_REDIS_URL} or
- * {@code redis://127.0.0.1:6379}. No Docker engine here, so no Testcontainers: the local server started by
- * {@code scripts/services.sh} is the backend.
+ * Connection factories for the real servers the integration suites use: Redis ({@code STARINTEL_REDIS_URL} or
+ * {@code redis://127.0.0.1:6379}) and, for the {@code Valkey…Tests} subclasses of the store suites ({@link RunsOn}),
+ * Valkey ({@code STARINTEL_VALKEY_URL} or {@code redis://127.0.0.1:6390}); see {@link RedisServerKind}. No Docker
+ * engine here, so no Testcontainers: the local servers started by {@code scripts/services.sh} are the backends. Every
+ * server a suite connects to or starts is checked to be the kind it claims ({@code INFO server}).
  */
 public final class RedisServers {
 
@@ -23,18 +38,68 @@ public final class RedisServers {
 	public static final LeasePolicy POLICY = LeasePolicy.defaults()
 		.withTtlBounds(Duration.ofMillis(100), Duration.ofMinutes(10));
 
+	private static final Logger logger = LoggerFactory.getLogger(RedisServers.class);
+
+	private static final Map<String, String> REPORTED = new ConcurrentHashMap<>();
+
 	private RedisServers() {
 	}
 
-	/** The shared server's URI. */
+	/** The shared Redis server's URI. */
 	public static URI uri() {
-		return URI.create(ServiceEnvironment.env("STARINTEL_REDIS_URL", "redis://127.0.0.1:6379"));
+		return RedisServerKind.REDIS.uri();
 	}
 
-	/** A started factory for the shared server. */
+	/** A started factory for the shared Redis server. */
 	public static LettuceConnectionFactory factory() {
 		URI uri = uri();
 		return factory(uri.getHost(), uri.getPort());
+	}
+
+	/**
+	 * A started factory for the shared server of a kind, after checking that it answers and is that kind of server
+	 * (a missing Valkey outside CI aborts the caller's tests, see {@link RedisServerKind}).
+	 */
+	public static LettuceConnectionFactory factory(RedisServerKind kind) {
+		URI uri = kind.uri();
+		try {
+			verify(kind, uri.getHost(), uri.getPort());
+		}
+		catch (RedisConnectionException ex) {
+			throw kind.unavailable("nothing answers at " + uri + " (" + ex.getMessage() + ")");
+		}
+		return factory(uri.getHost(), uri.getPort());
+	}
+
+	/**
+	 * Checks with {@code INFO server} that the server at host:port is of the given kind, prints its version once
+	 * per address, and returns that version.
+	 * @throws IllegalStateException when it is another kind of server
+	 * @throws RedisConnectionException when it cannot be reached
+	 */
+	public static String verify(RedisServerKind kind, String host, int port) {
+		RedisClient client = RedisClient.create(RedisURI.builder()
+			.withHost(host)
+			.withPort(port)
+			.withTimeout(Duration.ofSeconds(10))
+			.build());
+		try (StatefulRedisConnection<String, String> connection = client.connect()) {
+			String info = connection.sync().info("server");
+			if (!kind.isThisServer(info)) {
+				throw new IllegalStateException(host + ":" + port + " is not " + kind + " (INFO server: "
+						+ info.lines().filter((line) -> line.contains("version") || line.startsWith("server_name"))
+							.toList()
+						+ ")");
+			}
+			String version = kind.version(info);
+			if (REPORTED.put(host + ":" + port + " " + kind, version) == null) {
+				logger.info("{} {} at {}:{}", kind, version, host, port);
+			}
+			return version;
+		}
+		finally {
+			client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+		}
 	}
 
 	/** A started factory for a server on a given host and port. */
@@ -44,6 +109,24 @@ public final class RedisServers {
 		factory.afterPropertiesSet();
 		factory.start();
 		return factory;
+	}
+
+	/** Whether a server answers a RESP {@code PING} at host:port within half a second. */
+	static boolean answersPing(String host, int port) {
+		try (Socket socket = new Socket()) {
+			socket.connect(new InetSocketAddress(host, port), 500);
+			socket.setSoTimeout(500);
+			OutputStream out = socket.getOutputStream();
+			out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+			out.flush();
+			InputStream in = socket.getInputStream();
+			byte[] buffer = new byte[7];
+			int read = in.read(buffer);
+			return read > 0 && new String(buffer, 0, read, StandardCharsets.US_ASCII).startsWith("+PONG");
+		}
+		catch (IOException ex) {
+			return false;
+		}
 	}
 
 	/** A Redis store on a factory with the suites' policy. */

@@ -26,6 +26,8 @@ public final class ReplyDroppingProxy implements AutoCloseable {
 
 	private final AtomicLong forwardedRequestBytes = new AtomicLong();
 
+	private final AtomicLong droppedReplyBytes = new AtomicLong();
+
 	private final List<Socket> sockets = new CopyOnWriteArrayList<>();
 
 	/** Starts listening on a free loopback port, forwarding to {@code target}. */
@@ -47,9 +49,14 @@ public final class ReplyDroppingProxy implements AutoCloseable {
 		this.dropReplies.set(drop);
 	}
 
-	/** Request bytes forwarded so far (evidence that a command was submitted). */
+	/** Request bytes forwarded so far, counted once written to the server (evidence that a command was submitted). */
 	public long forwardedRequestBytes() {
 		return this.forwardedRequestBytes.get();
+	}
+
+	/** Reply bytes dropped so far (evidence that the server has executed a command whose reply was lost). */
+	public long droppedReplyBytes() {
+		return this.droppedReplyBytes.get();
 	}
 
 	private void acceptLoop() {
@@ -76,13 +83,14 @@ public final class ReplyDroppingProxy implements AutoCloseable {
 				int read;
 				while ((read = in.read(buffer)) >= 0) {
 					if (replies && this.dropReplies.get()) {
+						this.droppedReplyBytes.addAndGet(read);
 						continue;
-					}
-					if (!replies) {
-						this.forwardedRequestBytes.addAndGet(read);
 					}
 					out.write(buffer, 0, read);
 					out.flush();
+					if (!replies) {
+						this.forwardedRequestBytes.addAndGet(read);
+					}
 				}
 			}
 			catch (IOException ex) {
