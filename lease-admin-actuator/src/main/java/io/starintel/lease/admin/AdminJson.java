@@ -113,12 +113,26 @@ final class AdminJson {
 		if (text.length() > 40) {
 			throw new InvalidLeaseRequestException(field, "must be an ISO-8601 instant");
 		}
+		Instant instant;
 		try {
-			return Instant.parse(text);
+			instant = Instant.parse(text);
 		}
 		catch (DateTimeParseException ex) {
 			throw new InvalidLeaseRequestException(field, "must be an ISO-8601 instant");
 		}
+		long millis;
+		try {
+			// every deadline travels as epoch milliseconds: years beyond about +-292 million are malformed input
+			millis = instant.toEpochMilli();
+		}
+		catch (ArithmeticException ex) {
+			throw new InvalidLeaseRequestException(field, "out of range");
+		}
+		if (millis < 0) {
+			// before 1970: not a deadline any client computed from its clock
+			throw new InvalidLeaseRequestException(field, "out of range");
+		}
+		return instant;
 	}
 
 }

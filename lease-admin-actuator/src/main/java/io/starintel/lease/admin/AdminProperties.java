@@ -6,11 +6,12 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
-import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * Configuration of the target-lease admin endpoint ({@code starintel.lease.admin.*}).
+ * Configuration of the target-lease admin endpoint ({@code starintel.lease.admin.*}). Deadline and page-size bounds
+ * are the lease policy's ({@code starintel.lease.maximum-deadline}, {@code starintel.lease.maximum-page-size}); the
+ * store's own capability says whether it writes admin audit atomically.
  */
 @ConfigurationProperties("starintel.lease.admin")
 public class AdminProperties {
@@ -18,17 +19,11 @@ public class AdminProperties {
 	/** Whether the admin endpoint is enabled. */
 	private boolean enabled = true;
 
-	/** Server maximum list page size; larger requested sizes are capped. */
-	private int maxPageSize = 100;
-
 	/** Maximum request body size in bytes; larger bodies are rejected with invalid_lease_request. */
 	private int maxBodyBytes = 8192;
 
 	/** Deadline given to a request that names none. */
 	private Duration defaultDeadline = Duration.ofSeconds(5);
-
-	/** How far ahead a request's deadline_at may lie. */
-	private Duration maximumDeadline = Duration.ofMinutes(2);
 
 	/** Admission control per tenant. */
 	private final Admission admission = new Admission();
@@ -47,14 +42,6 @@ public class AdminProperties {
 		this.enabled = enabled;
 	}
 
-	public int getMaxPageSize() {
-		return this.maxPageSize;
-	}
-
-	public void setMaxPageSize(int maxPageSize) {
-		this.maxPageSize = maxPageSize;
-	}
-
 	public int getMaxBodyBytes() {
 		return this.maxBodyBytes;
 	}
@@ -69,14 +56,6 @@ public class AdminProperties {
 
 	public void setDefaultDeadline(Duration defaultDeadline) {
 		this.defaultDeadline = defaultDeadline;
-	}
-
-	public Duration getMaximumDeadline() {
-		return this.maximumDeadline;
-	}
-
-	public void setMaximumDeadline(Duration maximumDeadline) {
-		this.maximumDeadline = maximumDeadline;
 	}
 
 	public Admission getAdmission() {
@@ -136,22 +115,11 @@ public class AdminProperties {
 	/** Audit sinks. */
 	public static class Audit {
 
-		/** Whether the store writes force-release/revoke audit events durably itself (null: detect the Redis store). */
-		private @Nullable Boolean storeWritesAdminEvents;
-
-		/** Approximate bound of each program's audit stream (XADD MAXLEN ~). */
+		/** Approximate bound of each program's routine audit stream (XADD MAXLEN ~); the admin stream keeps 100000. */
 		private long streamMaxLength = 100_000;
 
 		/** Whether the Redis Stream sink is used when a StringRedisTemplate is available. */
 		private boolean streamEnabled = true;
-
-		public @Nullable Boolean getStoreWritesAdminEvents() {
-			return this.storeWritesAdminEvents;
-		}
-
-		public void setStoreWritesAdminEvents(@Nullable Boolean storeWritesAdminEvents) {
-			this.storeWritesAdminEvents = storeWritesAdminEvents;
-		}
 
 		public long getStreamMaxLength() {
 			return this.streamMaxLength;

@@ -18,8 +18,10 @@ import tools.jackson.databind.node.ObjectNode;
  * The contract's HTTP envelopes.
  *
  * <p>Contract: every response includes a {@code correlation_id}; success returns only authorized non-secret fields
- * ({@code lock_identity}, {@code lease_id}, {@code fencing_token}, timestamps, {@code ttl_ms}, {@code state}: never the
- * lock key, owner, metadata or ids of execution/job/trace); errors are {@code {status, code, msg, correlation_id,
+ * ({@code lock_identity}, {@code lease_id}, {@code fencing_token}, timestamps, {@code ttl_ms}, {@code state}; for list
+ * and inspect, whose callers are authorized for the lease's scope with {@code targets:read}, also the {@code holder}:
+ * owner principal, service instance, execution and job id; never the lock key, credential or client ids, metadata or
+ * trace id); errors are {@code {status, code, msg, correlation_id,
  * retryable, retry_after_ms?}} with a fixed message per code, never another owner's identity, a raw lock key, a backend
  * name, connection details, a stack trace or a backend error.
  */
@@ -35,17 +37,28 @@ public final class Envelopes {
 
 	/** A success envelope with one lease. */
 	public static String success(ResultCode code, String correlationId, LeaseRecord lease) {
+		return success(code, correlationId, lease, false);
+	}
+
+	/** A success envelope with one lease, with its {@code holder} when {@code holder}. */
+	public static String success(ResultCode code, String correlationId, LeaseRecord lease, boolean holder) {
 		ObjectNode body = head("success", code, correlationId);
-		body.set("lease", lease(lease));
+		body.set("lease", lease(lease, holder));
 		return MAPPER.writeValueAsString(body);
 	}
 
 	/** A list envelope: {@code leases} and {@code next_cursor} (null on the last page). */
 	public static String page(String correlationId, List<LeaseRecord> leases, @Nullable String nextCursor) {
+		return page(correlationId, leases, nextCursor, false);
+	}
+
+	/** A list envelope, each lease with its {@code holder} when {@code holder}. */
+	public static String page(String correlationId, List<LeaseRecord> leases, @Nullable String nextCursor,
+			boolean holder) {
 		ObjectNode body = head("success", ResultCode.LEASE_LISTED, correlationId);
 		ArrayNode array = body.putArray("leases");
 		for (LeaseRecord lease : leases) {
-			array.add(lease(lease));
+			array.add(lease(lease, holder));
 		}
 		if (nextCursor != null) {
 			body.put("next_cursor", nextCursor);
@@ -108,7 +121,7 @@ public final class Envelopes {
 		return body;
 	}
 
-	private static ObjectNode lease(LeaseRecord lease) {
+	private static ObjectNode lease(LeaseRecord lease, boolean holder) {
 		ObjectNode node = JsonNodeFactory.instance.objectNode();
 		ObjectNode identity = node.putObject("lock_identity");
 		LockIdentity id = lease.identity();
@@ -123,6 +136,13 @@ public final class Envelopes {
 		node.put("expires_at", iso(lease.expiresAt()));
 		node.put("ttl_ms", lease.ttlMs());
 		node.put("state", lease.state().wireName());
+		if (holder) {
+			ObjectNode owner = node.putObject("holder");
+			owner.put("owner_principal_id", lease.owner().principalId());
+			owner.put("service_instance_id", lease.owner().serviceInstanceId());
+			owner.put("execution_id", lease.executionId());
+			owner.put("job_id", lease.jobId());
+		}
 		return node;
 	}
 

@@ -5,7 +5,7 @@ import java.io.InputStream;
 import java.util.Map;
 import java.util.regex.Pattern;
 
-import io.starintel.lease.core.Identifiers;
+import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.core.ResultCode;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
@@ -30,13 +30,14 @@ import org.springframework.web.bind.annotation.RestController;
  * 400 {@code invalid_lease_request}, never a 500, never a stack trace) could not be enforced there. This adapter reads
  * the body itself (bounded), passes raw parameters to {@link TargetLeaseAdminOperations}, answers every unknown path
  * and method of its subtree with 400, and turns any unexpected failure into 503 {@code lease_backend_unavailable}.
+ * Every refusal it answers itself is audited through {@link TargetLeaseAdminOperations#refused}.
  */
 @RestController
 @RequestMapping("${management.endpoints.web.base-path:/actuator}/targetleases")
 public class TargetLeaseAdminController {
 
 	/** Header carrying the caller's correlation id (echoed, or generated when absent or invalid). */
-	public static final String CORRELATION_HEADER = "X-Correlation-Id";
+	public static final String CORRELATION_HEADER = AdminRequestAudit.CORRELATION_HEADER;
 
 	private static final Logger logger = LoggerFactory.getLogger(TargetLeaseAdminController.class);
 
@@ -56,7 +57,7 @@ public class TargetLeaseAdminController {
 		String correlationId = correlationId(request);
 		Map<String, String[]> parameters = parameters(request);
 		if (parameters == null) {
-			return malformedQuery(correlationId);
+			return malformedQuery(AuditEventType.LIST, correlationId);
 		}
 		return respond(this.operations.list(parameters, correlationId), correlationId);
 	}
@@ -66,7 +67,7 @@ public class TargetLeaseAdminController {
 		String correlationId = correlationId(request);
 		Map<String, String[]> parameters = parameters(request);
 		if (parameters == null) {
-			return malformedQuery(correlationId);
+			return malformedQuery(AuditEventType.INSPECT, correlationId);
 		}
 		return respond(this.operations.inspectByLeaseId(leaseId, parameters, correlationId), correlationId);
 	}
@@ -81,9 +82,9 @@ public class TargetLeaseAdminController {
 		}
 	}
 
-	private static ResponseEntity<String> malformedQuery(String correlationId) {
-		return respond(AdminResponse.error(ResultCode.INVALID_LEASE_REQUEST, correlationId, 0, "query: malformed"),
-				correlationId);
+	private ResponseEntity<String> malformedQuery(AuditEventType type, String correlationId) {
+		return respond(this.operations.refused(type, ResultCode.INVALID_LEASE_REQUEST, correlationId,
+				"query: malformed"), correlationId);
 	}
 
 	@PostMapping("/inspect")
@@ -105,8 +106,8 @@ public class TargetLeaseAdminController {
 	@RequestMapping("/**")
 	ResponseEntity<String> unknown(HttpServletRequest request) {
 		String correlationId = correlationId(request);
-		return respond(AdminResponse.error(ResultCode.INVALID_LEASE_REQUEST, correlationId, 0, "path: unknown operation"),
-				correlationId);
+		return respond(this.operations.refused(AdminRequestAudit.type(request), ResultCode.INVALID_LEASE_REQUEST,
+				correlationId, "path: unknown operation"), correlationId);
 	}
 
 	/** Never a stack trace or a backend error: an unexpected failure is reported as the service being unavailable. */
@@ -116,7 +117,10 @@ public class TargetLeaseAdminController {
 		ResultCode code = isClientError(ex) ? ResultCode.INVALID_LEASE_REQUEST : ResultCode.LEASE_BACKEND_UNAVAILABLE;
 		// the class only: exception messages may carry request input or backend details
 		logger.warn("Admin request {} failed with {} ({})", correlationId, ex.getClass().getName(), code.wireName());
-		return respond(AdminResponse.error(code, correlationId, 0, null), correlationId);
+		AdminRequestAudit slot = AdminRequestAudit.current();
+		AdminResponse response = (slot != null && slot.audited()) ? AdminResponse.error(code, correlationId, 0, null)
+				: this.operations.refused(AdminRequestAudit.type(request), code, correlationId, null);
+		return respond(response, correlationId);
 	}
 
 	private static boolean isClientError(Exception ex) {
@@ -137,13 +141,13 @@ public class TargetLeaseAdminController {
 		String correlationId = correlationId(request);
 		String contentType = request.getContentType();
 		if (contentType == null || !JSON.matcher(contentType.trim()).matches()) {
-			return respond(AdminResponse.error(ResultCode.INVALID_LEASE_REQUEST, correlationId, 0,
-					"content_type: must be application/json"), correlationId);
+			return respond(this.operations.refused(AdminRequestAudit.type(request), ResultCode.INVALID_LEASE_REQUEST,
+					correlationId, "content_type: must be application/json"), correlationId);
 		}
 		byte[] body = readBounded(request);
 		if (body == null) {
-			return respond(AdminResponse.error(ResultCode.INVALID_LEASE_REQUEST, correlationId, 0,
-					"body: larger than " + this.maxBodyBytes + " bytes or unreadable"), correlationId);
+			return respond(this.operations.refused(AdminRequestAudit.type(request), ResultCode.INVALID_LEASE_REQUEST,
+					correlationId, "body: larger than " + this.maxBodyBytes + " bytes or unreadable"), correlationId);
 		}
 		return respond(operation.apply(body, correlationId), correlationId);
 	}
@@ -163,11 +167,7 @@ public class TargetLeaseAdminController {
 	}
 
 	static String correlationId(HttpServletRequest request) {
-		String given = request.getHeader(CORRELATION_HEADER);
-		if (given != null && given.length() <= Identifiers.MAX_LENGTH && given.matches("[A-Za-z0-9._:@-]+")) {
-			return given;
-		}
-		return Identifiers.generate("corr");
+		return AdminRequestAudit.correlationId(request);
 	}
 
 	static ResponseEntity<String> respond(AdminResponse response, String correlationId) {

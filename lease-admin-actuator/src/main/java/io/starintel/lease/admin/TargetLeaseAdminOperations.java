@@ -12,13 +12,13 @@ import io.starintel.lease.audit.AuditContext;
 import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.AuditEventBuilder;
 import io.starintel.lease.audit.AuditEventType;
-import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.audit.PrincipalClass;
 import io.starintel.lease.core.AdminRequest;
 import io.starintel.lease.core.Identifiers;
 import io.starintel.lease.core.InspectRequest;
 import io.starintel.lease.core.InvalidLeaseRequestException;
 import io.starintel.lease.core.LeasePage;
+import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.ListFilter;
@@ -30,8 +30,6 @@ import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.store.LeaseStore;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -47,8 +45,6 @@ import tools.jackson.databind.node.ObjectNode;
  * body's {@code request_id}. Every request is audited, including those refused before the store.
  */
 public final class TargetLeaseAdminOperations {
-
-	private static final Logger logger = LoggerFactory.getLogger(TargetLeaseAdminOperations.class);
 
 	private static final Set<String> LIST_PARAMS = Set.of("tenant_id", "program_id", "owner_principal_id",
 			"target_namespace", "target_id", "cursor", "page_size", "deadline_at");
@@ -73,29 +69,49 @@ public final class TargetLeaseAdminOperations {
 
 	private final OperationClasses operationClasses;
 
-	private final List<AuditSink> sinks;
+	private final LeasePolicy policy;
+
+	private final AdminAuditor auditor;
 
 	private final Clock clock;
 
 	/**
-	 * Operations over an (audited) store.
-	 * @param store the store; wrap it in an {@code AuditingLeaseStore} so store calls are audited
+	 * Operations over the facade's audited store.
+	 * @param store {@code LeaseService.operations()}: the one audited, observed, exception-mapped store
 	 * @param caller the current caller
 	 * @param admission per-tenant admission control
 	 * @param properties endpoint settings
+	 * @param policy the lease policy: the only bounds of deadlines and page sizes
 	 * @param operationClasses the closed operation-class set
-	 * @param sinks audit sinks for requests refused before the store
-	 * @param clock server clock
+	 * @param auditor audit of requests refused before the store
 	 */
 	public TargetLeaseAdminOperations(LeaseStore store, AdminCaller caller, TenantAdmissionControl admission,
-			AdminProperties properties, OperationClasses operationClasses, List<AuditSink> sinks, Clock clock) {
+			AdminProperties properties, LeasePolicy policy, OperationClasses operationClasses, AdminAuditor auditor) {
 		this.store = store;
 		this.caller = caller;
 		this.admission = admission;
 		this.properties = properties;
+		this.policy = policy;
 		this.operationClasses = operationClasses;
-		this.sinks = List.copyOf(sinks);
-		this.clock = clock;
+		this.auditor = auditor;
+		this.clock = auditor.clock();
+	}
+
+	/**
+	 * A request refused by the HTTP adapter before it reached an operation (wrong content type, oversized body,
+	 * undecodable query, unknown path or method, unexpected failure): audited with the caller when one is
+	 * authenticated, never with a scope (none was parsed).
+	 */
+	public AdminResponse refused(AuditEventType type, ResultCode code, String correlationId, @Nullable String detail) {
+		AuditEventBuilder event = AuditEvent.builder(type, code)
+			.time(this.clock.instant(), this.clock.instant())
+			.ids(null, correlationId);
+		AdminGrant grant = this.caller.current();
+		if (grant != null) {
+			event.principal(principalClass(grant), grant.principalId(), grant.credentialId(), null);
+		}
+		this.auditor.record(event.build(), false);
+		return AdminResponse.error(code, correlationId, 0, detail);
 	}
 
 	/** list by program, owner or target: {@code GET .../targetleases?tenant_id&program_id[&owner_principal_id|&target_namespace&target_id][&cursor][&page_size]}. */
@@ -128,7 +144,7 @@ public final class TargetLeaseAdminOperations {
 						visible.add(lease);
 					}
 				}
-				return new AdminResponse(200, Envelopes.page(correlationId, visible, page.nextCursor()), 0);
+				return new AdminResponse(200, Envelopes.page(correlationId, visible, page.nextCursor(), true), 0);
 			});
 		});
 	}
@@ -175,7 +191,7 @@ public final class TargetLeaseAdminOperations {
 			// contract: an out-of-scope lease is indistinguishable from a missing one
 			return AdminResponse.error(ResultCode.LEASE_NOT_FOUND, call.correlationId, 0, null);
 		}
-		return result(result, call.correlationId);
+		return result(result, call.correlationId, true);
 	}
 
 	/** force-release: {@code POST .../targetleases/force-release} (administrator, reason required). */
@@ -212,7 +228,7 @@ public final class TargetLeaseAdminOperations {
 			}
 			return call.admitted(() -> result(
 					(operation == Operation.REVOKE) ? this.store.revoke(request) : this.store.forceRelease(request),
-					correlationId));
+					correlationId, false));
 		});
 	}
 
@@ -232,9 +248,9 @@ public final class TargetLeaseAdminOperations {
 		return "incident_id=" + incident + ((reason != null) ? " " + reason : "");
 	}
 
-	private static AdminResponse result(LeaseResult result, String correlationId) {
+	private static AdminResponse result(LeaseResult result, String correlationId, boolean holder) {
 		if (result.isSuccess() && result.lease() != null) {
-			return new AdminResponse(200, Envelopes.success(result.code(), correlationId, result.lease()), 0);
+			return new AdminResponse(200, Envelopes.success(result.code(), correlationId, result.lease(), holder), 0);
 		}
 		String detail = (result.code() == ResultCode.INVALID_LEASE_REQUEST) ? result.detail() : null;
 		long retryAfter = result.code().retryable() ? Math.max(0, result.retryAfterMs()) : 0;
@@ -260,7 +276,7 @@ public final class TargetLeaseAdminOperations {
 
 	private int pageSize(@Nullable String text) {
 		if (text == null) {
-			return this.properties.getMaxPageSize();
+			return this.policy.maximumPageSize();
 		}
 		if (text.isEmpty() || text.length() > 9 || !text.chars().allMatch(Character::isDigit)) {
 			throw new InvalidLeaseRequestException("page_size", "must be a positive integer");
@@ -269,7 +285,7 @@ public final class TargetLeaseAdminOperations {
 		if (size <= 0) {
 			throw new InvalidLeaseRequestException("page_size", "must be a positive integer");
 		}
-		return Math.min(size, this.properties.getMaxPageSize());
+		return this.policy.pageSize(size);
 	}
 
 	private Instant deadline(@Nullable String text) {
@@ -278,9 +294,7 @@ public final class TargetLeaseAdminOperations {
 			return now.plus(this.properties.getDefaultDeadline());
 		}
 		Instant deadline = AdminJson.instant("deadline_at", text);
-		if (deadline.isAfter(now.plus(this.properties.getMaximumDeadline()))) {
-			throw new InvalidLeaseRequestException("deadline_at", "further ahead than the policy allows");
-		}
+		this.policy.checkDeadline(deadline, now);
 		return deadline;
 	}
 
@@ -354,6 +368,8 @@ public final class TargetLeaseAdminOperations {
 				}
 				AuditContext context = new AuditContext(this.correlationId, principalClass(this.grant),
 						this.grant.principalId(), this.grant.credentialId());
+				// the audited store writes this request's event
+				AdminRequestAudit.markAudited();
 				return context.run(operation);
 			}
 		}
@@ -388,16 +404,10 @@ public final class TargetLeaseAdminOperations {
 			else {
 				event.scope(this.scope);
 			}
-			AuditEvent built = event.build();
-			for (AuditSink sink : TargetLeaseAdminOperations.this.sinks) {
-				try {
-					sink.record(built);
-				}
-				catch (RuntimeException ex) {
-					logger.warn("Audit sink {} failed for {} ({})", sink.getClass().getName(), this.type.wireName(),
-							ex.getClass().getSimpleName());
-				}
-			}
+			// the durable stream only for a program within the caller's scope: no streams for programs it may not see
+			boolean inScope = this.grant != null && ((this.identity != null) ? this.grant.allows(this.identity)
+					: this.scope != null && this.grant.allows(this.scope));
+			TargetLeaseAdminOperations.this.auditor.record(event.build(), inScope);
 		}
 
 	}

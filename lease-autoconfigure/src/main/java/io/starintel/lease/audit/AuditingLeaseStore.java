@@ -51,6 +51,8 @@ public final class AuditingLeaseStore implements LeaseStore {
 
 	private final boolean delegateWritesAdminAudit;
 
+	private final @Nullable AuditSink routine;
+
 	/**
 	 * Decorates a store.
 	 * @param delegate the store
@@ -64,6 +66,31 @@ public final class AuditingLeaseStore implements LeaseStore {
 		this.sinks = List.copyOf(sinks);
 		this.clock = clock;
 		this.delegateWritesAdminAudit = delegateWritesAdminAudit;
+		this.routine = null;
+	}
+
+	/**
+	 * Decorates a store, with routine events going through a non-blocking path (the auto-configured
+	 * {@link AsyncAuditPipeline}). Routine events are every event except the force-release and revoke decisions;
+	 * those of an admin HTTP request (an {@link AuditContext} is bound) are written synchronously, since no lease work
+	 * runs on that thread. Force-release and revoke decisions are always written synchronously to {@code sinks}, the
+	 * durable ones skipped when {@link LeaseStore#writesAdminAuditAtomically() the store wrote them in the transition}.
+	 * @param delegate the store
+	 * @param sinks the sinks, for admin decisions and admin-request events
+	 * @param routine where the events of jobs, fenced commits and other lease work go (must never block)
+	 * @param clock server clock
+	 */
+	public AuditingLeaseStore(LeaseStore delegate, List<AuditSink> sinks, AuditSink routine, Clock clock) {
+		this.delegate = delegate;
+		this.sinks = List.copyOf(sinks);
+		this.clock = clock;
+		this.delegateWritesAdminAudit = delegate.writesAdminAuditAtomically();
+		this.routine = routine;
+	}
+
+	@Override
+	public boolean writesAdminAuditAtomically() {
+		return this.delegate.writesAdminAuditAtomically();
 	}
 
 	/** The decorated store. */
@@ -296,7 +323,13 @@ public final class AuditingLeaseStore implements LeaseStore {
 						|| result.code() == ResultCode.LEASE_LOST);
 	}
 
+	/** A routine event: through the non-blocking path unless an admin HTTP request is being served. */
 	private boolean emit(AuditEvent event) {
+		AuditSink routine = this.routine;
+		if (routine != null && AuditContext.current() == null) {
+			routine.record(event);
+			return true;
+		}
 		return emit(event, false);
 	}
 

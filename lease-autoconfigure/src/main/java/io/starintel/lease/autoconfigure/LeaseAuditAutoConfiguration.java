@@ -1,35 +1,113 @@
 package io.starintel.lease.autoconfigure;
 
-import io.starintel.lease.audit.LogAuditSink;
-import io.starintel.lease.audit.spring.ApplicationEventAuditSink;
+import java.time.Clock;
+import java.util.List;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
+
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import io.starintel.lease.audit.AsyncAuditPipeline;
+import io.starintel.lease.audit.AuditSink;
+import io.starintel.lease.audit.AuditingLeaseStore;
+import io.starintel.lease.audit.LogAuditSink;
+import io.starintel.lease.audit.spring.ApplicationEventAuditSink;
+import io.starintel.lease.service.LeaseService;
+import io.starintel.lease.store.LeaseStore;
 
 /**
- * The default audit sinks of the contract's audit events: a structured log line
- * ({@code io.starintel.lease.audit} logger) and a Spring application event per event. The admin module adds the
- * durable Redis stream sink. Every {@code io.starintel.lease.audit.AuditSink} bean receives the events of the jobs'
- * lease operations. Turn both defaults off with {@code starintel.lease.audit.enabled=false}; a user bean of
- * either type replaces ours.
+ * The one audited operations path: the default audit sinks, the non-blocking routine-event pipeline and the
+ * {@link LeaseService} facade over the single {@link AuditingLeaseStore} built here around the {@link LeaseStore}
+ * bean. Jobs, the fence guard (and through it the fenced writers), the health indicator and the admin endpoint all
+ * use this facade, so every SPI verb is timed, observed, exception-mapped and audited the same way.
+ *
+ * <p>The default sinks, declared here and nowhere else, are a structured log line ({@code io.starintel.lease.audit}
+ * logger) and a Spring application event per event; the admin module adds the durable Redis stream sink. Every
+ * {@link AuditSink} bean receives the events. {@code starintel.lease.audit.enabled=false} removes the default sinks
+ * and makes the facade use the undecorated store (no event is built, whatever sinks exist). A user bean of either
+ * sink type replaces ours; a user {@link LeaseService} replaces the facade.
  */
-@AutoConfiguration(before = LeaseJobAutoConfiguration.class)
-@ConditionalOnBooleanProperty(name = "starintel.lease.audit.enabled", matchIfMissing = true)
+@AutoConfiguration(after = LeaseStoreAutoConfiguration.class)
+@ConditionalOnClass({ MeterRegistry.class, ObservationRegistry.class })
+@EnableConfigurationProperties({ LeaseProperties.class, LeaseAuditProperties.class })
 public final class LeaseAuditAutoConfiguration {
 
-	@Bean
-	@ConditionalOnMissingBean(LogAuditSink.class)
-	LogAuditSink targetLeaseLogAuditSink() {
-		return new LogAuditSink();
+	@Bean(destroyMethod = "close")
+	@ConditionalOnMissingBean
+	@ConditionalOnBooleanProperty(name = "starintel.lease.audit.enabled", matchIfMissing = true)
+	AsyncAuditPipeline targetLeaseAuditPipeline(ObjectProvider<AuditSink> sinks, LeaseAuditProperties properties,
+			ObjectProvider<MeterRegistry> meters) {
+		List<AuditSink> all = sinks.orderedStream().toList();
+		MeterRegistry registry = meters.getIfAvailable();
+		Counter dropped = (registry != null) ? Counter.builder(AsyncAuditPipeline.DROPPED_COUNTER)
+			.description("Routine audit events dropped because the audit queue was full")
+			.register(registry) : null;
+		return new AsyncAuditPipeline(all, properties.getQueueCapacity(), properties.getDropLogInterval(),
+				(count) -> {
+					if (dropped != null) {
+						dropped.increment(count);
+					}
+				});
 	}
 
 	@Bean
-	@ConditionalOnMissingBean(ApplicationEventAuditSink.class)
-	ApplicationEventAuditSink targetLeaseApplicationEventAuditSink(ApplicationEventPublisher publisher) {
-		return new ApplicationEventAuditSink(publisher);
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(LeaseStore.class)
+	LeaseService leaseService(LeaseStore store, LeaseProperties properties, LeaseAuditProperties audit,
+			ObjectProvider<AuditSink> auditSinks, ObjectProvider<AsyncAuditPipeline> pipelines,
+			ObjectProvider<MeterRegistry> meters, ObjectProvider<ObservationRegistry> observations) {
+		LeaseStore audited = audited(store, audit.isEnabled(), auditSinks, pipelines.getIfAvailable());
+		return new LeaseService(audited, store, Clock.systemUTC(), properties.operationTimeout(),
+				meters.getIfAvailable(), observations.getIfAvailable());
+	}
+
+	/**
+	 * The single audited store: force-release/revoke decisions written synchronously (durable sinks skipped when the
+	 * store writes them in its transition), everything else through the pipeline.
+	 */
+	static LeaseStore audited(LeaseStore store, boolean enabled, ObjectProvider<AuditSink> sinks,
+			@org.jspecify.annotations.Nullable AsyncAuditPipeline pipeline) {
+		if (!enabled || store instanceof AuditingLeaseStore) {
+			return store;
+		}
+		List<AuditSink> all = sinks.orderedStream().toList();
+		if (all.isEmpty()) {
+			return store;
+		}
+		if (pipeline == null) {
+			// a user removed the pipeline: every event is written synchronously
+			return new AuditingLeaseStore(store, all, Clock.systemUTC(), store.writesAdminAuditAtomically());
+		}
+		return new AuditingLeaseStore(store, all, pipeline::submit, Clock.systemUTC());
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnBooleanProperty(name = "starintel.lease.audit.enabled", matchIfMissing = true)
+	static class DefaultSinksConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(LogAuditSink.class)
+		LogAuditSink targetLeaseLogAuditSink() {
+			return new LogAuditSink();
+		}
+
+		@Bean
+		@ConditionalOnMissingBean(ApplicationEventAuditSink.class)
+		ApplicationEventAuditSink targetLeaseApplicationEventAuditSink(ApplicationEventPublisher publisher) {
+			return new ApplicationEventAuditSink(publisher);
+		}
+
 	}
 
 }

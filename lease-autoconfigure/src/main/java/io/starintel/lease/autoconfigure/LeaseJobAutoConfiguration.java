@@ -1,7 +1,6 @@
 package io.starintel.lease.autoconfigure;
 
 import java.time.Clock;
-import java.util.List;
 
 import io.micrometer.context.ContextSnapshotFactory;
 import io.micrometer.core.instrument.Gauge;
@@ -11,8 +10,7 @@ import io.micrometer.observation.ObservationRegistry;
 import org.aspectj.lang.annotation.Aspect;
 
 import org.springframework.beans.factory.ObjectProvider;
-import io.starintel.lease.audit.AuditSink;
-import io.starintel.lease.audit.AuditingLeaseStore;
+
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -37,15 +35,15 @@ import io.starintel.lease.job.LeaseRenewalScheduler;
 import io.starintel.lease.job.TargetLeaseAspect;
 import io.starintel.lease.job.TargetResolver;
 import io.starintel.lease.service.LeaseService;
-import io.starintel.lease.store.LeaseStore;
 
 /**
- * {@code @TargetLeased} jobs: the lease service, the JVM-wide renewal scheduler, the aspect, the owner and target
- * resolution, context propagation into executors, the start-up checks of every {@code @TargetLeased} method and the
- * bounded graceful shutdown. Needs AspectJ annotations and Micrometer on the classpath (the
+ * {@code @TargetLeased} jobs over the {@link LeaseService} facade of {@link LeaseAuditAutoConfiguration}: the
+ * JVM-wide renewal scheduler, the aspect, the owner and target resolution, context propagation into executors, the
+ * start-up checks of every {@code @TargetLeased} method and the bounded graceful shutdown. Needs AspectJ annotations
+ * and Micrometer on the classpath (the
  * starter brings both); every bean backs off for a user bean of the same type.
  */
-@AutoConfiguration(after = LeaseStoreAutoConfiguration.class)
+@AutoConfiguration(after = { LeaseStoreAutoConfiguration.class, LeaseAuditAutoConfiguration.class })
 @ConditionalOnClass({ Aspect.class, MeterRegistry.class, ObservationRegistry.class })
 @EnableConfigurationProperties(LeaseProperties.class)
 public final class LeaseJobAutoConfiguration {
@@ -58,42 +56,15 @@ public final class LeaseJobAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	LeaseService leaseService(ObjectProvider<LeaseStore> stores, LeaseProperties properties,
-			ObjectProvider<MeterRegistry> meters, ObjectProvider<ObservationRegistry> observations,
-			ObjectProvider<AuditSink> auditSinks) {
-		LeaseStore store = stores.getIfAvailable(() -> {
-			throw new IllegalStateException("No lease store: starintel.lease.store=" + properties.store().name()
-				.toLowerCase(java.util.Locale.ROOT) + " needs a RedisConnectionFactory bean (add "
-					+ "spring-boot-starter-data-redis and set spring.data.redis.*), or set starintel.lease.store=memory "
-					+ "for the single-JVM in-memory store");
-		});
-		return new LeaseService(audited(store, auditSinks.orderedStream().toList()), Clock.systemUTC(),
-				properties.operationTimeout(), meters.getIfAvailable(), observations.getIfAvailable());
-	}
-
-	/**
-	 * Contract: every request emits an audit event. The jobs' store calls go through an {@link AuditingLeaseStore}
-	 * feeding every {@link AuditSink} bean (the log line and application events by default; the program's Redis
-	 * stream when the admin module's stream sink is present). Jobs never force-release or revoke, so no admin event
-	 * is duplicated.
-	 */
-	static LeaseStore audited(LeaseStore store, List<AuditSink> sinks) {
-		if (sinks.isEmpty() || store instanceof AuditingLeaseStore) {
-			return store;
-		}
-		return new AuditingLeaseStore(store, sinks, Clock.systemUTC(), true);
-	}
-
-	@Bean
-	@ConditionalOnMissingBean
 	LeaseLostListener leaseLostListener(ApplicationEventPublisher publisher) {
 		return publisher::publishEvent;
 	}
 
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
-	LeaseRenewalScheduler leaseRenewalScheduler(LeaseService service, LeaseProperties properties,
+	LeaseRenewalScheduler leaseRenewalScheduler(ObjectProvider<LeaseService> services, LeaseProperties properties,
 			LeaseLostListener listener) {
+		LeaseService service = service(services, properties);
 		LeaseRenewalScheduler scheduler = new LeaseRenewalScheduler(service, Clock.systemUTC(),
 				properties.renewalMargin(), listener, properties.renewalThreads());
 		MeterRegistry meters = service.meters();
@@ -120,9 +91,20 @@ public final class LeaseJobAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	TargetLeaseAspect targetLeaseAspect(LeaseService service, LeaseRenewalScheduler scheduler,
+	TargetLeaseAspect targetLeaseAspect(ObjectProvider<LeaseService> services, LeaseProperties properties,
+			LeaseRenewalScheduler scheduler,
 			TargetResolver resolver, LeaseOwnerProvider owners, JobSettings settings) {
-		return new TargetLeaseAspect(service, scheduler, resolver, owners, settings);
+		return new TargetLeaseAspect(service(services, properties), scheduler, resolver, owners, settings);
+	}
+
+	/** The facade; without a lease store (hence no facade) start-up fails naming what to configure. */
+	static LeaseService service(ObjectProvider<LeaseService> services, LeaseProperties properties) {
+		return services.getIfAvailable(() -> {
+			throw new IllegalStateException("No lease store: starintel.lease.store="
+					+ properties.store().name().toLowerCase(java.util.Locale.ROOT) + " needs a RedisConnectionFactory "
+					+ "bean (add spring-boot-starter-data-redis and set spring.data.redis.*), or set "
+					+ "starintel.lease.store=memory for the single-JVM in-memory store");
+		});
 	}
 
 	/** Start-up checks of every @TargetLeased method: durations against the policy, and misuse. */
@@ -142,8 +124,9 @@ public final class LeaseJobAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	LeasedJobsShutdown leasedJobsShutdown(TargetLeaseAspect aspect, LeaseRenewalScheduler scheduler,
-			LeaseService service, LeaseProperties properties) {
-		return new LeasedJobsShutdown(aspect, scheduler, service, properties.job().shutdownTimeout());
+			ObjectProvider<LeaseService> services, LeaseProperties properties) {
+		return new LeasedJobsShutdown(aspect, scheduler, service(services, properties),
+				properties.job().shutdownTimeout());
 	}
 
 	static LeaseOwnerProvider servicePrincipal(LeaseProperties properties) {

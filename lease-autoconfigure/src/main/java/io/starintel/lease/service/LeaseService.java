@@ -16,6 +16,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.starintel.lease.core.AcquireRequest;
+import io.starintel.lease.core.AdminRequest;
+import io.starintel.lease.core.CommitRequest;
+import io.starintel.lease.core.LeasePage;
+import io.starintel.lease.core.ListRequest;
 import io.starintel.lease.core.Identifiers;
 import io.starintel.lease.core.InspectRequest;
 import io.starintel.lease.core.InvalidLeaseRequestException;
@@ -53,6 +57,10 @@ public final class LeaseService {
 
 	private final LeaseStore store;
 
+	private final LeaseStore unaudited;
+
+	private final LeaseStore operations = new ObservedStore();
+
 	private final Clock clock;
 
 	private final Duration operationTimeout;
@@ -73,7 +81,23 @@ public final class LeaseService {
 	 */
 	public LeaseService(LeaseStore store, Clock clock, Duration operationTimeout, @Nullable MeterRegistry meters,
 			@Nullable ObservationRegistry observations) {
+		this(store, store, clock, operationTimeout, meters, observations);
+	}
+
+	/**
+	 * A service over the audited store, with the undecorated store for health probes (which are not lease requests
+	 * and produce no audit events).
+	 * @param store the (audited) lease store every operation goes to
+	 * @param unaudited the same store without audit, used only by {@link #probe(LockIdentity)}
+	 * @param clock the local clock, used only for request deadlines (never for authority)
+	 * @param operationTimeout how far ahead each request's {@code deadline_at} lies
+	 * @param meters where timers go ({@code null}: nowhere)
+	 * @param observations where observations go ({@code null}: no-op)
+	 */
+	public LeaseService(LeaseStore store, LeaseStore unaudited, Clock clock, Duration operationTimeout,
+			@Nullable MeterRegistry meters, @Nullable ObservationRegistry observations) {
 		this.store = Objects.requireNonNull(store, "store");
+		this.unaudited = Objects.requireNonNull(unaudited, "unaudited");
 		this.clock = Objects.requireNonNull(clock, "clock");
 		this.operationTimeout = Objects.requireNonNull(operationTimeout, "operationTimeout");
 		this.meters = (meters != null) ? meters : new CompositeMeterRegistry();
@@ -83,6 +107,26 @@ public final class LeaseService {
 	/** The store this service calls. */
 	public LeaseStore store() {
 		return this.store;
+	}
+
+	/**
+	 * Every SPI verb of the (audited) store with this service's timer ({@value #OPERATION_TIMER}, tags
+	 * {@code operation} and {@code code}), an observation per call, and typed exception mapping: a store that throws
+	 * answers {@code invalid_lease_request} for invalid input, {@code lease_outcome_unknown} for force-release and
+	 * revoke (they may have committed) and {@code lease_backend_unavailable} otherwise. The fence guard, the fenced
+	 * writers and the admin endpoint call the store through this view.
+	 */
+	public LeaseStore operations() {
+		return this.operations;
+	}
+
+	/**
+	 * A health probe: inspects an identity on the undecorated store (timed as {@code probe}, no audit event: a probe is
+	 * not a lease request of any caller).
+	 */
+	public LeaseResult probe(LockIdentity identity) {
+		return timed("probe", () -> this.unaudited
+			.inspect(InspectRequest.byIdentity(identity, Identifiers.generate("correlation"), deadline())));
 	}
 
 	/** The meter registry (a no-op composite when none was given). */
@@ -157,11 +201,15 @@ public final class LeaseService {
 	}
 
 	private LeaseResult observe(String operation, Supplier<LeaseResult> call) {
+		return observe(operation, call, ResultCode.LEASE_BACKEND_UNAVAILABLE);
+	}
+
+	private LeaseResult observe(String operation, Supplier<LeaseResult> call, ResultCode whenThrown) {
 		Observation observation = Observation.createNotStarted(OBSERVATION, this.observations)
 			.lowCardinalityKeyValue("operation", operation)
 			.start();
 		try (Observation.Scope scope = observation.openScope()) {
-			LeaseResult result = timed(operation, call);
+			LeaseResult result = timed(operation, call, whenThrown);
 			observation.lowCardinalityKeyValue("code", result.code().wireName());
 			return result;
 		}
@@ -171,18 +219,25 @@ public final class LeaseService {
 	}
 
 	private LeaseResult timed(String operation, Supplier<LeaseResult> call) {
+		return timed(operation, call, ResultCode.LEASE_BACKEND_UNAVAILABLE);
+	}
+
+	private LeaseResult timed(String operation, Supplier<LeaseResult> call, ResultCode whenThrown) {
 		long start = System.nanoTime();
-		LeaseResult result = safely(operation, call);
-		long elapsed = System.nanoTime() - start;
-		this.timers.computeIfAbsent(operation + '/' + result.code().wireName(), (key) -> Timer.builder(OPERATION_TIMER)
-			.description("Lease store operations by operation and result code")
-			.tag("operation", operation)
-			.tag("code", result.code().wireName())
-			.register(this.meters)).record(elapsed, java.util.concurrent.TimeUnit.NANOSECONDS);
+		LeaseResult result = safely(operation, call, whenThrown);
+		record(operation, result.code(), System.nanoTime() - start);
 		return result;
 	}
 
-	private LeaseResult safely(String operation, Supplier<LeaseResult> call) {
+	private void record(String operation, ResultCode code, long elapsedNanos) {
+		this.timers.computeIfAbsent(operation + '/' + code.wireName(), (key) -> Timer.builder(OPERATION_TIMER)
+			.description("Lease store operations by operation and result code")
+			.tag("operation", operation)
+			.tag("code", code.wireName())
+			.register(this.meters)).record(elapsedNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+	}
+
+	private LeaseResult safely(String operation, Supplier<LeaseResult> call, ResultCode whenThrown) {
 		try {
 			LeaseResult result = call.get();
 			return (result != null) ? result
@@ -193,10 +248,90 @@ public final class LeaseService {
 		}
 		catch (RuntimeException ex) {
 			// contract: no raw backend error crosses the boundary; the type only, never the message (may hold keys)
-			logger.warn("Lease store threw on {} ({}); answering lease_backend_unavailable", operation,
-					ex.getClass().getName());
-			return LeaseResult.failure(ResultCode.LEASE_BACKEND_UNAVAILABLE, Reason.BACKEND_UNREACHABLE, null);
+			logger.warn("Lease store threw on {} ({}); answering {}", operation, ex.getClass().getName(),
+					whenThrown.wireName());
+			return LeaseResult.failure(whenThrown, Reason.BACKEND_UNREACHABLE, null);
 		}
+	}
+
+	/** The observed, exception-mapped view of the store ({@link #operations()}). */
+	private final class ObservedStore implements LeaseStore {
+
+		@Override
+		public LeaseResult acquire(AcquireRequest request) {
+			return observe("acquire", () -> LeaseService.this.store.acquire(request));
+		}
+
+		@Override
+		public LeaseResult renew(RenewRequest request) {
+			return observe("renew", () -> LeaseService.this.store.renew(request));
+		}
+
+		@Override
+		public LeaseResult release(ReleaseRequest request) {
+			return observe("release", () -> LeaseService.this.store.release(request));
+		}
+
+		@Override
+		public LeaseResult inspect(InspectRequest request) {
+			return observe("inspect", () -> LeaseService.this.store.inspect(request));
+		}
+
+		@Override
+		public LeasePage list(ListRequest request) {
+			Observation observation = Observation.createNotStarted(OBSERVATION, LeaseService.this.observations)
+				.lowCardinalityKeyValue("operation", "list")
+				.start();
+			long start = System.nanoTime();
+			LeasePage page;
+			try (Observation.Scope scope = observation.openScope()) {
+				page = LeaseService.this.store.list(request);
+				if (page == null) {
+					page = LeasePage.failure(ResultCode.LEASE_BACKEND_UNAVAILABLE, Reason.BACKEND_UNREACHABLE, null);
+				}
+			}
+			catch (InvalidLeaseRequestException ex) {
+				page = LeasePage.failure(ResultCode.INVALID_LEASE_REQUEST, Reason.NONE, null);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Lease store threw on list ({}); answering lease_backend_unavailable",
+						ex.getClass().getName());
+				page = LeasePage.failure(ResultCode.LEASE_BACKEND_UNAVAILABLE, Reason.BACKEND_UNREACHABLE, null);
+			}
+			finally {
+				observation.stop();
+			}
+			observation.lowCardinalityKeyValue("code", page.code().wireName());
+			record("list", page.code(), System.nanoTime() - start);
+			return page;
+		}
+
+		@Override
+		public LeaseResult forceRelease(AdminRequest request) {
+			return observe("force_release", () -> LeaseService.this.store.forceRelease(request),
+					ResultCode.LEASE_OUTCOME_UNKNOWN);
+		}
+
+		@Override
+		public LeaseResult revoke(AdminRequest request) {
+			return observe("revoke", () -> LeaseService.this.store.revoke(request), ResultCode.LEASE_OUTCOME_UNKNOWN);
+		}
+
+		@Override
+		public LeaseResult authorizeCommit(CommitRequest request) {
+			return observe("authorize_commit", () -> LeaseService.this.store.authorizeCommit(request));
+		}
+
+		@Override
+		public LeaseResult resolve(ResolveRequest request) {
+			return observe("resolve", () -> LeaseService.this.store.resolve(request));
+		}
+
+		@Override
+		public boolean writesAdminAuditAtomically() {
+			return LeaseService.this.store.writesAdminAuditAtomically();
+		}
+
 	}
 
 }

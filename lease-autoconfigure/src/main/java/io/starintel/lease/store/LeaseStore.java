@@ -48,4 +48,14 @@ public interface LeaseStore {
 	/** Return the committed result of an earlier mutating request, or {@code lease_not_found} if none was committed. */
 	LeaseResult resolve(ResolveRequest request);
 
+	/**
+	 * Whether this store writes the audit event of each force-release and revoke decision durably in the same atomic
+	 * step as the transition (the Redis store's script appends it to the program's admin audit stream). The audit
+	 * layer then does not write those events to durable sinks again; stores that answer {@code false} (the default)
+	 * get their admin decisions written to the durable sinks before success is reported.
+	 */
+	default boolean writesAdminAuditAtomically() {
+		return false;
+	}
+
 }

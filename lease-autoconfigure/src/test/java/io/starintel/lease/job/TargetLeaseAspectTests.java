@@ -54,7 +54,7 @@ class TargetLeaseAspectTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, LeaseStoreAutoConfiguration.class,
-				LeaseJobAutoConfiguration.class))
+				io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration.class, LeaseJobAutoConfiguration.class))
 		.withPropertyValues("starintel.lease.store=memory", "starintel.lease.tenant=tenant-main",
 				"starintel.lease.program=program-a", "starintel.lease.service-principal=prn_test",
 				"starintel.lease.minimum-ttl=100ms", "starintel.lease.renewal-margin=100ms")

@@ -1,19 +1,20 @@
 package io.starintel.lease.admin.autoconfigure;
 
-import java.time.Clock;
-
+import io.starintel.lease.admin.AdminAuditFilter;
+import io.starintel.lease.admin.AdminAuditor;
 import io.starintel.lease.admin.AdminCaller;
 import io.starintel.lease.admin.AdminProperties;
 import io.starintel.lease.admin.TargetLeaseAdminController;
 import io.starintel.lease.admin.TargetLeaseAdminOperations;
 import io.starintel.lease.admin.TenantAdmissionControl;
+import io.starintel.lease.admin.TraceGuardFilter;
 import io.starintel.lease.audit.AuditSink;
-import io.starintel.lease.audit.AuditingLeaseStore;
-import io.starintel.lease.audit.LogAuditSink;
 import io.starintel.lease.audit.redis.RedisStreamAuditSink;
-import io.starintel.lease.audit.spring.ApplicationEventAuditSink;
+import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;
+import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
+import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.OperationClasses;
-import io.starintel.lease.store.LeaseStore;
+import io.starintel.lease.service.LeaseService;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -22,37 +23,33 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory;
+import org.springframework.boot.web.server.WebServerFactoryCustomizer;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.core.env.Environment;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
- * The target-lease admin endpoint ({@code <actuator base path>/targetleases}) and its audit sinks, for a servlet
- * application with a {@link LeaseStore} bean. The store is wrapped in an {@link AuditingLeaseStore} unless it already
- * is one. Without Spring Security the endpoint fails closed (every request is 401).
+ * The target-lease admin endpoint ({@code <actuator base path>/targetleases}), for a servlet application with the
+ * {@link LeaseService} facade of {@link LeaseAuditAutoConfiguration} (so it runs after the store and audit
+ * auto-configurations and works with the auto-configured store). Every store call goes through
+ * {@link LeaseService#operations()}: the one audited store, with the lease policy's bounds. Adds the durable Redis
+ * stream sink (when a {@code StringRedisTemplate} exists and audit is enabled) and the request-audit filter. Without
+ * Spring Security the endpoint fails closed (every request is 401).
  */
-@AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+@AutoConfiguration(after = { LeaseStoreAutoConfiguration.class, LeaseAuditAutoConfiguration.class },
+		afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
-@ConditionalOnBean(LeaseStore.class)
+@ConditionalOnBean(LeaseService.class)
 @ConditionalOnBooleanProperty(name = "starintel.lease.admin.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(AdminProperties.class)
 public final class TargetLeaseAdminAutoConfiguration {
 
-	/** Class name of the Redis store, which writes force-release/revoke audit events in its transition script. */
-	static final String REDIS_STORE = "io.starintel.lease.store.redis.RedisLeaseStore";
-
-	@Bean
-	@ConditionalOnMissingBean
-	LogAuditSink targetLeaseLogAuditSink() {
-		return new LogAuditSink();
-	}
-
-	@Bean
-	@ConditionalOnMissingBean
-	ApplicationEventAuditSink targetLeaseApplicationEventAuditSink(ApplicationEventPublisher publisher) {
-		return new ApplicationEventAuditSink(publisher);
-	}
+	/** Name of the endpoint's request-audit filter registration. */
+	public static final String AUDIT_FILTER_BEAN = "targetLeaseAdminAuditFilter";
 
 	@Bean
 	@ConditionalOnMissingBean
@@ -70,14 +67,18 @@ public final class TargetLeaseAdminAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	TargetLeaseAdminOperations targetLeaseAdminOperations(LeaseStore store, AdminCaller caller,
-			TenantAdmissionControl admission, AdminProperties properties,
-			ObjectProvider<OperationClasses> operationClasses, ObjectProvider<AuditSink> sinks) {
-		java.util.List<AuditSink> allSinks = sinks.orderedStream().toList();
-		LeaseStore audited = (store instanceof AuditingLeaseStore) ? store
-				: new AuditingLeaseStore(store, allSinks, Clock.systemUTC(), storeWritesAdminEvents(store, properties));
-		return new TargetLeaseAdminOperations(audited, caller, admission, properties,
-				operationClasses.getIfAvailable(OperationClasses::defaults), allSinks, Clock.systemUTC());
+	AdminAuditor targetLeaseAdminAuditor(ObjectProvider<AuditSink> sinks, Environment environment) {
+		return TargetLeaseAdminSecurityAutoConfiguration.auditor(sinks, environment);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	TargetLeaseAdminOperations targetLeaseAdminOperations(LeaseService service, AdminCaller caller,
+			TenantAdmissionControl admission, AdminProperties properties, ObjectProvider<LeasePolicy> policy,
+			ObjectProvider<OperationClasses> operationClasses, AdminAuditor auditor) {
+		return new TargetLeaseAdminOperations(service.operations(), caller, admission, properties,
+				policy.getIfAvailable(LeasePolicy::defaults), operationClasses.getIfAvailable(OperationClasses::defaults),
+				auditor);
 	}
 
 	@Bean
@@ -87,22 +88,58 @@ public final class TargetLeaseAdminAutoConfiguration {
 		return new TargetLeaseAdminController(operations, properties.getMaxBodyBytes());
 	}
 
-	/** Whether the store writes admin audit events itself: the property, else true only for the Redis store. */
-	static boolean storeWritesAdminEvents(LeaseStore store, AdminProperties properties) {
-		Boolean configured = properties.getAudit().getStoreWritesAdminEvents();
-		return (configured != null) ? configured : store.getClass().getName().equals(REDIS_STORE);
+	/** Runs before every other filter (Spring Security's included) for the endpoint's paths only. */
+	@Bean(AUDIT_FILTER_BEAN)
+	@ConditionalOnMissingBean(name = AUDIT_FILTER_BEAN)
+	FilterRegistrationBean<AdminAuditFilter> targetLeaseAdminAuditFilter(AdminAuditor auditor,
+			Environment environment) {
+		String base = environment.getProperty("management.endpoints.web.base-path", "/actuator") + "/targetleases";
+		FilterRegistrationBean<AdminAuditFilter> registration = new FilterRegistrationBean<>(
+				new AdminAuditFilter(auditor));
+		registration.addUrlPatterns(base, base + "/*");
+		registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);
+		return registration;
+	}
+
+	/** On Tomcat: TRACE reaches the application (see {@link TraceGuardFilter}). */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory")
+	static class TomcatTraceConfiguration {
+
+		@Bean
+		WebServerFactoryCustomizer<TomcatServletWebServerFactory> targetLeaseAdminTraceCustomizer() {
+			return (factory) -> factory.addConnectorCustomizers((connector) -> connector.setAllowTrace(true));
+		}
+
+		@Bean
+		FilterRegistrationBean<TraceGuardFilter> targetLeaseAdminTraceGuard(Environment environment) {
+			String base = environment.getProperty("management.endpoints.web.base-path", "/actuator") + "/targetleases";
+			FilterRegistrationBean<TraceGuardFilter> registration = new FilterRegistrationBean<>(
+					new TraceGuardFilter(base));
+			registration.addUrlPatterns("/*");
+			registration.setOrder(Ordered.HIGHEST_PRECEDENCE);
+			return registration;
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(StringRedisTemplate.class)
 	@ConditionalOnBean(StringRedisTemplate.class)
-	@ConditionalOnBooleanProperty(name = "starintel.lease.admin.audit.stream-enabled", matchIfMissing = true)
+	@ConditionalOnBooleanProperty(name = "starintel.lease.audit.enabled", matchIfMissing = true)
 	static class StreamSinkConfiguration {
 
-		@Bean
-		@ConditionalOnMissingBean
-		RedisStreamAuditSink targetLeaseRedisStreamAuditSink(StringRedisTemplate redis, AdminProperties properties) {
-			return new RedisStreamAuditSink(redis, properties.getAudit().getStreamMaxLength());
+		@Configuration(proxyBeanMethods = false)
+		@ConditionalOnBooleanProperty(name = "starintel.lease.admin.audit.stream-enabled", matchIfMissing = true)
+		static class Enabled {
+
+			@Bean
+			@ConditionalOnMissingBean
+			RedisStreamAuditSink targetLeaseRedisStreamAuditSink(StringRedisTemplate redis,
+					AdminProperties properties) {
+				return new RedisStreamAuditSink(redis, properties.getAudit().getStreamMaxLength());
+			}
+
 		}
 
 	}

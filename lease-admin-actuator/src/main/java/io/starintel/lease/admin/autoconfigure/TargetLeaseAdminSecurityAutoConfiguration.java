@@ -3,6 +3,7 @@ package io.starintel.lease.admin.autoconfigure;
 import java.time.Clock;
 import java.util.List;
 
+import io.starintel.lease.admin.AdminAuditor;
 import io.starintel.lease.admin.AdminCaller;
 import io.starintel.lease.admin.AdminProperties;
 import io.starintel.lease.admin.security.AdminGrantResolver;
@@ -66,15 +67,28 @@ public final class TargetLeaseAdminSecurityAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	JsonSecurityErrorHandler targetLeaseAdminSecurityErrorHandler(ObjectProvider<AuditSink> sinks) {
-		return new JsonSecurityErrorHandler(sinks.orderedStream().toList(), Clock.systemUTC());
+	AdminAuditor targetLeaseAdminAuditor(ObjectProvider<AuditSink> sinks, Environment environment) {
+		return auditor(sinks, environment);
+	}
+
+	/** The auditor of refused admin requests: every sink bean, nothing at all with audit disabled. */
+	static AdminAuditor auditor(ObjectProvider<AuditSink> sinks, Environment environment) {
+		boolean enabled = environment.getProperty("starintel.lease.audit.enabled", Boolean.class, true);
+		return new AdminAuditor(() -> sinks.orderedStream().toList(), enabled, Clock.systemUTC());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	JsonSecurityErrorHandler targetLeaseAdminSecurityErrorHandler(AdminAuditor auditor) {
+		return new JsonSecurityErrorHandler(auditor);
 	}
 
 	@Bean
 	@ConditionalOnMissingBean(RequestRejectedHandler.class)
-	EnvelopeRequestRejectedHandler targetLeaseAdminRequestRejectedHandler(Environment environment) {
+	EnvelopeRequestRejectedHandler targetLeaseAdminRequestRejectedHandler(Environment environment,
+			AdminAuditor auditor) {
 		return new EnvelopeRequestRejectedHandler(
-				environment.getProperty("management.endpoints.web.base-path", "/actuator") + "/targetleases");
+				environment.getProperty("management.endpoints.web.base-path", "/actuator") + "/targetleases", auditor);
 	}
 
 	@Bean(FILTER_CHAIN_BEAN)

@@ -6,6 +6,8 @@ import io.starintel.lease.admin.TargetLeaseAdminOperations;
 import io.starintel.lease.audit.LogAuditSink;
 import io.starintel.lease.audit.redis.RedisStreamAuditSink;
 import io.starintel.lease.audit.spring.ApplicationEventAuditSink;
+import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;
+import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
 import io.starintel.lease.store.LeaseStore;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;
 import org.junit.jupiter.api.Test;
@@ -28,7 +30,10 @@ class TargetLeaseAdminAutoConfigurationTests {
 	private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(SecurityAutoConfiguration.class,
 				ServletWebSecurityAutoConfiguration.class, TargetLeaseAdminSecurityAutoConfiguration.class,
-				TargetLeaseAdminAutoConfiguration.class));
+				TargetLeaseAdminAutoConfiguration.class, LeaseStoreAutoConfiguration.class,
+				LeaseAuditAutoConfiguration.class))
+		.withPropertyValues("starintel.lease.tenant=t", "starintel.lease.program=p",
+				"starintel.lease.service-principal=prn_admin_test");
 
 	@Test
 	void whenNoLeaseStoreThenEndpointBacksOff() {
@@ -102,15 +107,26 @@ class TargetLeaseAdminAutoConfigurationTests {
 	}
 
 	@Test
-	void whenTheStoreIsTheRedisStoreThenItsAdminEventsAreNotDuplicated() {
-		io.starintel.lease.admin.AdminProperties properties = new io.starintel.lease.admin.AdminProperties();
-		assertThat(TargetLeaseAdminAutoConfiguration.storeWritesAdminEvents(new InMemoryLeaseStore(), properties))
-			.isFalse();
-		assertThat(TargetLeaseAdminAutoConfiguration.REDIS_STORE)
-			.isEqualTo(io.starintel.lease.store.redis.RedisLeaseStore.class.getName());
-		properties.getAudit().setStoreWritesAdminEvents(true);
-		assertThat(TargetLeaseAdminAutoConfiguration.storeWritesAdminEvents(new InMemoryLeaseStore(), properties))
-			.isTrue();
+	void theEndpointUsesTheOneAuditedFacadeAndDeclaresNoSinkOfItsOwn() {
+		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new).run((context) -> {
+			assertThat(context).hasSingleBean(io.starintel.lease.service.LeaseService.class)
+				.hasSingleBean(LogAuditSink.class)
+				.hasSingleBean(ApplicationEventAuditSink.class)
+				.hasBean(TargetLeaseAdminAutoConfiguration.AUDIT_FILTER_BEAN);
+			assertThat(context.getBean(io.starintel.lease.service.LeaseService.class).store())
+				.isInstanceOf(io.starintel.lease.audit.AuditingLeaseStore.class);
+		});
+	}
+
+	@Test
+	void whenAuditIsDisabledThenNoSinkExistsInEitherModule() {
+		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
+			.withBean(org.springframework.data.redis.core.StringRedisTemplate.class,
+					() -> new org.springframework.data.redis.core.StringRedisTemplate(
+							new org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory()))
+			.withPropertyValues("starintel.lease.audit.enabled=false")
+			.run((context) -> assertThat(context).hasSingleBean(TargetLeaseAdminController.class)
+				.doesNotHaveBean(io.starintel.lease.audit.AuditSink.class));
 	}
 
 }

@@ -133,6 +133,7 @@ abstract class AbstractAdminEndpointTests {
 		this.http = new AdminHttp(this.port);
 		this.program = PROGRAMS.get(NEXT_PROGRAM.getAndIncrement());
 		STREAMS_USED.add(RedisStreamAuditSink.streamKey(new ProgramScope(TENANT, this.program)));
+		STREAMS_USED.add(RedisStreamAuditSink.routineStreamKey(new ProgramScope(TENANT, this.program)));
 	}
 
 	@AfterAll
@@ -193,7 +194,15 @@ abstract class AbstractAdminEndpointTests {
 	}
 
 	static void assertLeaseEnvelope(JsonNode lease, LeaseRecord expected) {
-		assertThat(lease.propertyNames()).containsExactlyInAnyOrder("lock_identity", "lease_id", "fencing_token",
+		java.util.Set<String> names = new java.util.LinkedHashSet<>(lease.propertyNames());
+		// list and inspect add the holder (issue 10: owner principal, service instance, execution and job id)
+		if (names.remove("holder")) {
+			assertThat(lease.get("holder").propertyNames()).containsExactlyInAnyOrder("owner_principal_id",
+					"service_instance_id", "execution_id", "job_id");
+			assertThat(lease.get("holder").get("owner_principal_id").asString())
+				.isEqualTo(expected.owner().principalId());
+		}
+		assertThat(names).containsExactlyInAnyOrder("lock_identity", "lease_id", "fencing_token",
 				"acquired_at", "renewed_at", "expires_at", "ttl_ms", "state");
 		assertThat(lease.get("lease_id").asString()).isEqualTo(expected.leaseId());
 		assertThat(lease.get("fencing_token").asLong()).isEqualTo(expected.fencingToken());
@@ -201,9 +210,12 @@ abstract class AbstractAdminEndpointTests {
 		assertThat(lease.get("lock_identity").propertyNames()).containsExactlyElementsOf(LockIdentity.COMPONENTS);
 	}
 
+	/** The events of the program's admin stream, then those of its routine stream. */
 	List<Map<Object, Object>> auditEvents() {
-		String key = RedisStreamAuditSink.streamKey(new ProgramScope(TENANT, this.program));
-		List<MapRecord<String, Object, Object>> records = this.redis.opsForStream().read(StreamOffset.fromStart(key));
+		ProgramScope scope = new ProgramScope(TENANT, this.program);
+		List<MapRecord<String, Object, Object>> records = new ArrayList<>(
+				this.redis.opsForStream().read(StreamOffset.fromStart(RedisStreamAuditSink.streamKey(scope))));
+		records.addAll(this.redis.opsForStream().read(StreamOffset.fromStart(RedisStreamAuditSink.routineStreamKey(scope))));
 		List<Map<Object, Object>> events = new ArrayList<>();
 		for (MapRecord<String, Object, Object> record : records) {
 			events.add(new LinkedHashMap<>(record.getValue()));
@@ -236,7 +248,9 @@ abstract class AbstractAdminEndpointTests {
 		assertLeaseEnvelope(byTarget.json().get("leases").get(0), second);
 		AdminHttp.Reply byOwner = this.http.get("?" + scopeQuery() + "&owner_principal_id=worker-w", WORKER);
 		assertThat(byOwner.json().get("leases")).hasSize(2);
-		assertThat(byOwner.body()).doesNotContain(LockIdentity.KEY_PREFIX).doesNotContain("instance-1");
+		assertThat(byOwner.body()).doesNotContain(LockIdentity.KEY_PREFIX).doesNotContain("cred-worker-a");
+		assertThat(byOwner.json().get("leases").get(0).get("holder").get("service_instance_id").asString())
+			.isEqualTo("instance-1");
 	}
 
 	@Test
@@ -252,8 +266,12 @@ abstract class AbstractAdminEndpointTests {
 		AdminHttp.Reply byIdentity = this.http.post("/inspect", text(body), ADMIN);
 		assertThat(byIdentity.status()).isEqualTo(200);
 		assertLeaseEnvelope(byIdentity.json().get("lease"), lease);
-		assertThat(byIdentity.body()).doesNotContain(lease.lockKey()).doesNotContain("worker-w")
-			.doesNotContain("exec").doesNotContain("trace-1");
+		// the holder is shown to an authorized caller (issue 10); credential, client, trace and metadata never are
+		assertThat(byIdentity.body()).doesNotContain(lease.lockKey()).doesNotContain("cred-worker-a")
+			.doesNotContain("client-1").doesNotContain("trace-1");
+		assertThat(byIdentity.json().get("lease").get("holder").get("owner_principal_id").asString())
+			.isEqualTo("worker-w");
+		assertThat(byIdentity.json().get("lease").get("holder").get("job_id").asString()).isEqualTo("job-1");
 	}
 
 	// ---------------------------------------------------------------- authentication and authorization

@@ -144,6 +144,10 @@ final class MalformedInputSweep {
 		cases.add(get("target without namespace", "?" + scope + "&target_id=b", true));
 		cases.add(get("bad deadline", "?" + scope + "&deadline_at=tomorrow", true));
 		cases.add(get("far deadline", "?" + scope + "&deadline_at=2999-01-01T00:00:00Z", true));
+		// issue 15: extreme years are malformed input (400), never a backend failure
+		cases.add(get("deadline year -292 million", "?" + scope + "&deadline_at=-292000000-01-01T00:00:00Z", true));
+		cases.add(get("deadline year +292 million", "?" + scope + "&deadline_at=%2B292000000-01-01T00:00:00Z", true));
+		cases.add(get("deadline before epoch millis", "?" + scope + "&deadline_at=-292275056-01-01T00:00:00Z", true));
 		for (String leaseId : List.of("a%20b", "a*b", "x".repeat(300), "%E2%80%AE", "a%25b", "a;b=c")) {
 			cases.add(get("lease id " + leaseId, "/" + leaseId + "?" + scope, false));
 		}

@@ -39,6 +39,143 @@ class RedisStoreAdminEndpointTests extends AbstractAdminEndpointTests {
 			return new RedisLeaseStore(connectionFactory, LeasePolicy.defaults(), LeaseAlerts.LOG);
 		}
 
+		@Bean
+		RequestEventCounter requestEventCounter() {
+			return new RequestEventCounter();
+		}
+
+	}
+
+	/** Counts the audit events (application-event sink) of each correlation id. */
+	static class RequestEventCounter {
+
+		final java.util.Map<String, java.util.concurrent.atomic.AtomicInteger> byCorrelation = new java.util.concurrent.ConcurrentHashMap<>();
+
+		@org.springframework.context.event.EventListener
+		void on(io.starintel.lease.audit.AuditEvent event) {
+			// target_lease_expire is the lifecycle event of a lease a request found expired, not a request event
+			if (event.correlationId() != null
+					&& event.eventType() != io.starintel.lease.audit.AuditEventType.EXPIRE) {
+				this.byCorrelation.computeIfAbsent(event.correlationId(),
+						(k) -> new java.util.concurrent.atomic.AtomicInteger()).incrementAndGet();
+			}
+		}
+
+	}
+
+	@org.springframework.beans.factory.annotation.Autowired
+	RequestEventCounter counter;
+
+	/**
+	 * Issue 10: every request under the endpoint emits exactly one audit event. Over 1,000 raw HTTP requests: the
+	 * malformed-input sweep as an administrator and as a worker, plus every other kind of refusal (no or wrong
+	 * credentials, missing capability, out of scope, OPTIONS, TRACE, firewall-rejected paths, undecodable query,
+	 * stale lease) and accepted reads. Requests the servlet container refuses before the application runs (an encoded
+	 * slash or NUL in the path) cannot be audited by the application and are counted apart.
+	 */
+	@Test
+	void everyRequestEmitsExactlyOneAuditEvent() throws Exception {
+		LeaseRecord lease = acquire(identity("t-audit-sweep"));
+		ObjectNode stale = adminBody(lease, "req-audit-sweep", "sweep");
+		stale.put("lease_id", "lease_not_the_active_one");
+		List<MalformedInputSweep.Case> cases = new ArrayList<>(MalformedInputSweep.cases(stale, scopeQuery()));
+		String foreign = "p-foreign-" + java.util.UUID.randomUUID().toString().substring(0, 8);
+		String wrong = AdminHttp.basic("cred-admin-a", "not-the-password");
+		List<String[]> requests = new ArrayList<>();
+		for (String auth : List.of(ADMIN, WORKER)) {
+			for (MalformedInputSweep.Case c : cases) {
+				requests.add(new String[] { c.method(), c.path(), c.body(), c.contentType(), auth, c.name() });
+			}
+		}
+		String inspect = "{\"lock_identity\":" + text(identityJson(lease.identity())) + "}";
+		for (int i = 0; i < 30; i++) {
+			requests.add(new String[] { "GET", "?" + scopeQuery(), "", null, null, "no credentials" });
+			requests.add(new String[] { "GET", "?" + scopeQuery(), "", null, wrong, "wrong secret" });
+			requests.add(new String[] { "POST", "/revoke", text(stale), "application/json", WORKER, "no capability" });
+			requests.add(new String[] { "GET", "?" + scopeQuery(), "", null, OTHER_ADMIN, "other tenant" });
+			requests.add(new String[] { "GET", "?tenant_id=" + TENANT + "&program_id=" + foreign, "", null, ADMIN,
+					"program out of scope" });
+			requests.add(new String[] { "POST", "/inspect", inspect, "application/json", OPERATOR, "inspect out of scope" });
+			requests.add(new String[] { "OPTIONS", "", "", null, ADMIN, "OPTIONS" });
+			requests.add(new String[] { "TRACE", "/revoke", "", null, ADMIN, "TRACE" });
+			requests.add(new String[] { "GET", ";x=1?" + scopeQuery(), "", null, ADMIN, "path parameter" });
+			requests.add(new String[] { "GET", "//x?" + scopeQuery(), "", null, ADMIN, "double slash" });
+			requests.add(new String[] { "GET", "/./x?" + scopeQuery(), "", null, ADMIN, "dot segment" });
+			requests.add(new String[] { "GET", "?tenant_id=%zz&program_id=" + this.program, "", null, ADMIN,
+					"undecodable query" });
+			requests.add(new String[] { "POST", "/revoke", text(stale), "application/json", ADMIN, "stale lease" });
+			requests.add(new String[] { "GET", "?" + scopeQuery(), "", null, WORKER, "accepted list" });
+			requests.add(new String[] { "POST", "/inspect", inspect, "application/json", ADMIN, "accepted inspect" });
+		}
+		int reachedApplication = 0;
+		int containerRefused = 0;
+		List<String> missing = new ArrayList<>();
+		java.util.Map<String, String> names = new java.util.LinkedHashMap<>();
+		for (int i = 0; i < requests.size(); i++) {
+			String[] r = requests.get(i);
+			String correlationId = "sweep-" + i + "-" + java.util.UUID.randomUUID().toString().substring(0, 8);
+			String response = rawRequest(r[0], r[1], r[2], r[3], r[4], correlationId);
+			boolean echoed = response.contains("X-Correlation-Id: " + correlationId)
+					|| response.contains("x-correlation-id: " + correlationId);
+			if (r[5].contains("container-rejected")) {
+				containerRefused++;
+				continue;
+			}
+			if (!echoed) {
+				missing.add(r[5] + " did not echo the correlation id: " + response.lines().findFirst().orElse(""));
+			}
+			reachedApplication++;
+			names.put(correlationId, r[5]);
+		}
+		assertThat(requests.size()).isGreaterThanOrEqualTo(1000);
+		org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(60)).untilAsserted(() -> {
+			List<String> wrongCounts = new ArrayList<>();
+			names.forEach((correlationId, name) -> {
+				java.util.concurrent.atomic.AtomicInteger count = this.counter.byCorrelation.get(correlationId);
+				int n = (count != null) ? count.get() : 0;
+				if (n != 1) {
+					wrongCounts.add(name + " -> " + n + " events");
+				}
+			});
+			assertThat(wrongCounts).as("requests without exactly one audit event").isEmpty();
+		});
+		assertThat(missing).isEmpty();
+		long events = names.keySet().stream().mapToInt((id) -> this.counter.byCorrelation.get(id).get()).sum();
+		System.out.printf("audit sweep: %d requests, %d reached the application, %d refused by the container, "
+				+ "%d request audit events%n", requests.size(), reachedApplication, containerRefused, events);
+		// TRACE outside the endpoint is still refused with 405 and nothing echoed
+		String trace = raw(("TRACE /actuator/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: "
+				+ ADMIN + "\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+		assertThat(trace.lines().findFirst().orElse("")).startsWith("HTTP/1.1 405");
+		assertThat(trace).doesNotContain(ADMIN.substring(6));
+		// a caller cannot create audit streams for a program outside its scope
+		io.starintel.lease.core.ProgramScope foreignScope = new io.starintel.lease.core.ProgramScope(TENANT, foreign);
+		assertThat(this.redis.hasKey(io.starintel.lease.audit.redis.RedisStreamAuditSink.streamKey(foreignScope)))
+			.isFalse();
+		assertThat(this.redis
+			.hasKey(io.starintel.lease.audit.redis.RedisStreamAuditSink.routineStreamKey(foreignScope))).isFalse();
+	}
+
+	private String rawRequest(String method, String path, String body, String contentType, String authorization,
+			String correlationId) throws java.io.IOException {
+		byte[] bytes = body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+		StringBuilder head = new StringBuilder().append(method)
+			.append(" /actuator/targetleases")
+			.append(path)
+			.append(" HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Correlation-Id: ")
+			.append(correlationId)
+			.append("\r\n");
+		if (authorization != null) {
+			head.append("Authorization: ").append(authorization).append("\r\n");
+		}
+		if (contentType != null) {
+			head.append("Content-Type: ").append(contentType).append("\r\n");
+		}
+		if (!"GET".equals(method) || bytes.length > 0) {
+			head.append("Content-Length: ").append(bytes.length).append("\r\n");
+		}
+		head.append("\r\n");
+		return raw(concat(head.toString().getBytes(java.nio.charset.StandardCharsets.ISO_8859_1), bytes));
 	}
 
 	/** Backend names, keys and secrets never leak, even with the real Redis store behind the endpoint. */

@@ -14,9 +14,15 @@ import org.springframework.data.redis.connection.stream.StreamRecords;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
- * The durable audit sink: one bounded Redis Stream per program, {@code starintel:target-lease:v1:{T}:audit} where
- * {@code T} is {@link ProgramScope#hashTag()} (ARCHITECTURE.md, "P{T}:audit"), written with
- * {@code XADD key MAXLEN ~ bound * field value ...}.
+ * The durable audit sink: two bounded Redis Streams per program, where {@code T} is {@link ProgramScope#hashTag()}:
+ * <ul>
+ * <li>{@code starintel:target-lease:v1:{T}:audit} (ARCHITECTURE.md, "P{T}:audit"), the <em>admin</em> stream:
+ * force-release and revoke only (the Redis store's script appends each decision there; this sink adds refusals taken
+ * before the decision). Routine events never go there, so they can never trim an admin record away.</li>
+ * <li>{@code starintel:target-lease:v1:{T}:audit:routine}: every other event (acquire, renew, release, expiry, commit
+ * rejections, list, inspect), normally written from the asynchronous audit pipeline.</li>
+ * </ul>
+ * Each is written with {@code XADD key MAXLEN ~ bound * field value ...} and its own bound.
  *
  * <p>Field names are those of {@link AuditEvent#toFields()}, the same the Redis store writes for force-release and
  * revoke inside its transition script, so one reader parses both. Events without a program scope (requests refused
@@ -27,24 +33,45 @@ public final class RedisStreamAuditSink implements AuditSink {
 
 	private final StringRedisTemplate redis;
 
+	/** Default approximate bound of the admin stream (the Redis store's script uses the same bound). */
+	public static final long ADMIN_STREAM_LENGTH = 100_000;
+
 	private final long maxLength;
+
+	private final long adminMaxLength;
 
 	/**
 	 * A sink on a template.
 	 * @param redis the template
-	 * @param maxLength approximate bound of each program's stream ({@code MAXLEN ~})
+	 * @param maxLength approximate bound of each program's routine stream ({@code MAXLEN ~})
 	 */
 	public RedisStreamAuditSink(StringRedisTemplate redis, long maxLength) {
-		if (maxLength < 1) {
+		this(redis, maxLength, ADMIN_STREAM_LENGTH);
+	}
+
+	/**
+	 * A sink on a template.
+	 * @param redis the template
+	 * @param maxLength approximate bound of each program's routine stream ({@code MAXLEN ~})
+	 * @param adminMaxLength approximate bound of each program's admin stream
+	 */
+	public RedisStreamAuditSink(StringRedisTemplate redis, long maxLength, long adminMaxLength) {
+		if (maxLength < 1 || adminMaxLength < 1) {
 			throw new IllegalArgumentException("maxLength must be positive");
 		}
 		this.redis = redis;
 		this.maxLength = maxLength;
+		this.adminMaxLength = adminMaxLength;
 	}
 
-	/** The stream key of a program scope. */
+	/** The admin stream key of a program scope (force-release and revoke). */
 	public static String streamKey(ProgramScope scope) {
 		return LockIdentity.KEY_PREFIX + "{" + scope.hashTag() + "}:audit";
+	}
+
+	/** The routine stream key of a program scope (every event but force-release and revoke). */
+	public static String routineStreamKey(ProgramScope scope) {
+		return streamKey(scope) + ":routine";
 	}
 
 	@Override
@@ -54,10 +81,14 @@ public final class RedisStreamAuditSink implements AuditSink {
 			return;
 		}
 		Map<String, String> fields = event.toFields();
-		MapRecord<String, String, String> record = StreamRecords.newRecord().in(streamKey(scope)).ofMap(fields);
+		boolean admin = event.eventType().isAdministrative();
+		MapRecord<String, String, String> record = StreamRecords.newRecord()
+			.in(admin ? streamKey(scope) : routineStreamKey(scope))
+			.ofMap(fields);
 		RecordId id;
 		try {
-			id = this.redis.opsForStream().add(record, XAddOptions.maxlen(this.maxLength).approximateTrimming(true));
+			id = this.redis.opsForStream()
+				.add(record, XAddOptions.maxlen(admin ? this.adminMaxLength : this.maxLength).approximateTrimming(true));
 		}
 		catch (RuntimeException ex) {
 			throw new AuditWriteException("audit stream write failed");

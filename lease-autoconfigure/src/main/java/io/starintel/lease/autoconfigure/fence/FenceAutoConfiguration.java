@@ -2,6 +2,7 @@ package io.starintel.lease.autoconfigure.fence;
 
 import java.time.Clock;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -9,15 +10,16 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 
 import io.starintel.lease.fence.FenceGuard;
+import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.LeaseStore;
 
 /**
  * Auto-configures the {@link FenceGuard} (contract: every fenced commit is authorized at backend time) when a
- * {@link LeaseStore} is present.
+ * {@link LeaseStore} is present. The guard, and through it the fenced CouchDB connector, RabbitTemplate, listener
+ * advice and checkpoint store, authorizes through {@link LeaseService#operations()}: the one audited store.
  */
-@AutoConfiguration(afterName = { "io.starintel.lease.autoconfigure.LeaseAutoConfiguration",
-		"io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration",
-		"io.starintel.lease.autoconfigure.TargetLeaseAutoConfiguration",
+@AutoConfiguration(afterName = { "io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration",
+		"io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration",
 		"org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration" })
 @ConditionalOnBean(LeaseStore.class)
 @EnableConfigurationProperties(FenceProperties.class)
@@ -25,8 +27,12 @@ public final class FenceAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	FenceGuard fenceGuard(LeaseStore leaseStore, FenceProperties properties) {
-		return new FenceGuard(leaseStore, properties.getAuthorizationTimeout(), Clock.systemUTC());
+	FenceGuard fenceGuard(LeaseStore leaseStore, ObjectProvider<LeaseService> services, FenceProperties properties) {
+		LeaseService service = services.getIfUnique();
+		// the facade's view: the one audited store, timed and observed (rejections are audited as
+		// target_lease_commit_rejected); the raw store only where Micrometer is absent and no facade exists
+		LeaseStore store = (service != null) ? service.operations() : leaseStore;
+		return new FenceGuard(store, properties.getAuthorizationTimeout(), Clock.systemUTC());
 	}
 
 }

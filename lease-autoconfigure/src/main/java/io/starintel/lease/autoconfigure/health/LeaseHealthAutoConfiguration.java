@@ -8,12 +8,12 @@ import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEn
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 
-import io.starintel.lease.autoconfigure.LeaseJobAutoConfiguration;
+import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;
 import io.starintel.lease.autoconfigure.LeaseProperties;
 import io.starintel.lease.service.LeaseService;
 
 /** A {@code starintelLease} health indicator for the lease backend, when Spring Boot's health support is present. */
-@AutoConfiguration(after = LeaseJobAutoConfiguration.class)
+@AutoConfiguration(after = LeaseAuditAutoConfiguration.class)
 @ConditionalOnClass(HealthIndicator.class)
 @ConditionalOnBean(LeaseService.class)
 @ConditionalOnEnabledHealthIndicator("starintel-lease")

@@ -9,7 +9,8 @@ import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.service.LeaseService;
 
 /**
- * Health of the lease backend: inspects a probe identity of the configured program (a read; nothing is acquired).
+ * Health of the lease backend: inspects a probe identity of the configured program (a read; nothing is acquired) on
+ * the undecorated store, so health polls write no audit events (they are not lease requests of any caller).
  * UP when the store answers {@code lease_inspected} or {@code lease_not_found}; DOWN with the typed code otherwise.
  * Details never include a lock key, backend address or error text.
  */
@@ -28,7 +29,7 @@ public final class LeaseHealthIndicator implements HealthIndicator {
 
 	@Override
 	public Health health() {
-		LeaseResult result = this.service.inspect(this.probe);
+		LeaseResult result = this.service.probe(this.probe);
 		Health.Builder builder = (result.code() == ResultCode.LEASE_INSPECTED
 				|| result.code() == ResultCode.LEASE_NOT_FOUND) ? Health.up() : Health.down();
 		return builder.withDetail("code", result.code().wireName()).build();

@@ -233,6 +233,12 @@ public final class RedisLeaseStore implements LeaseStore {
 				cursor.isEmpty() ? null : ListCursor.encode(cursor), decidedAt);
 	}
 
+	/** The administer script appends each force-release/revoke decision to {@code P{T}:audit} atomically. */
+	@Override
+	public boolean writesAdminAuditAtomically() {
+		return true;
+	}
+
 	@Override
 	public LeaseResult resolve(ResolveRequest request) {
 		IdentityKeys target = IdentityKeys.of(request.identity());

@@ -45,6 +45,7 @@ class RedisStreamAuditSinkTests {
 	@AfterEach
 	void cleanUp() {
 		this.redis.delete(RedisStreamAuditSink.streamKey(this.identity.scope()));
+		this.redis.delete(RedisStreamAuditSink.routineStreamKey(this.identity.scope()));
 		this.factory.destroy();
 	}
 
@@ -64,8 +65,10 @@ class RedisStreamAuditSinkTests {
 		for (int i = 0; i < 300; i++) {
 			sink.record(event(i));
 		}
-		String key = RedisStreamAuditSink.streamKey(this.identity.scope());
-		assertThat(key).isEqualTo("starintel:target-lease:v1:{" + this.identity.scope().hashTag() + "}:audit");
+		// routine events (here: renewals) go to the routine stream, never to the admin stream
+		assertThat(this.redis.hasKey(RedisStreamAuditSink.streamKey(this.identity.scope()))).isFalse();
+		String key = RedisStreamAuditSink.routineStreamKey(this.identity.scope());
+		assertThat(key).isEqualTo("starintel:target-lease:v1:{" + this.identity.scope().hashTag() + "}:audit:routine");
 		Long size = this.redis.opsForStream().size(key);
 		assertThat(size).isLessThan(300L);
 		List<MapRecord<String, Object, Object>> records = this.redis.opsForStream().read(StreamOffset.fromStart(key));

@@ -28,7 +28,8 @@ import io.starintel.lease.store.LeaseStore;
 /** One "instance" of a leased application: Redis auto-configuration, AOP and the lease auto-configurations. */
 @SpringBootConfiguration
 @ImportAutoConfiguration({ DataRedisAutoConfiguration.class, AopAutoConfiguration.class,
-		LeaseStoreAutoConfiguration.class, LeaseJobAutoConfiguration.class })
+		LeaseStoreAutoConfiguration.class, io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration.class,
+		LeaseJobAutoConfiguration.class })
 class LeasedJobApp {
 
 	@Bean

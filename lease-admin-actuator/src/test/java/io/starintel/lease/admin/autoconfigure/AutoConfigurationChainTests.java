@@ -1,0 +1,99 @@
+package io.starintel.lease.admin.autoconfigure;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import io.starintel.lease.admin.TargetLeaseAdminController;
+import io.starintel.lease.admin.TargetLeaseAdminOperations;
+import io.starintel.lease.audit.AsyncAuditPipeline;
+import io.starintel.lease.audit.AuditingLeaseStore;
+import io.starintel.lease.audit.LogAuditSink;
+import io.starintel.lease.audit.redis.RedisStreamAuditSink;
+import io.starintel.lease.fence.FenceGuard;
+import io.starintel.lease.service.LeaseService;
+import io.starintel.lease.store.memory.InMemoryLeaseStore;
+import io.starintel.lease.store.redis.RedisLeaseStore;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.annotation.ImportCandidates;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.security.autoconfigure.SecurityAutoConfiguration;
+import org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Issue 10: the whole chain as a user's application gets it. Every auto-configuration that the starter's and the
+ * admin module's {@code AutoConfiguration.imports} register (read from the classpath, in any order; those whose
+ * libraries are absent here are left out, as Boot's class conditions would), with Spring
+ * Boot's Redis and security auto-configurations and no user bean: the admin endpoint exists on the auto-configured
+ * store (memory and Redis), over the one audited facade.
+ */
+class AutoConfigurationChainTests {
+
+	private static final String[] REQUIRED = { "starintel.lease.tenant=tenant-main",
+			"starintel.lease.program=program-a", "starintel.lease.service-principal=prn_chain" };
+
+	private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(allLeaseAutoConfigurations()))
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, SecurityAutoConfiguration.class,
+				ServletWebSecurityAutoConfiguration.class))
+		.withPropertyValues(REQUIRED);
+
+	static Class<?>[] allLeaseAutoConfigurations() {
+		List<Class<?>> classes = new ArrayList<>();
+		for (String name : ImportCandidates.load(AutoConfiguration.class, AutoConfigurationChainTests.class.getClassLoader())) {
+			if (name.startsWith("io.starintel.lease.")) {
+				try {
+					Class<?> type = Class.forName(name, false, AutoConfigurationChainTests.class.getClassLoader());
+					type.getDeclaredMethods();
+					classes.add(type);
+				}
+				catch (ClassNotFoundException | LinkageError ex) {
+					// RabbitMQ/CouchDB fencing: their libraries are not on this module's classpath, so Boot's
+					// @ConditionalOnClass would skip them too (the consumer test runs them with the libraries)
+				}
+			}
+		}
+		// both modules' registrations
+		assertThat(classes).extracting(Class::getSimpleName)
+			.contains("LeaseStoreAutoConfiguration", "LeaseAuditAutoConfiguration", "LeaseJobAutoConfiguration",
+					"FenceAutoConfiguration", "TargetLeaseAdminAutoConfiguration",
+					"TargetLeaseAdminSecurityAutoConfiguration");
+		return classes.toArray(Class<?>[]::new);
+	}
+
+	@Test
+	void withTheMemoryStoreTheEndpointExistsOverTheAuditedFacade() {
+		this.runner.withPropertyValues("starintel.lease.store=memory").run((context) -> {
+			assertThat(context).hasNotFailed()
+				.hasSingleBean(InMemoryLeaseStore.class)
+				.hasSingleBean(LeaseService.class)
+				.hasSingleBean(TargetLeaseAdminController.class)
+				.hasSingleBean(TargetLeaseAdminOperations.class)
+				.hasSingleBean(FenceGuard.class)
+				.hasSingleBean(LogAuditSink.class)
+				.hasSingleBean(AsyncAuditPipeline.class)
+				.hasBean(TargetLeaseAdminSecurityAutoConfiguration.FILTER_CHAIN_BEAN)
+				.hasBean(TargetLeaseAdminAutoConfiguration.AUDIT_FILTER_BEAN);
+			assertThat(context.getBean(LeaseService.class).store()).isInstanceOf(AuditingLeaseStore.class);
+		});
+	}
+
+	@Test
+	void withTheRedisStoreTheEndpointAndTheDurableStreamSinkExist() {
+		this.runner.run((context) -> {
+			assertThat(context).hasNotFailed()
+				.hasSingleBean(RedisLeaseStore.class)
+				.hasSingleBean(LeaseService.class)
+				.hasSingleBean(TargetLeaseAdminController.class)
+				.hasSingleBean(TargetLeaseAdminOperations.class)
+				.hasSingleBean(RedisStreamAuditSink.class)
+				.hasBean(TargetLeaseAdminSecurityAutoConfiguration.FILTER_CHAIN_BEAN);
+			assertThat(context.getBean(LeaseService.class).operations().writesAdminAuditAtomically()).isTrue();
+		});
+	}
+
+}

@@ -1,0 +1,167 @@
+package io.starintel.lease.autoconfigure;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.PayloadApplicationEvent;
+
+import io.starintel.lease.audit.AsyncAuditPipeline;
+import io.starintel.lease.audit.AuditEvent;
+import io.starintel.lease.audit.AuditEventType;
+import io.starintel.lease.audit.AuditSink;
+import io.starintel.lease.audit.AuditingLeaseStore;
+import io.starintel.lease.autoconfigure.fence.FenceAutoConfiguration;
+import io.starintel.lease.autoconfigure.health.LeaseHealthAutoConfiguration;
+import io.starintel.lease.autoconfigure.health.LeaseHealthIndicator;
+import io.starintel.lease.core.LeaseMetadata;
+import io.starintel.lease.core.LeaseOwner;
+import io.starintel.lease.core.LeaseResult;
+import io.starintel.lease.core.LockIdentity;
+import io.starintel.lease.fence.FenceDecision;
+import io.starintel.lease.fence.FenceGuard;
+import io.starintel.lease.fence.FenceOutcome;
+import io.starintel.lease.job.LeaseContext;
+import io.starintel.lease.service.LeaseService;
+import io.starintel.lease.store.LeaseStore;
+import io.starintel.lease.store.memory.InMemoryLeaseStore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The one audited operations path: one facade over one audited store, used by jobs, the fence guard and health;
+ * {@code starintel.lease.audit.enabled=false} holds everywhere; routine audit never blocks lease work.
+ */
+class AuditWiringTests {
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(LeaseStoreAutoConfiguration.class, LeaseAuditAutoConfiguration.class,
+				LeaseJobAutoConfiguration.class, LeaseHealthAutoConfiguration.class, FenceAutoConfiguration.class))
+		.withPropertyValues("starintel.lease.tenant=tenant-main", "starintel.lease.program=program-a",
+				"starintel.lease.service-principal=prn_test", "starintel.lease.store=memory");
+
+	private static final LockIdentity IDENTITY = LockIdentity.of("tenant-main", "program-a", "starintel-target", "t1",
+			"usernamegen", "default", null);
+
+	private static final LeaseOwner OWNER = new LeaseOwner("prn_test", "c", "k", "i");
+
+	private static LeaseResult acquire(LeaseService service) {
+		return service.acquire(IDENTITY, OWNER, Duration.ofSeconds(30), Duration.ofMinutes(5), "e", "j", "t",
+				LeaseMetadata.empty());
+	}
+
+	@Test
+	void theFenceGuardAuthorizesThroughTheAuditedFacade() {
+		List<AuditEvent> events = new CopyOnWriteArrayList<>();
+		this.runner.withBean(SimpleMeterRegistry.class, SimpleMeterRegistry::new)
+			.withBean(ApplicationListener.class, () -> collector(events)).run((context) -> {
+			LeaseService service = context.getBean(LeaseService.class);
+			assertThat(service.store()).isInstanceOf(AuditingLeaseStore.class);
+			LeaseResult acquired = acquire(service);
+			LeaseContext lease = new LeaseContext(acquired.lease());
+			service.release(acquired.lease().handle());
+			FenceDecision decision = context.getBean(FenceGuard.class).authorize(lease);
+			assertThat(decision.outcome()).isEqualTo(FenceOutcome.LEASE_LOST);
+			await().atMost(Duration.ofSeconds(30))
+				.untilAsserted(() -> assertThat(events).extracting(AuditEvent::eventType)
+					.contains(AuditEventType.COMMIT_REJECTED));
+			assertThat(context.getBean(MeterRegistry.class)
+				.get(LeaseService.OPERATION_TIMER)
+				.tag("operation", "authorize_commit")
+				.timer()
+				.count()).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void healthPollsWriteNoAuditEvents() {
+		List<AuditEvent> events = new CopyOnWriteArrayList<>();
+		this.runner.withBean(ApplicationListener.class, () -> collector(events)).run((context) -> {
+			LeaseHealthIndicator health = context.getBean(LeaseHealthIndicator.class);
+			for (int i = 0; i < 5; i++) {
+				health.health();
+			}
+			acquire(context.getBean(LeaseService.class));
+			// the acquire event arrives after any earlier event (one queue, one thread)
+			await().atMost(Duration.ofSeconds(30)).until(() -> !events.isEmpty());
+			assertThat(events).extracting(AuditEvent::eventType).containsExactly(AuditEventType.ACQUIRE);
+		});
+	}
+
+	@Test
+	void whenAuditIsDisabledThenNoSinkGetsAnyEventEvenAUserSink() {
+		List<AuditEvent> events = new CopyOnWriteArrayList<>();
+		this.runner.withPropertyValues("starintel.lease.audit.enabled=false")
+			.withBean(AuditSink.class, () -> events::add)
+			.run((context) -> {
+				LeaseService service = context.getBean(LeaseService.class);
+				assertThat(service.store()).isInstanceOf(InMemoryLeaseStore.class);
+				assertThat(context).doesNotHaveBean(AsyncAuditPipeline.class);
+				assertThat(acquire(service).isSuccess()).isTrue();
+				assertThat(events).isEmpty();
+			});
+	}
+
+	@Test
+	void theStoreSaysThroughTheSpiWhetherItWritesAdminAuditAtomically() {
+		assertThat(new InMemoryLeaseStore().writesAdminAuditAtomically()).isFalse();
+		this.runner.withBean(LeaseStore.class, () -> new io.starintel.lease.job.DelegatingStore() {
+			@Override
+			public boolean writesAdminAuditAtomically() {
+				return true;
+			}
+		}).run((context) -> assertThat(context.getBean(LeaseService.class).operations().writesAdminAuditAtomically())
+			.isTrue());
+	}
+
+	@Test
+	void aBlockedSinkNeverBlocksLeaseWorkAndDropsAreCounted() throws Exception {
+		CountDownLatch release = new CountDownLatch(1);
+		AuditSink blocked = (event) -> {
+			try {
+				release.await();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		};
+		this.runner.withPropertyValues("starintel.lease.audit.queue-capacity=2")
+			.withBean(SimpleMeterRegistry.class, SimpleMeterRegistry::new)
+			.withBean(AuditSink.class, () -> blocked)
+			.run((context) -> {
+				LeaseService service = context.getBean(LeaseService.class);
+				long started = System.nanoTime();
+				LeaseResult acquired = acquire(service);
+				for (int i = 0; i < 20; i++) {
+					assertThat(service.renew(acquired.lease().handle()).isSuccess()).isTrue();
+				}
+				assertThat(service.release(acquired.lease().handle()).isSuccess()).isTrue();
+				assertThat(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)).isLessThan(20);
+				AsyncAuditPipeline pipeline = context.getBean(AsyncAuditPipeline.class);
+				assertThat(pipeline.droppedCount()).isGreaterThanOrEqualTo(18);
+				assertThat(context.getBean(MeterRegistry.class).get(AsyncAuditPipeline.DROPPED_COUNTER).counter().count())
+					.isEqualTo(pipeline.droppedCount());
+				release.countDown();
+			});
+	}
+
+	@SuppressWarnings("rawtypes")
+	private static ApplicationListener collector(List<AuditEvent> events) {
+		return (ApplicationListener<PayloadApplicationEvent<?>>) (event) -> {
+			if (event.getPayload() instanceof AuditEvent audit) {
+				events.add(audit);
+			}
+		};
+	}
+
+}
