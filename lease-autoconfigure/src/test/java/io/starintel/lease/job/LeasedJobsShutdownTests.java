@@ -14,6 +14,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
+import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;
 import io.starintel.lease.autoconfigure.LeaseJobAutoConfiguration;
 import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
 import io.starintel.lease.core.InspectRequest;
@@ -33,7 +34,7 @@ class LeasedJobsShutdownTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, LeaseStoreAutoConfiguration.class,
-				LeaseJobAutoConfiguration.class))
+				LeaseAuditAutoConfiguration.class, LeaseJobAutoConfiguration.class))
 		.withPropertyValues("starintel.lease.store=memory", "starintel.lease.tenant=tenant-main",
 				"starintel.lease.program=program-a", "starintel.lease.service-principal=prn_test",
 				"starintel.lease.minimum-ttl=100ms", "starintel.lease.renewal-margin=100ms")

@@ -11,6 +11,7 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import io.starintel.lease.autoconfigure.LeaseConfigurationFailureAnalyzer;
+import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;
 import io.starintel.lease.autoconfigure.LeaseJobAutoConfiguration;
 import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
 import io.starintel.lease.core.LeaseConfigurationException;
@@ -28,7 +29,7 @@ class TargetLeasedStartupTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, LeaseStoreAutoConfiguration.class,
-				LeaseJobAutoConfiguration.class))
+				LeaseAuditAutoConfiguration.class, LeaseJobAutoConfiguration.class))
 		.withPropertyValues("starintel.lease.store=memory", "starintel.lease.tenant=tenant-main",
 				"starintel.lease.program=program-a", "starintel.lease.service-principal=prn_test");
 
