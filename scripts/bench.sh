@@ -1,20 +1,73 @@
 #!/usr/bin/env bash
-# Builds the integration module's test classes and runs the lease store benchmark
-# (io.starintel.lease.it.redis.bench.LeaseStoreBenchmark) against the local Redis.
-#   scripts/bench.sh                      # 5 s per case after 2 s warm-up, 1 and 8 threads (~2.5 min)
-#   scripts/bench.sh -Dbench.seconds=10   # extra JVM options (bench.seconds, bench.warmup, bench.threads, bench.check)
-# Redis: STARINTEL_REDIS_URL or redis://127.0.0.1:6379 (started by scripts/services.sh when it does not answer).
-# The round-trip check also starts a private redis-server on a free loopback port, so redis-server must be installed.
+# JMH benchmark of one acquire+release cycle: the lease store, the audited operations path (LeaseService), a bare
+# fenced EVALSHA reference, Redisson RFencedLock, ShedLock and Spring Integration RedisLockRegistry, at 1 and 8
+# threads, on distinct keys and one contended key, in one run (module lease-benchmarks; ~15 min by default).
+#   bash scripts/bench.sh                                   # everything: 24 cells x (2 warm-up + 3 x 5 s), 1 fork each
+#   bash scripts/bench.sh -Dbench.seconds=1 -Dbench.threads=1 -Dbench.libraries=reference,store   # a quick look
+# Options are JVM -D flags: bench.threads (1,8), bench.libraries, bench.keys (distinct,contended), bench.warmup (2),
+# bench.iterations (3), bench.seconds (5), bench.heap (1g). Maven flags can go in MAVEN_ARGS.
+# Redis: BENCH_REDIS_URL if set; otherwise a private redis-server started here on a free loopback port (so that
+# INFO commandstats / INFO cpu count only the benchmark), stopped at the end; without redis-server on the PATH,
+# STARINTEL_REDIS_URL or 127.0.0.1:6379 (then the command and CPU counters include the other clients).
+# Output: lease-benchmarks/target/bench-results/<UTC time>/ (jmh-t*.json, counters.jsonl, report.md, logs/).
+#   bash scripts/bench.sh --store-harness [-D...]   # the older src/it harness (LeaseStoreBenchmark: store vs its own
+#                                                   # scripts sent bare, and the one-round-trip check); see docs/benchmarks.md
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 && [ -z "${STARINTEL_REDIS_URL:-}" ]; then
-  bash scripts/services.sh
+if [ "${1:-}" = "--store-harness" ]; then
+  shift
+  if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 && [ -z "${STARINTEL_REDIS_URL:-}" ]; then
+    bash scripts/services.sh
+  fi
+  # shellcheck disable=SC2086
+  ./mvnw -q -B ${MAVEN_ARGS:-} -pl src/it -am test-compile dependency:build-classpath \
+    -Dmdep.outputFile=target/bench.classpath -Dmdep.includeScope=test
+  exec java -Xms512m -Xmx2g "$@" \
+    -cp "src/it/target/test-classes:src/it/target/classes:$(cat src/it/target/bench.classpath)" \
+    io.starintel.lease.it.redis.bench.LeaseStoreBenchmark
 fi
 
-CP_FILE=src/it/target/bench.classpath
-./mvnw -q -B -pl src/it -am test-compile dependency:build-classpath \
-  -Dmdep.outputFile=target/bench.classpath -Dmdep.includeScope=test
-exec java -Xms512m -Xmx2g "$@" \
-  -cp "src/it/target/test-classes:src/it/target/classes:$(cat "$CP_FILE")" \
-  io.starintel.lease.it.redis.bench.LeaseStoreBenchmark
+OUT="$PWD/lease-benchmarks/target/bench-results/$(date -u +%Y%m%dT%H%M%SZ)"
+mkdir -p "$OUT"
+REDIS_PID_FILE=""
+cleanup() {
+  if [ -n "$REDIS_PID_FILE" ] && [ -s "$REDIS_PID_FILE" ]; then
+    kill "$(cat "$REDIS_PID_FILE")" 2>/dev/null || true
+  fi
+}
+trap cleanup EXIT
+
+if [ -n "${BENCH_REDIS_URL:-}" ]; then
+  REDIS_URL="$BENCH_REDIS_URL"; REDIS_MODE="given server (BENCH_REDIS_URL)"
+elif command -v redis-server >/dev/null 2>&1; then
+  PORT=16379
+  while (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; do PORT=$((PORT + 1)); done
+  REDIS_PID_FILE="$OUT/redis.pid"
+  redis-server --port "$PORT" --bind 127.0.0.1 --save "" --appendonly no --daemonize yes \
+    --pidfile "$REDIS_PID_FILE" --logfile "$OUT/redis.log" --dir "$OUT"
+  for _ in $(seq 1 100); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
+  REDIS_URL="redis://127.0.0.1:$PORT"; REDIS_MODE="private redis-server on port $PORT (only the benchmark's clients)"
+else
+  REDIS_URL="${STARINTEL_REDIS_URL:-redis://127.0.0.1:6379}"
+  REDIS_MODE="shared server $REDIS_URL (counters include other clients)"
+  if ! redis-cli -u "$REDIS_URL" ping >/dev/null 2>&1; then bash scripts/services.sh; fi
+fi
+
+# shellcheck disable=SC2086
+./mvnw -q -B ${MAVEN_ARGS:-} -pl lease-benchmarks -am compile dependency:build-classpath -Dmaven.test.skip=true \
+  -Dmdep.outputFile=target/bench.classpath -Dmdep.includeScope=runtime
+CP="lease-benchmarks/target/classes:$(cat lease-benchmarks/target/bench.classpath)"
+
+REDIS_VERSION="$(redis-cli -u "$REDIS_URL" info server 2>/dev/null | tr -d '\r' | sed -n 's/^redis_version://p')"
+{
+  echo "date $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+  echo "$(nproc) cores, $(java -version 2>&1 | head -1), Redis ${REDIS_VERSION:-?}: $REDIS_MODE"
+} > "$OUT/environment.txt"
+uptime > "$OUT/load-before.txt"
+java -Xmx512m -cp "$CP" -Dbench.out="$OUT" -Dbench.redis="$REDIS_URL" -Dbench.noReport=true "$@" \
+  io.starintel.lease.bench.BenchMain
+uptime > "$OUT/load-after.txt"
+java -cp "$CP" io.starintel.lease.bench.BenchReport "$OUT"
+cp "$OUT/report.md" "$PWD/lease-benchmarks/target/bench-results/latest.md"
+echo "results: $OUT (report: lease-benchmarks/target/bench-results/latest.md)"

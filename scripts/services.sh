@@ -3,6 +3,7 @@
 #   Redis     127.0.0.1:6379
 #   RabbitMQ  127.0.0.1:5672 (guest/guest)
 #   CouchDB-compatible server (pouchdb-server) 127.0.0.1:5984
+#   Apache CouchDB 3.4.3 (from ../shared/couchdb) 127.0.0.1:5986 (admin/admin)
 # Idempotent: a service that already answers is left alone.
 set -euo pipefail
 
@@ -209,8 +210,45 @@ ensure_couch() {
   wait_for couchdb "$POUCH_LOG" couch_up
 }
 
+# ---------- Apache CouchDB 3.4.3 (the real server, beside pouchdb-server) ----------
+# From ../shared/couchdb/ (a release with its own Erlang runtime; read-only in CI): unpacked into .services/,
+# started on its own port with admin credentials. STARINTEL_COUCHDB_REAL_URL given: that server is used as is.
+# The suites read STARINTEL_COUCHDB_REAL_URL / _USER / _PASSWORD and default to what is started here.
+COUCHDB_REAL_PORT="${STARINTEL_COUCHDB_REAL_PORT:-5986}"
+ensure_real_couchdb() {
+  local user="${STARINTEL_COUCHDB_REAL_USER:-admin}" pass="${STARINTEL_COUCHDB_REAL_PASSWORD:-admin}"
+  if [ -n "${STARINTEL_COUCHDB_REAL_URL:-}" ]; then
+    echo "apache-couchdb: using STARINTEL_COUCHDB_REAL_URL (not started here)"
+    return 0
+  fi
+  local url="http://127.0.0.1:$COUCHDB_REAL_PORT"
+  if curl -sf --max-time 2 "$url/_up" >/dev/null 2>&1; then
+    echo "apache-couchdb: already up at $url"
+  else
+    # ../shared/couchdb beside the checkout; for a git worktree also beside its main checkout
+    local common dist="" candidate
+    common="$(git -C "$PROJECT_DIR" rev-parse --path-format=absolute --git-common-dir 2>/dev/null || true)"
+    for candidate in ${STARINTEL_COUCHDB_DIST:-} "$PROJECT_DIR/../shared/couchdb" \
+      ${common:+"$(dirname "$common")/../shared/couchdb"}; do
+      if [ -f "$candidate/start-couchdb.sh" ] && [ -f "$candidate/couchdb-3.4.3-debian12-x86_64.tar.gz" ]; then
+        dist="$(cd "$candidate" && pwd)"
+        break
+      fi
+    done
+    [ -n "$dist" ] ||
+      fail "apache-couchdb: no release in ../shared/couchdb (set STARINTEL_COUCHDB_DIST or STARINTEL_COUCHDB_REAL_URL)"
+    echo "apache-couchdb: starting 3.4.3 on $url (log: $SERVICES_DIR/couchdb-real-data/couchdb.log)"
+    COUCHDB_TARBALL="$dist/couchdb-3.4.3-debian12-x86_64.tar.gz" COUCHDB_ADMIN_USER="$user" \
+      COUCHDB_ADMIN_PASS="$pass" bash "$dist/start-couchdb.sh" "$SERVICES_DIR/couchdb-real-data" \
+      "$COUCHDB_REAL_PORT" "$SERVICES_DIR/couchdb-3.4.3" >/dev/null ||
+      fail "apache-couchdb failed to start; read the log: $SERVICES_DIR/couchdb-real-data/couchdb.log"
+  fi
+  export STARINTEL_COUCHDB_REAL_URL="$url" STARINTEL_COUCHDB_REAL_USER="$user" STARINTEL_COUCHDB_REAL_PASSWORD="$pass"
+}
+
 ensure_redis
 ensure_valkey
 ensure_rabbit
 ensure_couch
-echo "services: redis 127.0.0.1:6379, rabbitmq 127.0.0.1:5672, couchdb 127.0.0.1:5984 are ready"
+ensure_real_couchdb
+echo "services: redis 127.0.0.1:6379, rabbitmq 127.0.0.1:5672, couchdb 127.0.0.1:5984, apache-couchdb 127.0.0.1:$COUCHDB_REAL_PORT are ready"

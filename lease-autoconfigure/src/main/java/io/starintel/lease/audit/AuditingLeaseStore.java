@@ -2,6 +2,7 @@ package io.starintel.lease.audit;
 
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -117,6 +118,36 @@ public final class AuditingLeaseStore implements LeaseStore {
 	public LeaseResult renew(RenewRequest request) {
 		return call(AuditEventType.RENEW, request.deadlineAt(), () -> this.delegate.renew(request),
 				(b, r) -> holder(b, request.handle(), request.requestId(), r, LeaseState.ACTIVE));
+	}
+
+	/** The delegate's batched renewal (one backend call per program), with one renew audit event per lease. */
+	@Override
+	public List<LeaseResult> renewAll(List<RenewRequest> requests) {
+		List<LeaseResult> results;
+		try {
+			results = this.delegate.renewAll(requests);
+		}
+		catch (RuntimeException ex) {
+			for (RenewRequest request : requests) {
+				try {
+					call(AuditEventType.RENEW, request.deadlineAt(), () -> {
+						throw ex;
+					}, (b, r) -> holder(b, request.handle(), request.requestId(), r, LeaseState.ACTIVE));
+				}
+				catch (RuntimeException rethrown) {
+					// audited as outcome unknown; the exception itself is rethrown once below
+				}
+			}
+			throw ex;
+		}
+		List<LeaseResult> out = new ArrayList<>(requests.size());
+		for (int i = 0; i < requests.size(); i++) {
+			RenewRequest request = requests.get(i);
+			LeaseResult result = results.get(i);
+			out.add(call(AuditEventType.RENEW, request.deadlineAt(), () -> result,
+					(b, r) -> holder(b, request.handle(), request.requestId(), r, LeaseState.ACTIVE)));
+		}
+		return out;
 	}
 
 	@Override

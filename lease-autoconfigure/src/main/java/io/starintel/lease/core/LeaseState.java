@@ -23,9 +23,11 @@ public enum LeaseState {
 		return this != ACTIVE;
 	}
 
+	private static final LeaseState[] VALUES = values();
+
 	/** Looks a state up by its wire name. */
 	public static LeaseState fromWireName(String wireName) {
-		for (LeaseState state : values()) {
+		for (LeaseState state : VALUES) {
 			if (state.wireName.equals(wireName)) {
 				return state;
 			}

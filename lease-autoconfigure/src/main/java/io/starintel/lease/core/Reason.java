@@ -36,9 +36,11 @@ public enum Reason {
 		return this.wireName;
 	}
 
+	private static final Reason[] VALUES = values();
+
 	/** Looks a reason up by its wire name. */
 	public static Reason fromWireName(String wireName) {
-		for (Reason reason : values()) {
+		for (Reason reason : VALUES) {
 			if (reason.wireName.equals(wireName)) {
 				return reason;
 			}

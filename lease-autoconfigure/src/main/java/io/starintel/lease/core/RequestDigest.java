@@ -14,22 +14,27 @@ import java.util.Base64;
  */
 public final class RequestDigest {
 
+	private static final ThreadLocal<MessageDigest> SHA_256 = ThreadLocal.withInitial(() -> {
+		try {
+			return MessageDigest.getInstance("SHA-256");
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("SHA-256 is required by the Java platform", ex);
+		}
+	});
+
 	private RequestDigest() {
 	}
 
 	/** SHA-256 over the operation name and the length-prefixed fields, unpadded base64url. */
 	public static String of(Operation operation, Object... fields) {
-		try {
-			MessageDigest sha = MessageDigest.getInstance("SHA-256");
-			update(sha, operation.wireName());
-			for (Object field : fields) {
-				update(sha, String.valueOf(field));
-			}
-			return Base64.getUrlEncoder().withoutPadding().encodeToString(sha.digest());
+		MessageDigest sha = SHA_256.get();
+		sha.reset();
+		update(sha, operation.wireName());
+		for (Object field : fields) {
+			update(sha, String.valueOf(field));
 		}
-		catch (NoSuchAlgorithmException ex) {
-			throw new IllegalStateException("SHA-256 is required by the Java platform", ex);
-		}
+		return Base64.getUrlEncoder().withoutPadding().encodeToString(sha.digest());
 	}
 
 	private static void update(MessageDigest sha, String value) {

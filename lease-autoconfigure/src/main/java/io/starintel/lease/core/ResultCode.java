@@ -62,9 +62,11 @@ public enum ResultCode {
 		return this.httpStatus / 100 == 2;
 	}
 
+	private static final ResultCode[] VALUES = values();
+
 	/** Looks a code up by its wire name. */
 	public static ResultCode fromWireName(String wireName) {
-		for (ResultCode code : values()) {
+		for (ResultCode code : VALUES) {
 			if (code.wireName.equals(wireName)) {
 				return code;
 			}

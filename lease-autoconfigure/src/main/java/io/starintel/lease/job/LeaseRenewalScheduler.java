@@ -6,13 +6,16 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
@@ -20,10 +23,12 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.starintel.lease.core.LeaseHandle;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.service.LeaseService;
+import io.starintel.lease.store.LeaseStore;
 
 /**
  * Renews every lease of the JVM on one shared, small pool of daemon threads (no thread per lease).
@@ -42,6 +47,9 @@ public final class LeaseRenewalScheduler implements AutoCloseable {
 
 	private static final long MIN_DELAY_MS = 20;
 
+	/** How long due renewals are gathered before a batch is sent (small against any safety margin). */
+	private static final long BATCH_WINDOW_MS = 20;
+
 	private final LeaseService service;
 
 	private final Clock clock;
@@ -57,6 +65,10 @@ public final class LeaseRenewalScheduler implements AutoCloseable {
 	private volatile @Nullable Consumer<Duration> lagRecorder;
 
 	private final Object heldMonitor = new Object();
+
+	private final Queue<DueRenewal> due = new ConcurrentLinkedQueue<>();
+
+	private final AtomicBoolean batchScheduled = new AtomicBoolean();
 
 	/**
 	 * A scheduler.
@@ -132,6 +144,63 @@ public final class LeaseRenewalScheduler implements AutoCloseable {
 	public void close() {
 		this.executor.shutdownNow();
 		this.held.clear();
+	}
+
+	/** A renewal that is due, waiting for the next batch. */
+	private record DueRenewal(Registration registration, Instant notAfter) {
+	}
+
+	/**
+	 * Queues a due renewal and makes sure a batch runs: due renewals are sent together, grouped per program by the
+	 * store ({@link LeaseService#renewAll}), at most {@link LeaseStore#MAX_RENEW_BATCH} per call.
+	 */
+	private void enqueue(DueRenewal due) {
+		this.due.add(due);
+		if (this.batchScheduled.compareAndSet(false, true)) {
+			try {
+				// a short window gathers the renewals that fall due together into one batch
+				this.executor.schedule(this::renewDue, BATCH_WINDOW_MS, TimeUnit.MILLISECONDS);
+			}
+			catch (RejectedExecutionException ex) {
+				this.batchScheduled.set(false);
+				due.registration().lose(Reason.BACKEND_UNREACHABLE); // scheduler shut down
+			}
+		}
+	}
+
+	private void renewDue() {
+		this.batchScheduled.set(false);
+		List<DueRenewal> batch = new ArrayList<>();
+		DueRenewal next;
+		while (batch.size() < LeaseStore.MAX_RENEW_BATCH && (next = this.due.poll()) != null) {
+			batch.add(next);
+		}
+		if (!this.due.isEmpty() && this.batchScheduled.compareAndSet(false, true)) {
+			try {
+				this.executor.execute(this::renewDue); // the rest, on another renewal thread if one is free
+			}
+			catch (RejectedExecutionException ex) {
+				this.batchScheduled.set(false);
+			}
+		}
+		if (batch.isEmpty()) {
+			return;
+		}
+		List<LeaseHandle> handles = new ArrayList<>(batch.size());
+		List<Instant> deadlines = new ArrayList<>(batch.size());
+		for (DueRenewal due : batch) {
+			handles.add(due.registration().context().handle());
+			deadlines.add(due.notAfter());
+		}
+		List<LeaseResult> results = this.service.renewAll(handles, deadlines);
+		for (int i = 0; i < batch.size(); i++) {
+			try {
+				batch.get(i).registration().renewed(results.get(i));
+			}
+			catch (RuntimeException ex) {
+				logger.error("Handling a renewal result failed", ex);
+			}
+		}
 	}
 
 	private long effectiveMarginMs(LeaseContext context) {
@@ -252,7 +321,11 @@ public final class LeaseRenewalScheduler implements AutoCloseable {
 			}
 			// the renewal's deadline is the safety margin before expiry: a silent backend is noticed before expiry
 			Instant notAfter = expiresAt.minusMillis(effectiveMarginMs(this.context));
-			LeaseResult result = LeaseRenewalScheduler.this.service.renew(this.context.handle(), notAfter);
+			LeaseRenewalScheduler.this.enqueue(new DueRenewal(this, notAfter));
+		}
+
+		/** The rest of a tick, once the (batched) renewal answered. */
+		void renewed(LeaseResult result) {
 			if (this.closed) {
 				return; // the job ended and released meanwhile: a lease_lost answer here is not a loss
 			}

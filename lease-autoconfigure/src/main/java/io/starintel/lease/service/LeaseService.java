@@ -3,6 +3,8 @@ package io.starintel.lease.service;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.function.Supplier;
 
@@ -182,6 +184,51 @@ public final class LeaseService {
 			}
 			return result;
 		});
+	}
+
+	/**
+	 * Renews several leases in as few backend calls as the store allows ({@link LeaseStore#renewAll}: the Redis
+	 * store renews the leases of one program in one call); each lease has the meaning of
+	 * {@link #renew(LeaseHandle, Instant)} with its own {@code notAfter}. One result per handle, in order.
+	 */
+	public List<LeaseResult> renewAll(List<LeaseHandle> handles, List<Instant> notAfter) {
+		List<RenewRequest> requests = new ArrayList<>(handles.size());
+		Instant deadline = deadline();
+		for (int i = 0; i < handles.size(); i++) {
+			Instant effective = notAfter.get(i).isBefore(deadline) ? notAfter.get(i) : deadline;
+			requests.add(new RenewRequest(handles.get(i), Identifiers.generate("request"), effective));
+		}
+		List<LeaseResult> results;
+		long start = System.nanoTime();
+		try {
+			results = this.store.renewAll(requests);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Lease store threw on renew_batch ({}); answering lease_backend_unavailable",
+					ex.getClass().getName());
+			results = null;
+		}
+		Instant now = this.clock.instant();
+		List<LeaseResult> out = new ArrayList<>(requests.size());
+		for (int i = 0; i < requests.size(); i++) {
+			LeaseResult result = (results != null && results.size() == requests.size()) ? results.get(i) : null;
+			if (result == null) {
+				result = LeaseResult.failure(ResultCode.LEASE_BACKEND_UNAVAILABLE, Reason.BACKEND_UNREACHABLE, null);
+			}
+			else if (result.isSuccess() && now.isAfter(requests.get(i).deadlineAt())) {
+				result = LeaseResult.failure(ResultCode.LEASE_OUTCOME_UNKNOWN, Reason.REPLY_LOST, result.decidedAt());
+			}
+			out.add(result);
+		}
+		long perLease = (System.nanoTime() - start) / Math.max(1, requests.size());
+		for (LeaseResult result : out) {
+			this.timers.computeIfAbsent("renew/" + result.code().wireName(), (key) -> Timer.builder(OPERATION_TIMER)
+				.description("Lease store operations by operation and result code")
+				.tag("operation", "renew")
+				.tag("code", result.code().wireName())
+				.register(this.meters)).record(perLease, java.util.concurrent.TimeUnit.NANOSECONDS);
+		}
+		return out;
 	}
 
 	/** release-if-owner with a fresh request id (contract: compare-and-delete, never a successor). */

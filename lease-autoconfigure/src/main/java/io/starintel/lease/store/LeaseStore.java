@@ -1,5 +1,8 @@
 package io.starintel.lease.store;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.AdminRequest;
 import io.starintel.lease.core.CommitRequest;
@@ -26,6 +29,23 @@ public interface LeaseStore {
 
 	/** renew-if-owner: exact handle match, never past maximum lifetime; {@code lease_lost} otherwise. */
 	LeaseResult renew(RenewRequest request);
+
+	/** The most leases one {@link #renewAll} call sends to a backend at once (callers may pass more). */
+	int MAX_RENEW_BATCH = 256;
+
+	/**
+	 * Renews several leases: one typed result per request, in request order, each with the meaning of
+	 * {@link #renew} (its own deadline, its own idempotency key, {@code lease_lost} per lost lease). Stores that can
+	 * renew many leases in one backend step (the Redis store: the leases of one program per call, at most
+	 * {@link #MAX_RENEW_BATCH}) override this; the default renews them one by one.
+	 */
+	default List<LeaseResult> renewAll(List<RenewRequest> requests) {
+		List<LeaseResult> results = new ArrayList<>(requests.size());
+		for (RenewRequest request : requests) {
+			results.add(renew(request));
+		}
+		return results;
+	}
 
 	/** release-if-owner: compare-and-delete with terminal evidence; {@code lease_lost} for a stale handle. */
 	LeaseResult release(ReleaseRequest request);

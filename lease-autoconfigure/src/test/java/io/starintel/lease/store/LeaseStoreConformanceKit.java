@@ -211,6 +211,72 @@ public abstract class LeaseStoreConformanceKit {
 			.isEqualTo(ResultCode.LEASE_NOT_FOUND);
 	}
 
+	/**
+	 * Issue 15: the replay state is the lease's actual terminal state for the whole idempotency retention, however
+	 * many newer leases of the identity pushed it out of the bounded history (default length 16).
+	 */
+	@Test
+	void replayedAcquireReportsReleasedAfterHistoryMovedOn() {
+		AcquireRequest request = acquireRequest(identity("t1"), "alice", TTL_MS);
+		LeaseRecord first = this.store.acquire(request).lease();
+		assertThat(release(first.handle()).code()).isEqualTo(ResultCode.LEASE_RELEASED);
+		for (int i = 0; i < 20; i++) {
+			assertThat(release(acquired(identity("t1"), "bob").handle()).code()).isEqualTo(ResultCode.LEASE_RELEASED);
+		}
+		LeaseResult replay = this.store.acquire(request);
+		assertThat(replay.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
+		assertThat(replay.replayed()).isTrue();
+		assertThat(replay.lease().leaseId()).isEqualTo(first.leaseId());
+		assertThat(replay.currentState()).isEqualTo(LeaseState.RELEASED);
+	}
+
+	/**
+	 * Issue 15: list cursors are opaque (no lock key or key digest recoverable from them) and tamper-evident (an
+	 * altered cursor, or one issued for another filter, is invalid_lease_request).
+	 */
+	@Test
+	void listCursorIsOpaqueAndTamperEvident() {
+		for (int i = 0; i < 3; i++) {
+			acquired(identity("t" + i), "alice");
+		}
+		ProgramScope scope = identity("t0").scope();
+		LeasePage page = this.store.list(new ListRequest(new ListFilter.ByProgram(scope), null, 1, "c", deadline()));
+		String cursor = page.nextCursor();
+		assertThat(cursor).isNotNull();
+		byte[] raw = java.util.Base64.getUrlDecoder().decode(cursor);
+		String decoded = new String(raw, java.nio.charset.StandardCharsets.ISO_8859_1);
+		for (LeaseRecord lease : page.leases()) {
+			assertThat(cursor).doesNotContain(lease.identity().keyDigest());
+			assertThat(decoded).doesNotContain(lease.identity().keyDigest()).doesNotContain(lease.lockKey());
+		}
+		raw[raw.length - 1] ^= 1;
+		String tampered = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(raw);
+		assertThat(this.store.list(new ListRequest(new ListFilter.ByProgram(scope), tampered, 1, "c", deadline()))
+			.code()).isEqualTo(ResultCode.INVALID_LEASE_REQUEST);
+		assertThat(this.store.list(new ListRequest(new ListFilter.ByOwner(scope, "alice"), cursor, 1, "c", deadline()))
+			.code()).isEqualTo(ResultCode.INVALID_LEASE_REQUEST);
+		assertThat(this.store.list(new ListRequest(new ListFilter.ByProgram(scope), cursor, 1, "c", deadline()))
+			.code()).isEqualTo(ResultCode.LEASE_LISTED);
+	}
+
+	/** Batched renewal: one typed result per lease, in order, each with the meaning of a single renew. */
+	@Test
+	void renewAllAnswersPerLease() {
+		LeaseRecord a = acquired(identity("t1"), "alice");
+		LeaseRecord b = acquired(identity("t2"), "alice");
+		LeaseRecord c = acquired(identity("t3"), "bob");
+		assertThat(release(b.handle()).code()).isEqualTo(ResultCode.LEASE_RELEASED);
+		List<LeaseResult> results = this.store.renewAll(List.of(
+				new RenewRequest(a.handle(), Identifiers.generate("request"), deadline()),
+				new RenewRequest(b.handle(), Identifiers.generate("request"), deadline()),
+				new RenewRequest(c.handle(), Identifiers.generate("request"), Instant.now().minusSeconds(1)),
+				new RenewRequest(c.handle(), Identifiers.generate("request"), deadline())));
+		assertThat(results).extracting(LeaseResult::code).containsExactly(ResultCode.LEASE_RENEWED,
+				ResultCode.LEASE_LOST, ResultCode.DEADLINE_EXCEEDED, ResultCode.LEASE_RENEWED);
+		assertThat(results.get(0).lease().fencingToken()).isEqualTo(a.fencingToken());
+		assertThat(results.get(3).lease().leaseId()).isEqualTo(c.leaseId());
+	}
+
 	@Test
 	void duplicateRequestIdWithChangedBodyIsIdempotencyConflictWithoutMutation() {
 		AcquireRequest request = acquireRequest(identity("t1"), "alice", TTL_MS);

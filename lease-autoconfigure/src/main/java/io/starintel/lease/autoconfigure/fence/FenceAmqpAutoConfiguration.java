@@ -13,6 +13,10 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.starintel.lease.audit.AuditSink;
+import io.starintel.lease.fence.amqp.MicrometerFenceRejectionMeter;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.starintel.lease.core.ProgramScope;
@@ -49,8 +53,27 @@ public final class FenceAmqpAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	FenceRejections fenceRejections() {
-		return new FenceRejections();
+	FenceRejections fenceRejections(ObjectProvider<AuditSink> auditSinks,
+			ObjectProvider<FenceRejections.Meter> meter) {
+		return new FenceRejections(auditSinks.orderedStream().toList(), meter.getIfAvailable());
+	}
+
+	/** Counts rejections in Micrometer when a registry exists (looked up when the rejections bean is created). */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(MeterRegistry.class)
+	static class MetricsConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(FenceRejections.Meter.class)
+		FenceRejections.Meter fenceRejectionMeter(ObjectProvider<MeterRegistry> registry) {
+			return (point, reason) -> {
+				MeterRegistry meters = registry.getIfAvailable();
+				if (meters != null) {
+					new MicrometerFenceRejectionMeter(meters).rejected(point, reason);
+				}
+			};
+		}
+
 	}
 
 	@Bean

@@ -9,9 +9,14 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.starintel.lease.fence.FenceGuard;
+import io.starintel.lease.fence.couchdb.CouchDbFenceMarks;
 import io.starintel.lease.fence.couchdb.FenceDesignDocument;
+import io.starintel.lease.fence.couchdb.FencedCouchDbReader;
 import io.starintel.lease.fence.couchdb.FencedCouchDbConnector;
 
 /**
@@ -21,7 +26,8 @@ import io.starintel.lease.fence.couchdb.FencedCouchDbConnector;
  * {@code @Qualifier("fencedCouchDbConnector")}. Contract: CouchDB target acceptance, target state mutations and
  * result documents are fenced.
  */
-@AutoConfiguration(after = FenceAutoConfiguration.class)
+@AutoConfiguration(after = FenceAutoConfiguration.class,
+		afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 @ConditionalOnClass(CouchDbConnector.class)
 @ConditionalOnBean(FenceGuard.class)
 @ConditionalOnSingleCandidate(CouchDbConnector.class)
@@ -29,8 +35,29 @@ public final class FenceCouchDbAutoConfiguration {
 
 	@Bean(defaultCandidate = false)
 	@ConditionalOnMissingBean(FencedCouchDbConnector.class)
-	FencedCouchDbConnector fencedCouchDbConnector(CouchDbConnector connector, FenceGuard guard) {
-		return new FencedCouchDbConnector(connector, guard);
+	FencedCouchDbConnector fencedCouchDbConnector(CouchDbConnector connector, FenceGuard guard,
+			ObjectProvider<CouchDbFenceMarks> marks) {
+		return new FencedCouchDbConnector(connector, guard, marks.getIfAvailable());
+	}
+
+	/** Durable per-document marks and the fenced reader, on the lease store's Redis. */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(StringRedisTemplate.class)
+	@ConditionalOnBean(StringRedisTemplate.class)
+	static class MarksConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		CouchDbFenceMarks couchDbFenceMarks(StringRedisTemplate redis) {
+			return new CouchDbFenceMarks(redis);
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		FencedCouchDbReader fencedCouchDbReader(CouchDbConnector connector, CouchDbFenceMarks marks) {
+			return new FencedCouchDbReader(connector, marks);
+		}
+
 	}
 
 	@Bean

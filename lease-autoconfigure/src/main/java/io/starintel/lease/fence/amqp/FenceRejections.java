@@ -1,16 +1,27 @@
 package io.starintel.lease.fence.amqp;
 
+import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.starintel.lease.audit.AuditEvent;
+import io.starintel.lease.audit.AuditEventType;
+import io.starintel.lease.audit.AuditSink;
+import io.starintel.lease.core.ProgramScope;
+import io.starintel.lease.core.ResultCode;
+
 /**
  * The audit/metric record of consumer-side rejections: one structured WARN line per rejection with
- * {@code event_type=target_lease_commit_rejected}, and a counter.
+ * {@code event_type=target_lease_commit_rejected}, an audit event of that type to every {@link AuditSink}, and a
+ * count per reason ({@link Meter}: {@link MicrometerFenceRejectionMeter} counts in
+ * {@value MicrometerFenceRejectionMeter#COUNTER}, tagged by enforcement point and reason).
  *
  * <p>Contract: every stale or lower-token commit emits a {@code target_lease_commit_rejected} event; events carry the
- * lock-key digest, never the raw lock key.
+ * lock-key digest, never the raw lock key. A sink failure never turns a rejection into an acceptance.
  */
 public class FenceRejections {
 
@@ -21,18 +32,69 @@ public class FenceRejections {
 
 	private final AtomicLong count = new AtomicLong();
 
-	/** Records one rejection. */
-	public void rejected(String enforcementPoint, String reason, String lockKeyDigest, String token,
+	private final List<AuditSink> sinks;
+
+	private final @Nullable Meter meter;
+
+	/** Counts (this instance only), logs; no audit sinks, no metrics. */
+	public FenceRejections() {
+		this(List.of(), null);
+	}
+
+	/** Counts, logs, audits to {@code sinks} and meters through {@code meter}. */
+	public FenceRejections(List<AuditSink> sinks, @Nullable Meter meter) {
+		this.sinks = List.copyOf(sinks);
+		this.meter = meter;
+	}
+
+	/** Records one rejection of a delivery by the consumer of {@code scope}. */
+	public void rejected(ProgramScope scope, ConsumeRejection reason, String lockKeyDigest, long token,
 			String highWaterMark, String leaseId, String traceId) {
 		this.count.incrementAndGet();
-		logger.warn("event_type={} enforcement_point={} reason={} lock_key_digest={} fencing_token={} "
-				+ "high_water_mark={} lease_id={} trace_id={}", EVENT_TYPE, enforcementPoint, reason, lockKeyDigest,
-				token, highWaterMark, leaseId, traceId);
+		logger.warn("event_type={} enforcement_point=amqp_consume reason={} forged={} lock_key_digest={} "
+				+ "fencing_token={} high_water_mark={} lease_id={} trace_id={}", EVENT_TYPE, reason.wireName(),
+				reason.isForged(), lockKeyDigest, token, highWaterMark, leaseId, traceId);
+		if (this.meter != null) {
+			try {
+				this.meter.rejected("amqp_consume", reason);
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Fence rejection not metered: {}", ex.getClass().getSimpleName());
+			}
+		}
+		if (this.sinks.isEmpty()) {
+			return;
+		}
+		Instant now = Instant.now();
+		AuditEvent event = AuditEvent.builder(AuditEventType.COMMIT_REJECTED, ResultCode.LEASE_LOST)
+			.time(now, now)
+			.scope(scope)
+			.lease("invalid".equals(leaseId) ? null : leaseId, (token > 0) ? token : null)
+			.execution("invalid".equals(traceId) ? null : traceId, null, null)
+			.reason("amqp_consume:" + reason.wireName())
+			.build();
+		for (AuditSink sink : this.sinks) {
+			try {
+				sink.record(event);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Fence rejection audit event not recorded, error={}", ex.getClass().getSimpleName());
+			}
+		}
 	}
 
 	/** Number of rejections recorded by this instance. */
 	public long count() {
 		return this.count.get();
+	}
+
+	/** Counts rejections in a metrics system. */
+	@FunctionalInterface
+	public interface Meter {
+
+		/** One rejection at an enforcement point for a reason. */
+		void rejected(String enforcementPoint, ConsumeRejection reason);
+
 	}
 
 }

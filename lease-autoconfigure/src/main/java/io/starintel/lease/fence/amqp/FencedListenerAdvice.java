@@ -23,11 +23,14 @@ import org.springframework.data.redis.core.script.RedisScript;
 import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.ProgramScope;
+import io.starintel.lease.store.redis.RedisKeys;
 
 /**
  * A listener-container advice (add it to the container's advice chain) that fences consumption: atomically in
  * Redis ({@code consume.lua}) a message is accepted only if its {@link FenceHeaders#TOKEN} is not below the
- * high-water mark already accepted for its lock identity, which it raises; a lower token is rejected without requeue
+ * high-water mark already accepted for its lock identity, which it raises only for a token and lease id the lease
+ * store issued for that identity (else the message is forged: rejected, the mark untouched); a lower token is
+ * rejected without requeue
  * ({@link AmqpRejectAndDontRequeueException}: dead-lettered when the queue has a dead-letter exchange) and recorded
  * as {@code target_lease_commit_rejected}.
  *
@@ -87,7 +90,10 @@ public final class FencedListenerAdvice implements MethodInterceptor {
 		return invocation.proceed();
 	}
 
-	/** Accepts (raising the mark) or throws {@link AmqpRejectAndDontRequeueException}. */
+	/**
+	 * Accepts (raising the mark) or throws {@link FencedMessageRejectedException} (an
+	 * {@link AmqpRejectAndDontRequeueException}) with the typed reason; forged messages never raise the mark.
+	 */
 	void check(Message message) {
 		Map<String, @Nullable Object> headers = message.getMessageProperties().getHeaders();
 		Object digest = headers.get(FenceHeaders.LOCK_KEY_DIGEST);
@@ -99,13 +105,15 @@ public final class FencedListenerAdvice implements MethodInterceptor {
 		}
 		long token = parseToken(tokenHeader);
 		if (!(digest instanceof String digestText) || !DIGEST.matcher(digestText).matches() || token <= 0) {
-			this.rejections.rejected("amqp_consume", "missing_or_malformed_fence", safe(digest), Long.toString(token),
-					"", leaseId, traceId);
-			throw new AmqpRejectAndDontRequeueException("fenced message without a valid fence");
+			this.rejections.rejected(this.scope, ConsumeRejection.MISSING_OR_MALFORMED_FENCE, safe(digest), token, "",
+					leaseId, traceId);
+			throw new FencedMessageRejectedException(ConsumeRejection.MISSING_OR_MALFORMED_FENCE);
 		}
 		List<?> reply;
 		try {
-			reply = this.redis.execute(SCRIPT, List.of(key(digestText)), Long.toString(token), leaseId);
+			RedisKeys keys = new RedisKeys(this.scope);
+			reply = this.redis.execute(SCRIPT, List.of(key(digestText), keys.fence(digestText),
+					keys.lease(digestText), keys.history(digestText)), Long.toString(token), leaseId);
 		}
 		catch (DataAccessException ex) {
 			throw new AmqpException("fence check unavailable: " + ex.getClass().getSimpleName());
@@ -115,9 +123,9 @@ public final class FencedListenerAdvice implements MethodInterceptor {
 			return;
 		}
 		String mark = (reply != null && reply.size() > 1) ? String.valueOf(reply.get(1)) : "";
-		String reason = "rejected".equals(decision) ? "token_below_high_water_mark" : "corrupt_record";
-		this.rejections.rejected("amqp_consume", reason, digestText, Long.toString(token), mark, leaseId, traceId);
-		throw new AmqpRejectAndDontRequeueException("fenced message rejected: " + reason);
+		ConsumeRejection reason = ConsumeRejection.ofDecision(decision);
+		this.rejections.rejected(this.scope, reason, digestText, token, mark, leaseId, traceId);
+		throw new FencedMessageRejectedException(reason);
 	}
 
 	private static long parseToken(@Nullable Object header) {

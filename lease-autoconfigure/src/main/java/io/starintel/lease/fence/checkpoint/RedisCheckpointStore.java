@@ -4,18 +4,21 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.io.ClassPathResource;
-import org.springframework.dao.DataAccessException;
-import org.springframework.data.redis.RedisConnectionFailureException;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.DefaultRedisScript;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -31,43 +34,66 @@ import io.starintel.lease.job.LeaseContext;
 import io.starintel.lease.store.redis.RedisKeys;
 
 /**
- * Redis {@link CheckpointStore}: {@code checkpoint.lua} (prepended with the lease store's {@code prelude.lua})
- * validates the lease and writes the hash {@code P{T}:checkpoint:D} in one script.
+ * Redis {@link CheckpointStore}: {@code checkpoint.lua} validates the lease and writes the hash
+ * {@code P{T}:checkpoint:D} in one script, idempotent by the request id ({@code P{T}:checkpoint:D:req:R} keeps the
+ * decision for {@code retention}). Each call waits for its reply no longer than its deadline ({@code timeout} from
+ * the caller's clock), whatever the client's command timeout: a call that was submitted without a reply in time is
+ * {@link FenceOutcome#OUTCOME_UNKNOWN} with reason {@code reply_lost}, resolved by sending the same write again with
+ * the result's correlation id. No Redis exception crosses this class.
  */
 public final class RedisCheckpointStore implements CheckpointStore {
 
 	/** Maximum length of the progress text. */
 	public static final int MAX_PROGRESS_LENGTH = 1024;
 
+	/** Default retention of a request's decision (how long a re-sent write is answered from the first run). */
+	public static final Duration DEFAULT_RETENTION = Duration.ofHours(24);
+
 	private static final Logger logger = LoggerFactory.getLogger(RedisCheckpointStore.class);
 
 	@SuppressWarnings("rawtypes")
-	private static final RedisScript<List> SCRIPT = new DefaultRedisScript<>(
-			read("/io/starintel/lease/store/redis/prelude.lua") + "\n"
-					+ read("/io/starintel/lease/fence/checkpoint/checkpoint.lua"),
-			List.class);
+	private static final RedisScript<List> SCRIPT = new DefaultRedisScript<>(read("checkpoint.lua"), List.class);
 
-	private final StringRedisTemplate redis;
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> READ = new DefaultRedisScript<>(read("checkpoint_read.lua"), List.class);
+
+	private final CheckpointCommands commands;
 
 	private final Duration timeout;
 
+	private final Duration retention;
+
 	private final Clock clock;
 
-	/** A store on the given template with a 2 s deadline per write. */
+	/** A store on the given template with a 2 s deadline per call. */
 	public RedisCheckpointStore(StringRedisTemplate redis) {
 		this(redis, Duration.ofSeconds(2), Clock.systemUTC());
 	}
 
-	/** A store whose writes carry a deadline of {@code timeout} from the caller's clock. */
+	/** A store whose calls carry a deadline of {@code timeout} from the caller's clock. */
 	public RedisCheckpointStore(StringRedisTemplate redis, Duration timeout, Clock clock) {
-		this.redis = redis;
+		this(redis, timeout, DEFAULT_RETENTION, clock);
+	}
+
+	/** As above, keeping each request's decision for {@code retention}. */
+	public RedisCheckpointStore(StringRedisTemplate redis, Duration timeout, Duration retention, Clock clock) {
+		if (timeout.isNegative() || timeout.isZero() || retention.isNegative() || retention.isZero()) {
+			throw new IllegalArgumentException("timeout and retention must be positive");
+		}
+		this.commands = new CheckpointCommands(redis.getRequiredConnectionFactory());
 		this.timeout = timeout;
+		this.retention = retention;
 		this.clock = clock;
 	}
 
 	/** The checkpoint key of an identity: {@code P{T}:checkpoint:D}. */
 	public static String key(LockIdentity identity) {
 		return RedisKeys.of(identity).base() + "checkpoint:" + identity.keyDigest();
+	}
+
+	/** The key keeping the decision of one request: {@code P{T}:checkpoint:D:req:R}. */
+	static String requestKey(LockIdentity identity, String requestId) {
+		return key(identity) + ":req:" + sha256(requestId);
 	}
 
 	@Override
@@ -82,80 +108,150 @@ public final class RedisCheckpointStore implements CheckpointStore {
 
 	@Override
 	public FencedWriteResult write(LeaseContext context, CheckpointState state, String progress) {
+		return write(context, state, progress, Identifiers.generate("corr"));
+	}
+
+	@Override
+	public FencedWriteResult write(LeaseContext context, CheckpointState state, String progress, String requestId) {
 		if (progress.length() > MAX_PROGRESS_LENGTH) {
 			throw new IllegalArgumentException("progress must be at most " + MAX_PROGRESS_LENGTH + " characters");
 		}
-		String correlationId = Identifiers.generate("corr");
+		if (requestId.isEmpty() || requestId.length() > 128) {
+			throw new IllegalArgumentException("requestId must have 1 to 128 characters");
+		}
 		LeaseHandle handle = context.handle();
 		LockIdentity identity = handle.identity();
 		RedisKeys keys = RedisKeys.of(identity);
 		String digest = identity.keyDigest();
 		Instant deadline = this.clock.instant().plus(this.timeout);
 		List<String> components = identity.components();
-		List<?> reply;
+		String token = Long.toString(handle.fencingToken());
+		String requestDigest = sha256(String.join("\n", state.wireName(), progress, handle.leaseId(), token,
+				context.executionId()));
+		List<Object> reply;
 		try {
-			reply = this.redis.execute(SCRIPT, List.of(keys.lease(digest), keys.fence(digest), key(identity)),
-					Long.toString(deadline.toEpochMilli()), identity.lockKey(), components.get(0), components.get(1),
-					components.get(2), components.get(3), components.get(4), components.get(5), components.get(6),
-					handle.leaseId(), handle.ownerPrincipalId(), handle.serviceInstanceId(),
-					Long.toString(handle.fencingToken()), state.wireName(), progress, context.executionId(),
-					context.traceId(), correlationId);
+			reply = this.commands.run(SCRIPT, deadline,
+					List.of(keys.lease(digest), keys.fence(digest), key(identity), requestKey(identity, requestId)),
+					List.of(Long.toString(deadline.toEpochMilli()), identity.lockKey(), components.get(0),
+							components.get(1), components.get(2), components.get(3), components.get(4),
+							components.get(5), components.get(6), handle.leaseId(), handle.ownerPrincipalId(),
+							handle.serviceInstanceId(), token, state.wireName(), progress, context.executionId(),
+							context.traceId(), requestId, requestDigest, Long.toString(this.retention.toMillis())));
 		}
-		catch (RedisConnectionFailureException ex) {
-			return failed(FenceOutcome.BACKEND_UNAVAILABLE, correlationId, ex);
+		catch (CheckpointCommands.Failure ex) {
+			return failed(ex.kind(), requestId);
 		}
-		catch (DataAccessException ex) {
-			return failed(FenceOutcome.OUTCOME_UNKNOWN, correlationId, ex);
+		if (reply.size() < 4) {
+			return FencedWriteResult.refused(FenceOutcome.OUTCOME_UNKNOWN, Reason.REPLY_LOST, requestId, null, null);
 		}
-		if (reply == null || reply.size() < 3) {
-			return FencedWriteResult.refused(FenceOutcome.OUTCOME_UNKNOWN, Reason.REPLY_LOST, correlationId, null,
-					null);
+		String code = text(reply.get(0));
+		Reason reason = reason(text(reply.get(1)));
+		String detail = "1".equals(text(reply.get(3))) ? "replayed" : null;
+		Instant decidedAt;
+		try {
+			decidedAt = Instant.ofEpochMilli(Long.parseLong(text(reply.get(2))));
 		}
-		String code = String.valueOf(reply.get(0));
-		Reason reason = Reason.fromWireName(String.valueOf(reply.get(1)));
-		Instant decidedAt = Instant.ofEpochMilli(Long.parseLong(String.valueOf(reply.get(2))));
-		FenceStamp stamp = new FenceStamp(digest, handle.fencingToken(), handle.leaseId(), context.executionId(),
-				context.traceId(), decidedAt);
+		catch (NumberFormatException ex) {
+			return FencedWriteResult.refused(FenceOutcome.OUTCOME_UNKNOWN, Reason.REPLY_LOST, requestId, null, null);
+		}
 		switch (code) {
 			case "checkpoint_written":
-				return new FencedWriteResult(FenceOutcome.ACCEPTED, Reason.NONE, correlationId, null, stamp);
+				return new FencedWriteResult(FenceOutcome.ACCEPTED, Reason.NONE, requestId, detail,
+						new FenceStamp(digest, handle.fencingToken(), handle.leaseId(), context.executionId(),
+								context.traceId(), decidedAt));
 			case "lease_lost":
 				context.markLost(reason);
-				return FencedWriteResult.refused(FenceOutcome.LEASE_LOST, reason, correlationId, null, null);
+				return FencedWriteResult.refused(FenceOutcome.LEASE_LOST, reason, requestId, detail, null);
 			case "deadline_exceeded":
-				return FencedWriteResult.refused(FenceOutcome.DEADLINE_EXCEEDED, reason, correlationId, null, null);
+				return FencedWriteResult.refused(FenceOutcome.DEADLINE_EXCEEDED, reason, requestId, null, null);
+			case "idempotency_conflict":
+				return FencedWriteResult.refused(FenceOutcome.CONFLICT, Reason.NONE, requestId,
+						"idempotency_conflict: the request id was used for another checkpoint", null);
 			default:
-				return FencedWriteResult.refused(FenceOutcome.BACKEND_UNAVAILABLE, reason, correlationId, null, null);
+				return FencedWriteResult.refused(FenceOutcome.BACKEND_UNAVAILABLE, reason, requestId, null, null);
 		}
 	}
 
 	@Override
-	public Optional<Checkpoint> read(LockIdentity identity) {
-		Map<Object, Object> hash = this.redis.opsForHash().entries(key(identity));
-		if (hash.isEmpty()) {
-			return Optional.empty();
+	public CheckpointRead read(LockIdentity identity) {
+		List<Object> reply;
+		try {
+			reply = this.commands.run(READ, this.clock.instant().plus(this.timeout), List.of(key(identity)), List.of());
 		}
-		return Optional.of(new Checkpoint(CheckpointState.fromWireName(text(hash, "state")), text(hash, "progress"),
-				Long.parseLong(text(hash, "fencing_token")), text(hash, "lease_id"), text(hash, "execution_id"),
-				text(hash, "trace_id"), Instant.parse(text(hash, "updated_at"))));
+		catch (CheckpointCommands.Failure ex) {
+			logger.warn("Checkpoint read without an answer, error={}", ex.kind());
+			return CheckpointRead.of(CheckpointReadStatus.BACKEND_UNAVAILABLE);
+		}
+		if (reply.isEmpty()) {
+			return CheckpointRead.of(CheckpointReadStatus.BACKEND_UNAVAILABLE);
+		}
+		if (reply.size() == 1) {
+			return CheckpointRead.of(CheckpointReadStatus.NOT_FOUND);
+		}
+		Map<String, String> hash = new HashMap<>();
+		for (int i = 1; i + 1 < reply.size(); i += 2) {
+			hash.put(text(reply.get(i)), text(reply.get(i + 1)));
+		}
+		try {
+			return new CheckpointRead(CheckpointReadStatus.FOUND,
+					new Checkpoint(CheckpointState.fromWireName(field(hash, "state")), field(hash, "progress"),
+							Long.parseLong(field(hash, "fencing_token")), field(hash, "lease_id"),
+							field(hash, "execution_id"), field(hash, "trace_id"),
+							Instant.parse(field(hash, "updated_at"))));
+		}
+		catch (IllegalArgumentException | DateTimeParseException ex) {
+			return CheckpointRead.of(CheckpointReadStatus.CORRUPT_RECORD);
+		}
 	}
 
-	private static String text(Map<Object, Object> hash, String field) {
-		Object value = hash.get(field);
+	private static String field(Map<String, String> hash, String name) {
+		String value = hash.get(name);
 		if (value == null) {
-			throw new IllegalStateException("checkpoint field missing: " + field);
+			throw new IllegalArgumentException("checkpoint field missing");
 		}
-		return value.toString();
+		return value;
 	}
 
-	private static FencedWriteResult failed(FenceOutcome outcome, String correlationId, RuntimeException ex) {
-		logger.warn("Checkpoint write without a safe answer, correlation_id={}, error={}", correlationId,
-				ex.getClass().getSimpleName());
-		return FencedWriteResult.refused(outcome, Reason.NONE, correlationId, null, null);
+	private static String text(@Nullable Object value) {
+		if (value instanceof byte[] bytes) {
+			return new String(bytes, StandardCharsets.UTF_8);
+		}
+		return String.valueOf(value);
 	}
 
-	private static String read(String path) {
-		try (InputStream in = new ClassPathResource(path).getInputStream()) {
+	private static Reason reason(String wireName) {
+		try {
+			return Reason.fromWireName(wireName);
+		}
+		catch (IllegalArgumentException ex) {
+			return Reason.NONE;
+		}
+	}
+
+	private static FencedWriteResult failed(CheckpointCommands.Kind kind, String requestId) {
+		logger.warn("Checkpoint write without an answer, correlation_id={}, error={}", requestId, kind);
+		return switch (kind) {
+			case DEADLINE_BEFORE_SUBMISSION ->
+				FencedWriteResult.refused(FenceOutcome.DEADLINE_EXCEEDED, Reason.NONE, requestId, null, null);
+			case NOT_SENT -> FencedWriteResult.refused(FenceOutcome.BACKEND_UNAVAILABLE, Reason.BACKEND_UNREACHABLE,
+					requestId, null, null);
+			case UNKNOWN -> FencedWriteResult.refused(FenceOutcome.OUTCOME_UNKNOWN, Reason.REPLY_LOST, requestId,
+					"resolve by sending the same write with this correlation id", null);
+		};
+	}
+
+	private static String sha256(String text) {
+		try {
+			return HexFormat.of()
+				.formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("SHA-256 is required by the Java platform", ex);
+		}
+	}
+
+	private static String read(String name) {
+		try (InputStream in = new ClassPathResource("/io/starintel/lease/fence/checkpoint/" + name).getInputStream()) {
 			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
 		}
 		catch (IOException ex) {

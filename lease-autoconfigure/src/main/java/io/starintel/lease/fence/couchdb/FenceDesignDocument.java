@@ -27,7 +27,7 @@ public final class FenceDesignDocument {
 	public static final String ID = "_design/starintel_fence";
 
 	/** Version of the validation rules in this library. */
-	public static final int VERSION = 1;
+	public static final int VERSION = 2;
 
 	/** Field carrying the installed version. */
 	public static final String VERSION_FIELD = "starintel_fence_version";

@@ -35,11 +35,15 @@ import org.ektorp.changes.DocumentChange;
 import org.ektorp.http.HttpClient;
 import org.ektorp.util.Documents;
 
+import org.jspecify.annotations.Nullable;
+
 import io.starintel.lease.fence.FenceDecision;
+import io.starintel.lease.fence.FenceOutcome;
 import io.starintel.lease.fence.FenceGuard;
 import io.starintel.lease.fence.FenceStamp;
 import io.starintel.lease.fence.FencedWriteRejectedException;
 import io.starintel.lease.fence.FencedWriteResult;
+import io.starintel.lease.job.LeaseContext;
 
 /**
  * A fenced decorator of Ektorp's {@link CouchDbConnector}: {@code create}, {@code update}, {@code delete} and
@@ -61,12 +65,26 @@ public final class FencedCouchDbConnector implements CouchDbConnector {
 
 	private final CouchDbConnector delegate;
 
+	/** Top-level field of a fenced tombstone (a fenced document is never {@code _deleted} in CouchDB). */
+	public static final String DELETED_FIELD = "starintel_deleted";
+
 	private final FenceGuard guard;
 
-	/** Decorates {@code delegate}; every write is authorized by {@code guard}. */
+	private final @Nullable CouchDbFenceMarks marks;
+
+	/** Decorates {@code delegate}; every write is authorized by {@code guard}; no durable marks are kept. */
 	public FencedCouchDbConnector(CouchDbConnector delegate, FenceGuard guard) {
+		this(delegate, guard, null);
+	}
+
+	/**
+	 * Decorates {@code delegate}; every accepted write also raises the document's durable mark in {@code marks}
+	 * (what {@link FencedCouchDbReader} compares with, so a purged and re-created stale document is reported).
+	 */
+	public FencedCouchDbConnector(CouchDbConnector delegate, FenceGuard guard, @Nullable CouchDbFenceMarks marks) {
 		this.delegate = Objects.requireNonNull(delegate, "delegate");
 		this.guard = Objects.requireNonNull(guard, "guard");
+		this.marks = marks;
 	}
 
 	/** The undecorated connector (unfenced: for reads, design documents and deliberate unfenced data). */
@@ -74,14 +92,43 @@ public final class FencedCouchDbConnector implements CouchDbConnector {
 		return this.delegate;
 	}
 
-	/** Creates a new document (fenced); the document's {@code _id}/{@code _rev} are updated on acceptance. */
+	/**
+	 * Creates a new document (fenced); the document's {@code _id}/{@code _rev} are updated on acceptance. When the id
+	 * holds a fenced tombstone, the document is written over the tombstone (so the design document checks its token
+	 * against the deleted document's).
+	 */
 	public FencedWriteResult tryCreate(Object document) {
-		return write(document, () -> this.delegate.create(document));
+		FencedWriteResult result = write(document, () -> this.delegate.create(document));
+		return overTombstone(document, result);
 	}
 
-	/** Creates a document with the given id (fenced). */
+	/** Creates a document with the given id (fenced), over a fenced tombstone of that id if there is one. */
 	public FencedWriteResult tryCreate(String id, Object document) {
-		return write(document, () -> this.delegate.create(id, document));
+		FencedWriteResult result = write(document, () -> this.delegate.create(id, document));
+		return overTombstone(document, result);
+	}
+
+	private FencedWriteResult overTombstone(Object document, FencedWriteResult result) {
+		String id = Documents.getId(document);
+		if (result.outcome() != FenceOutcome.CONFLICT || id == null || Documents.getRevision(document) != null) {
+			return result;
+		}
+		ObjectNode existing;
+		try {
+			existing = this.delegate.find(ObjectNode.class, id);
+		}
+		catch (RuntimeException ex) {
+			return result;
+		}
+		if (existing == null || !existing.path(DELETED_FIELD).asBoolean(false) || !existing.has("_rev")) {
+			return result;
+		}
+		Documents.setRevision(document, existing.get("_rev").asText());
+		FencedWriteResult over = tryUpdate(document);
+		if (!over.isAccepted()) {
+			clearRevision(document);
+		}
+		return over;
 	}
 
 	/** Updates a document conditionally on its {@code _rev} (fenced). */
@@ -90,8 +137,9 @@ public final class FencedCouchDbConnector implements CouchDbConnector {
 	}
 
 	/**
-	 * Deletes a document conditionally on its {@code _rev} (fenced): writes a tombstone that carries the fence, so
-	 * the design document can check the deleting token against the stored one.
+	 * Deletes a document conditionally on its {@code _rev} (fenced): writes a tombstone document
+	 * ({@code starintel_deleted: true}, not {@code _deleted}) that carries the fence, so the design document checks
+	 * the deleting token against the stored one and a later re-create against the tombstone's token.
 	 */
 	public FencedWriteResult tryDelete(String id, String revision) {
 		Map<String, Object> tombstone = tombstone(id, revision);
@@ -142,6 +190,7 @@ public final class FencedCouchDbConnector implements CouchDbConnector {
 			String id = Documents.getId(document);
 			DocumentOperationResult error = errorsById.get(id);
 			if (error == null) {
+				raiseMark(decision, document);
 				results.add(new FencedDocumentResult(id, Documents.getRevision(document), authorized));
 			}
 			else {
@@ -161,11 +210,26 @@ public final class FencedCouchDbConnector implements CouchDbConnector {
 		stamp(document, decision.requireStamp());
 		try {
 			write.run();
+			raiseMark(decision, document);
 			return authorized;
 		}
 		catch (RuntimeException ex) {
 			return CouchWriteErrors.map(authorized, ex);
 		}
+	}
+
+	private void raiseMark(FenceDecision decision, Object document) {
+		LeaseContext context = LeaseContext.currentOrNull();
+		if (this.marks == null || context == null) {
+			return;
+		}
+		String id = Documents.getId(document);
+		if (id == null) {
+			return;
+		}
+		FenceStamp stamp = decision.requireStamp();
+		this.marks.raise(context.identity().scope(), this.delegate.getDatabaseName(), id, stamp.lockKeyDigest(),
+				stamp.fencingToken());
 	}
 
 	@SuppressWarnings("unchecked")
@@ -186,11 +250,23 @@ public final class FencedCouchDbConnector implements CouchDbConnector {
 		}
 	}
 
+	private static void clearRevision(Object document) {
+		if (document instanceof Map<?, ?> map) {
+			map.remove("_rev");
+		}
+		else if (document instanceof ObjectNode node) {
+			node.remove("_rev");
+		}
+		else {
+			Documents.setRevision(document, null);
+		}
+	}
+
 	private static Map<String, Object> tombstone(String id, String revision) {
 		Map<String, Object> tombstone = new LinkedHashMap<>();
 		tombstone.put("_id", id);
 		tombstone.put("_rev", revision);
-		tombstone.put("_deleted", Boolean.TRUE);
+		tombstone.put(DELETED_FIELD, Boolean.TRUE);
 		return tombstone;
 	}
 

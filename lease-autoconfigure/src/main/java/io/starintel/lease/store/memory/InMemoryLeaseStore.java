@@ -5,19 +5,19 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.BiFunction;
-import java.nio.charset.StandardCharsets;
 
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.AdminRequest;
 import io.starintel.lease.core.CommitRequest;
+import io.starintel.lease.core.FencingTokens;
 import io.starintel.lease.core.Identifiers;
+import io.starintel.lease.core.ListCursors;
 import io.starintel.lease.core.InspectRequest;
 import io.starintel.lease.core.InvalidLeaseRequestException;
 import io.starintel.lease.core.LeaseHandle;
@@ -67,6 +67,9 @@ public final class InMemoryLeaseStore implements LeaseStore {
 
 	private final Map<String, String> leaseIdToKey = new HashMap<>();
 
+	/** Opaque, tamper-evident list cursors (core's one cursor rule), per store. */
+	private final ListCursors cursors = new ListCursors();
+
 	private record Stored(String digest, LeaseResult result, Instant expiresAt) {
 	}
 
@@ -98,12 +101,12 @@ public final class InMemoryLeaseStore implements LeaseStore {
 				return LeaseResult.conflict(now, current.expiresAt().toEpochMilli() - now.toEpochMilli());
 			}
 			long counter = this.counters.getOrDefault(key, 0L);
-			if (counter > now.toEpochMilli() * 1024 + this.policy.clockSkewBound().toMillis() * 1024) {
-				return LeaseResult.failure(ResultCode.LEASE_BACKEND_UNAVAILABLE, Reason.BACKEND_CLOCK_BEHIND, now);
-			}
-			long token = Math.max(counter + 1, now.toEpochMilli() * 1024);
-			if (token >= LeaseRecord.MAX_FENCING_TOKEN) {
-				return LeaseResult.failure(ResultCode.LEASE_BACKEND_UNAVAILABLE, Reason.FENCING_COUNTER_EXHAUSTED, now);
+			long token = FencingTokens.next(counter, now.toEpochMilli(), this.policy.clockSkewBound().toMillis());
+			if (token < 0) {
+				return LeaseResult.failure(ResultCode.LEASE_BACKEND_UNAVAILABLE,
+						(FencingTokens.refusal(token) == FencingTokens.Refusal.CLOCK_BEHIND) ? Reason.BACKEND_CLOCK_BEHIND
+								: Reason.FENCING_COUNTER_EXHAUSTED,
+						now);
 			}
 			this.counters.put(key, token);
 			Instant expires = now.plusMillis(Math.min(request.ttlMs(), request.maximumLifetimeMs()));
@@ -187,7 +190,7 @@ public final class InMemoryLeaseStore implements LeaseStore {
 			}
 			String after;
 			try {
-				after = (request.cursor() != null) ? decodeCursor(request.cursor()) : "";
+				after = (request.cursor() != null) ? this.cursors.decode(request.cursor(), request.filter()) : "";
 			}
 			catch (InvalidLeaseRequestException ex) {
 				return LeasePage.failure(ResultCode.INVALID_LEASE_REQUEST, Reason.NONE, null);
@@ -204,7 +207,7 @@ public final class InMemoryLeaseStore implements LeaseStore {
 			String last = null;
 			for (Map.Entry<String, LeaseRecord> entry : ordered.tailMap(after, false).entrySet()) {
 				if (page.size() == size) {
-					return new LeasePage(ResultCode.LEASE_LISTED, Reason.NONE, page, encodeCursor(last), now);
+					return new LeasePage(ResultCode.LEASE_LISTED, Reason.NONE, page, this.cursors.encode(last, request.filter()), now);
 				}
 				page.add(entry.getValue());
 				last = entry.getKey();
@@ -374,23 +377,6 @@ public final class InMemoryLeaseStore implements LeaseStore {
 
 	private static String idempotencyKey(Operation operation, String lockKey, String principal, String requestId) {
 		return operation.wireName() + "\n" + lockKey + "\n" + principal + "\n" + requestId;
-	}
-
-	private static String encodeCursor(String key) {
-		return Base64.getUrlEncoder().withoutPadding().encodeToString(("c1:" + key).getBytes(StandardCharsets.UTF_8));
-	}
-
-	private static String decodeCursor(String cursor) {
-		try {
-			String text = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8);
-			if (!text.startsWith("c1:")) {
-				throw new InvalidLeaseRequestException("cursor", "malformed");
-			}
-			return text.substring(3);
-		}
-		catch (IllegalArgumentException ex) {
-			throw new InvalidLeaseRequestException("cursor", "malformed");
-		}
 	}
 
 }

@@ -1,47 +1,77 @@
 package io.starintel.lease.store.redis;
 
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
-import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.Operation;
+import io.starintel.lease.core.StoredRecord;
 
 /**
- * The keys and the shared script arguments of one identity, derived once per operation (the key digest is a
- * SHA-256 over the canonical text: computing it once keeps the store's own cost small).
+ * The keys and the per-identity function arguments of one identity, derived once per identity (digests, key names,
+ * the record's identity prefix and their bytes) and memoized in a bounded map: the hot path neither hashes nor
+ * re-encodes them.
  */
-record IdentityKeys(LockIdentity identity, RedisKeys keys, String digest, String lockKey) {
+final class IdentityKeys {
+
+	private static final int MAXIMUM_ENTRIES = 65_536;
+
+	private static final Map<LockIdentity, IdentityKeys> CACHE = new ConcurrentHashMap<>();
+
+	final LockIdentity identity;
+
+	final RedisKeys keys;
+
+	final String digest;
+
+	final String lockKey;
+
+	/** The record's identity prefix (see {@link StoredRecord#identityPrefix}). */
+	final String identityPrefix;
+
+	final byte[] leaseKey;
+
+	final byte[] fenceKey;
+
+	final byte[] base;
+
+	final byte[] digestBytes;
+
+	final byte[] identityPrefixBytes;
+
+	private IdentityKeys(LockIdentity identity) {
+		this.identity = identity;
+		this.keys = RedisKeys.of(identity);
+		this.digest = identity.keyDigest();
+		this.lockKey = LockIdentity.KEY_PREFIX + this.digest;
+		this.identityPrefix = StoredRecord.identityPrefix(identity);
+		this.leaseKey = bytes(this.keys.lease(this.digest));
+		this.fenceKey = bytes(this.keys.fence(this.digest));
+		this.base = bytes(this.keys.base());
+		this.digestBytes = bytes(this.digest);
+		this.identityPrefixBytes = bytes(this.identityPrefix);
+	}
 
 	static IdentityKeys of(LockIdentity identity) {
-		String digest = identity.keyDigest();
-		return new IdentityKeys(identity, RedisKeys.of(identity), digest, LockIdentity.KEY_PREFIX + digest);
+		IdentityKeys cached = CACHE.get(identity);
+		if (cached != null) {
+			return cached;
+		}
+		IdentityKeys created = new IdentityKeys(identity);
+		if (CACHE.size() >= MAXIMUM_ENTRIES) {
+			CACHE.clear();
+		}
+		CACHE.put(identity, created);
+		return created;
 	}
 
-	String lease() {
-		return this.keys.lease(this.digest);
+	byte[] idempotency(Operation operation, String principalId, String requestId) {
+		return bytes(this.keys.idempotency(operation, this.lockKey, principalId, requestId));
 	}
 
-	String fence() {
-		return this.keys.fence(this.digest);
-	}
-
-	String idempotency(Operation operation, String principalId, String requestId) {
-		return this.keys.idempotency(operation, this.lockKey, principalId, requestId);
-	}
-
-	/** ARGV[1..13] of the shared identity layout (see prelude.lua). */
-	List<String> args(Instant deadlineAt, LeasePolicy policy) {
-		List<String> args = new ArrayList<>(32);
-		args.add(Long.toString(deadlineAt.toEpochMilli()));
-		args.add(this.keys.base());
-		args.add(this.digest);
-		args.add(this.lockKey);
-		args.addAll(this.identity.components());
-		args.add(Integer.toString(policy.historyLength()));
-		args.add(Long.toString(policy.historyRetention().toMillis()));
-		return args;
+	static byte[] bytes(String text) {
+		return text.getBytes(StandardCharsets.UTF_8);
 	}
 
 }

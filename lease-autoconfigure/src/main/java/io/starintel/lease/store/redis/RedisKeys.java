@@ -5,6 +5,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
+import io.starintel.lease.core.IdempotencyKeys;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.Operation;
 import io.starintel.lease.core.ProgramScope;
@@ -14,14 +15,13 @@ import io.starintel.lease.core.ProgramScope;
  * script touches one slot and the store runs unchanged on Redis Cluster.
  *
  * <pre>
- * P{T}:lease:D       hash: the active record (the contract's fields, tokens as exact decimal text)
+ * P{T}:lease:D       hash with one field r: the active record in storage encoding v2 (StoredRecord)
  * P{T}:fence:D       hash: counter (last issued token), hwm (fenced-write high-water mark); never deleted
- * P{T}:hist:D        list: terminal records (JSON objects of string values), newest first, bounded
- * P{T}:idem:H        hash: idempotency record (digest, typed result, current terminal state)
+ * P{T}:hist:D        list: ended records (v2 strings; v1 JSON entries from before an upgrade), newest first
+ * P{T}:idem:H        string: request digest, result code, decision time, result record (v1: a hash)
+ * P{T}:lid:L         string: D while lease L is active, D + state after it ended (the replay state)
  * P{T}:quarantine:D  string: DUMP of a corrupt record, for an operator
- * P{T}:idx:program   sorted set (score 0, member D): list by program
- * P{T}:idx:owner:O   sorted set: list by owner (O = SHA-1 hex of the owner principal id)
- * P{T}:idx:target:G  sorted set: list by target (G = SHA-1 hex of namespace + "\n" + target id)
+ * P{T}:idx:program   sorted set (score 0, member D): list by program (owner/target filters scan it)
  * P{T}:idx:expiry    sorted set (score expires_at ms, member D): the expiry queue
  * P{T}:audit         stream: audit events of the program
  * </pre>
@@ -72,9 +72,9 @@ public final class RedisKeys {
 		return this.base + "idem:" + idempotencyHash(operation.wireName(), lockKey, principalId, requestId);
 	}
 
-	/** The hash part of an idempotency key; scripts compute the same with {@code redis.sha1hex}. */
+	/** The hash part of an idempotency key (core's rule: {@link IdempotencyKeys}). */
 	public static String idempotencyHash(String operation, String lockKey, String principalId, String requestId) {
-		return sha1Hex(operation + "\n" + lockKey + "\n" + principalId + "\n" + requestId);
+		return IdempotencyKeys.hash(operation, lockKey, principalId, requestId);
 	}
 
 	/** Index of all active leases of the program. */

@@ -1,13 +1,15 @@
 package io.starintel.lease.store.redis;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Base64;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
-import java.util.function.Function;
+
+import org.jspecify.annotations.Nullable;
 
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.AdminRequest;
@@ -16,21 +18,21 @@ import io.starintel.lease.core.CorruptRecordException;
 import io.starintel.lease.core.Identifiers;
 import io.starintel.lease.core.InspectRequest;
 import io.starintel.lease.core.InvalidLeaseRequestException;
-import io.starintel.lease.core.LeaseHandle;
 import io.starintel.lease.core.LeasePage;
 import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.LeaseResult;
+import io.starintel.lease.core.ListCursors;
 import io.starintel.lease.core.ListFilter;
 import io.starintel.lease.core.ListRequest;
 import io.starintel.lease.core.LockIdentity;
-import io.starintel.lease.core.Operation;
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.core.ResolveRequest;
 import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.core.StoredRecord;
 import io.starintel.lease.store.LeaseAlert;
 import io.starintel.lease.store.LeaseAlerts;
 import io.starintel.lease.store.LeaseStore;
@@ -38,7 +40,8 @@ import io.starintel.lease.store.LeaseStore;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
- * The Redis/Valkey lease store: every operation is exactly one Lua script (EVALSHA) that decides at backend time
+ * The Redis/Valkey lease store: every operation is exactly one function call (FCALL into the {@link LeaseLibrary},
+ * storage encoding v2; data written by the v1 encoding is read and upgraded on first touch) that decides at backend time
  * ({@code TIME}) on keys sharing one hash tag per (tenant, program), so it runs unchanged on Redis Cluster.
  *
  * <p>Contract: records, the durable fencing counter, idempotency records, bounded history, indexes and the expiry
@@ -62,16 +65,31 @@ public final class RedisLeaseStore implements LeaseStore {
 
 	private final LeaseAlerts alerts;
 
+	private final LeaseArguments arguments;
+
+	private final ListCursors cursors;
+
 	/**
-	 * A store on a Lettuce-backed connection factory (standalone, sentinel or cluster).
+	 * A store on a Lettuce-backed connection factory (standalone, sentinel or cluster), with list cursors under a
+	 * random per-store secret.
 	 * @param connectionFactory Spring Data Redis connection factory; must be a {@code LettuceConnectionFactory}
 	 * @param policy server policy (TTL bounds, lifetime, deadlines, retention, page size, clock-skew bound)
 	 * @param alerts receives corrupt-record and counter alerts (in addition to the log)
 	 */
 	public RedisLeaseStore(RedisConnectionFactory connectionFactory, LeasePolicy policy, LeaseAlerts alerts) {
+		this(connectionFactory, policy, alerts, new ListCursors());
+	}
+
+	/**
+	 * A store whose list cursors use {@code cursors} (pass the same secret to every instance serving a program).
+	 */
+	public RedisLeaseStore(RedisConnectionFactory connectionFactory, LeasePolicy policy, LeaseAlerts alerts,
+			ListCursors cursors) {
 		this.executor = new ScriptExecutor(Objects.requireNonNull(connectionFactory, "connectionFactory"));
 		this.policy = Objects.requireNonNull(policy, "policy");
 		this.alerts = Objects.requireNonNull(alerts, "alerts");
+		this.arguments = new LeaseArguments(policy, PHYSICAL_GRACE);
+		this.cursors = Objects.requireNonNull(cursors, "cursors");
 	}
 
 	@Override
@@ -83,39 +101,100 @@ public final class RedisLeaseStore implements LeaseStore {
 			return LeaseResult.invalid(ex);
 		}
 		IdentityKeys target = IdentityKeys.of(request.identity());
-		List<String> args = target.args(request.deadlineAt(), this.policy);
-		args.addAll(List.of(request.digest(), millis(this.policy.idempotencyRetention()),
-				millis(this.policy.maximumDeadline()), millis(this.policy.clockSkewBound()),
-				Identifiers.generate("lease"), Long.toString(request.ttlMs()), Long.toString(request.maximumLifetimeMs()),
-				millis(PHYSICAL_GRACE), request.owner().principalId(), request.owner().clientId(),
-				request.owner().credentialId(), request.owner().serviceInstanceId(), request.executionId(),
-				request.jobId(), request.traceId(), request.requestId(), request.metadata().json()));
-		return single(LeaseScript.ACQUIRE, "acquire", true, target, request.deadlineAt(), List.of(target.lease(),
-				target.fence(), target.idempotency(request.operation(), request.principalId(), request.requestId())),
-				args);
+		String leaseId = Identifiers.generate("lease");
+		return single(this.arguments.acquire(target, request, leaseId), "acquire", true, target, request.deadlineAt(),
+				request, leaseId);
 	}
 
 	@Override
 	public LeaseResult renew(RenewRequest request) {
-		return holderOperation(LeaseScript.RENEW, "renew", request.handle(), request.requestId(), request.digest(),
-				request.deadlineAt(), Operation.RENEW, List.of(millis(PHYSICAL_GRACE)));
+		IdentityKeys target = IdentityKeys.of(request.handle().identity());
+		return single(this.arguments.renew(target, request), "renew", true, target, request.deadlineAt(), null, null);
+	}
+
+	/**
+	 * Renews the leases of each program in one function call per program (one slot), at most
+	 * {@link #MAX_RENEW_BATCH} per call. Each lease's deadline is honoured on its own: one already passed is not
+	 * sent, the function checks each at backend time, and a success whose reply arrived after that lease's deadline
+	 * is {@code lease_outcome_unknown}; the reply is awaited no longer than the latest deadline of the call.
+	 */
+	@Override
+	public List<LeaseResult> renewAll(List<RenewRequest> requests) {
+		LeaseResult[] results = new LeaseResult[requests.size()];
+		Map<ProgramScope, List<Integer>> byProgram = new LinkedHashMap<>();
+		for (int i = 0; i < requests.size(); i++) {
+			byProgram.computeIfAbsent(requests.get(i).handle().identity().scope(), k -> new ArrayList<>()).add(i);
+		}
+		long nowMs = System.currentTimeMillis();
+		for (List<Integer> group : byProgram.values()) {
+			// a lease whose deadline already passed is not sent (nothing mutated), like a single renew
+			group.removeIf(index -> {
+				if (requests.get(index).deadlineAt().toEpochMilli() <= nowMs) {
+					results[index] = LeaseResult.failure(ResultCode.DEADLINE_EXCEEDED, Reason.NONE, null);
+					return true;
+				}
+				return false;
+			});
+			for (int from = 0; from < group.size(); from += MAX_RENEW_BATCH) {
+				renewChunk(requests, group.subList(from, Math.min(group.size(), from + MAX_RENEW_BATCH)), results);
+			}
+		}
+		return Arrays.asList(results);
+	}
+
+	private void renewChunk(List<RenewRequest> requests, List<Integer> indexes, LeaseResult[] results) {
+		List<IdentityKeys> targets = new ArrayList<>(indexes.size());
+		List<RenewRequest> chunk = new ArrayList<>(indexes.size());
+		Instant latest = null;
+		for (int index : indexes) {
+			RenewRequest request = requests.get(index);
+			chunk.add(request);
+			targets.add(IdentityKeys.of(request.handle().identity()));
+			if (latest == null || request.deadlineAt().isAfter(latest)) {
+				latest = request.deadlineAt();
+			}
+		}
+		LeaseArguments.Call call = this.arguments.renewBatch(targets, chunk);
+		List<Object> reply;
+		try {
+			reply = this.executor.run(call.function(), latest, call.keys(), call.args());
+		}
+		catch (ScriptFailure failure) {
+			LeaseResult failed = failed(failure, true);
+			for (int index : indexes) {
+				results[index] = failed;
+			}
+			return;
+		}
+		long replyMs = System.currentTimeMillis();
+		int position = 0;
+		for (int i = 0; i < indexes.size(); i++) {
+			IdentityKeys target = targets.get(i);
+			LeaseResult result;
+			try {
+				int size = Integer.parseInt(ReplyReader.text(reply, position));
+				result = checked(ReplyReader.single(reply, position + 1, size, target.identity, null, null), target,
+						"renew");
+				position += 1 + size;
+				if (result.isSuccess() && replyMs > chunk.get(i).deadlineAt().toEpochMilli()) {
+					// the reply came after this lease's own deadline: as for a single renew, the outcome is unknown
+					result = LeaseResult.failure(ResultCode.LEASE_OUTCOME_UNKNOWN, Reason.REPLY_LOST, result.decidedAt());
+				}
+			}
+			catch (CorruptRecordException | IllegalArgumentException | IndexOutOfBoundsException ex) {
+				alert(Reason.CORRUPT_RECORD, target.identity, target.digest, "renew");
+				result = LeaseResult.failure(ResultCode.LEASE_BACKEND_UNAVAILABLE, Reason.CORRUPT_RECORD, null);
+				position = Integer.MAX_VALUE / 2;
+			}
+			results[indexes.get(i)] = result;
+		}
 	}
 
 	@Override
 	public LeaseResult release(ReleaseRequest request) {
-		return holderOperation(LeaseScript.RELEASE, "release", request.handle(), request.requestId(),
-				request.digest(), request.deadlineAt(), Operation.RELEASE, List.of());
-	}
-
-	private LeaseResult holderOperation(LeaseScript script, String name, LeaseHandle handle, String requestId,
-			String digest, Instant deadlineAt, Operation operation, List<String> extra) {
-		IdentityKeys target = IdentityKeys.of(handle.identity());
-		List<String> args = target.args(deadlineAt, this.policy);
-		args.addAll(List.of(digest, millis(this.policy.idempotencyRetention()), millis(this.policy.maximumDeadline())));
-		args.addAll(handleArgs(handle));
-		args.addAll(extra);
-		return single(script, name, true, target, deadlineAt,
-				List.of(target.lease(), target.idempotency(operation, handle.ownerPrincipalId(), requestId)), args);
+		IdentityKeys target = IdentityKeys.of(request.handle().identity());
+		return single(this.arguments.release(target, request), "release", true, target, request.deadlineAt(), null,
+				null);
 	}
 
 	@Override
@@ -130,25 +209,15 @@ public final class RedisLeaseStore implements LeaseStore {
 
 	private LeaseResult administer(AdminRequest request) {
 		IdentityKeys target = IdentityKeys.of(request.identity());
-		List<String> args = target.args(request.deadlineAt(), this.policy);
-		args.addAll(List.of(request.digest(), millis(this.policy.idempotencyRetention()),
-				millis(this.policy.maximumDeadline()), request.operation().wireName(), request.expectedLeaseId(),
-				Long.toString(request.expectedFencingToken()), request.adminPrincipalId(), request.adminCredentialId(),
-				request.reason(), request.requestId(), Integer.toString(AUDIT_STREAM_LENGTH)));
-		return single(LeaseScript.ADMINISTER, request.operation().wireName(), true, target, request.deadlineAt(),
-				List.of(target.lease(), target.idempotency(request.operation(), request.principalId(),
-						request.requestId()), target.keys().audit()),
-				args);
+		return single(this.arguments.administer(target, request, AUDIT_STREAM_LENGTH), request.operation().wireName(),
+				true, target, request.deadlineAt(), null, null);
 	}
 
 	@Override
 	public LeaseResult authorizeCommit(CommitRequest request) {
-		LeaseHandle handle = request.handle();
-		IdentityKeys target = IdentityKeys.of(handle.identity());
-		List<String> args = target.args(request.deadlineAt(), this.policy);
-		args.addAll(handleArgs(handle));
-		return single(LeaseScript.AUTHORIZE, "authorize_commit", true, target, request.deadlineAt(),
-				List.of(target.lease(), target.fence()), args);
+		IdentityKeys target = IdentityKeys.of(request.handle().identity());
+		return single(this.arguments.authorize(target, request), "authorize_commit", true, target,
+				request.deadlineAt(), null, null);
 	}
 
 	@Override
@@ -158,16 +227,16 @@ public final class RedisLeaseStore implements LeaseStore {
 				return LeaseResult.failure(ResultCode.LEASE_NOT_FOUND, Reason.NONE, null);
 			}
 			IdentityKeys target = IdentityKeys.of(request.identity());
-			return single(LeaseScript.INSPECT, "inspect", false, target, request.deadlineAt(), List.of(target.lease()),
-					target.args(request.deadlineAt(), this.policy));
+			return single(this.arguments.inspect(target, request.deadlineAt()), "inspect", false, target,
+					request.deadlineAt(), null, null);
 		}
-		ProgramScope scope = request.scope();
-		RedisKeys keys = new RedisKeys(scope);
-		List<String> args = List.of(epochMillis(request.deadlineAt()), keys.base(), request.leaseId(),
-				scope.tenantId(), scope.programId(), Integer.toString(this.policy.historyLength()),
-				millis(this.policy.historyRetention()));
-		return single(LeaseScript.INSPECT_BY_LEASE_ID, "inspect", false, null, request.deadlineAt(),
-				List.of(keys.base() + "lid:" + request.leaseId()), args);
+		LeaseResult result = single(
+				this.arguments.inspectByLeaseId(request.scope(), request.leaseId(), request.deadlineAt()), "inspect",
+				false, null, request.deadlineAt(), null, null);
+		if (result.lease() != null && !result.lease().identity().scope().equals(request.scope())) {
+			return LeaseResult.failure(ResultCode.LEASE_NOT_FOUND, Reason.NONE, result.decidedAt());
+		}
+		return result;
 	}
 
 	@Override
@@ -175,33 +244,16 @@ public final class RedisLeaseStore implements LeaseStore {
 		ListFilter filter = request.filter();
 		String after;
 		try {
-			after = (request.cursor() != null) ? ListCursor.decode(request.cursor()) : "";
+			after = (request.cursor() != null) ? this.cursors.decode(request.cursor(), filter) : "";
 		}
 		catch (InvalidLeaseRequestException ex) {
 			return LeasePage.failure(ResultCode.INVALID_LEASE_REQUEST, Reason.NONE, null);
 		}
-		ProgramScope scope = filter.scope();
-		RedisKeys keys = new RedisKeys(scope);
 		int pageSize = this.policy.pageSize(request.pageSize());
-		List<String> args = new ArrayList<>(List.of(epochMillis(request.deadlineAt()), keys.base(), after,
-				Integer.toString(pageSize), Integer.toString(Math.max(256, pageSize * 4)), scope.tenantId(),
-				scope.programId()));
-		String index = keys.programIndex();
-		if (filter instanceof ListFilter.ByOwner owner) {
-			index = keys.ownerIndex(owner.ownerPrincipalId());
-			args.addAll(List.of("owner", owner.ownerPrincipalId(), ""));
-		}
-		else if (filter instanceof ListFilter.ByTarget target) {
-			index = keys.targetIndex(target.targetNamespace(), target.targetId());
-			args.addAll(List.of("target", target.targetNamespace(), target.targetId()));
-		}
-		else {
-			args.addAll(List.of("program", "", ""));
-		}
-		args.addAll(List.of(Integer.toString(this.policy.historyLength()), millis(this.policy.historyRetention())));
+		LeaseArguments.Call call = this.arguments.list(filter, after, pageSize, request.deadlineAt());
 		try {
-			List<Object> reply = this.executor.run(LeaseScript.LIST, request.deadlineAt(), List.of(index), args);
-			return page(reply, scope);
+			List<Object> reply = this.executor.run(call.function(), request.deadlineAt(), call.keys(), call.args());
+			return page(reply, filter);
 		}
 		catch (ScriptFailure failure) {
 			LeaseResult result = failed(failure, false);
@@ -209,28 +261,35 @@ public final class RedisLeaseStore implements LeaseStore {
 		}
 	}
 
-	private LeasePage page(List<Object> reply, ProgramScope scope) {
+	private LeasePage page(List<Object> reply, ListFilter filter) {
 		ResultCode code = ResultCode.fromWireName(ReplyReader.text(reply, 0));
 		Instant decidedAt = Instant.ofEpochMilli(Long.parseLong(ReplyReader.text(reply, 2)));
 		if (code != ResultCode.LEASE_LISTED) {
 			return LeasePage.failure(code, Reason.NONE, decidedAt);
 		}
-		String cursor = ReplyReader.text(reply, 3);
+		String next = ReplyReader.text(reply, 3);
 		long corrupt = Long.parseLong(ReplyReader.text(reply, 4));
 		List<LeaseRecord> leases = new ArrayList<>();
-		for (String json : ReplyReader.strings(reply, 5)) {
+		for (int i = 5; i < reply.size(); i++) {
+			String entry = ReplyReader.text(reply, i);
+			int sep = entry.indexOf(StoredRecord.SEP);
 			try {
-				leases.add(ReplyReader.recordFromJson(json));
+				LeaseRecord lease = ReplyReader.record(entry.substring(sep + 1), null);
+				if (sep <= 0 || !lease.identity().keyDigest().equals(entry.substring(0, sep))
+						|| !lease.identity().scope().equals(filter.scope())) {
+					throw new CorruptRecordException("record does not belong to its key");
+				}
+				leases.add(lease);
 			}
 			catch (CorruptRecordException ex) {
 				corrupt++;
 			}
 		}
 		if (corrupt > 0) {
-			raise(new LeaseAlert(Reason.CORRUPT_RECORD, scope, "list", "index"));
+			raise(new LeaseAlert(Reason.CORRUPT_RECORD, filter.scope(), "list", "index"));
 		}
 		return new LeasePage(ResultCode.LEASE_LISTED, Reason.NONE, leases,
-				cursor.isEmpty() ? null : ListCursor.encode(cursor), decidedAt);
+				next.isEmpty() ? null : this.cursors.encode(next, filter), decidedAt);
 	}
 
 	/** The administer script appends each force-release/revoke decision to {@code P{T}:audit} atomically. */
@@ -242,10 +301,8 @@ public final class RedisLeaseStore implements LeaseStore {
 	@Override
 	public LeaseResult resolve(ResolveRequest request) {
 		IdentityKeys target = IdentityKeys.of(request.identity());
-		return single(LeaseScript.RESOLVE, "resolve", false, target, request.deadlineAt(),
-				List.of(target.lease(), target.idempotency(request.operation(), request.principalId(),
-						request.requestId())),
-				target.args(request.deadlineAt(), this.policy));
+		return single(this.arguments.resolve(target, request.operation(), request.principalId(), request.requestId(),
+				request.deadlineAt()), "resolve", false, target, request.deadlineAt(), null, null);
 	}
 
 	/**
@@ -264,16 +321,14 @@ public final class RedisLeaseStore implements LeaseStore {
 			throw new InvalidLeaseRequestException("reason", "must be 1.." + AdminRequest.MAX_REASON_LENGTH
 					+ " characters");
 		}
-		RedisKeys keys = new RedisKeys(scope);
 		String requestId = Identifiers.generate("request");
 		long total = 0;
 		while (true) {
+			LeaseArguments.Call call = this.arguments.recover(scope, 500, adminPrincipalId, adminCredentialId, reason,
+					requestId, AUDIT_STREAM_LENGTH, deadlineAt);
 			List<Object> reply;
 			try {
-				reply = this.executor.run(LeaseScript.RECOVER, deadlineAt, List.of(keys.programIndex(), keys.audit()),
-						List.of(epochMillis(deadlineAt), keys.base(), "500", adminPrincipalId, adminCredentialId,
-								reason, requestId, Integer.toString(this.policy.historyLength()),
-								millis(this.policy.historyRetention()), Integer.toString(AUDIT_STREAM_LENGTH)));
+				reply = this.executor.run(call.function(), deadlineAt, call.keys(), call.args());
 			}
 			catch (ScriptFailure failure) {
 				return -1;
@@ -288,29 +343,34 @@ public final class RedisLeaseStore implements LeaseStore {
 		}
 	}
 
-	private LeaseResult single(LeaseScript script, String operation, boolean mutating, IdentityKeys target,
-			Instant deadlineAt, List<String> keys, List<String> args) {
-		LockIdentity identity = (target != null) ? target.identity() : null;
-		String reference = (target != null) ? target.digest() : "lease-id";
+	private LeaseResult single(LeaseArguments.Call call, String operation, boolean mutating,
+			@Nullable IdentityKeys target, Instant deadlineAt, @Nullable AcquireRequest acquire,
+			@Nullable String leaseId) {
+		LockIdentity identity = (target != null) ? target.identity : null;
 		List<Object> reply;
 		try {
-			reply = this.executor.run(script, deadlineAt, keys, args);
+			reply = this.executor.run(call.function(), deadlineAt, call.keys(), call.args());
 		}
 		catch (ScriptFailure failure) {
 			return failed(failure, mutating);
 		}
 		try {
-			LeaseResult result = ReplyReader.single(reply, identity);
-			if (result.reason() == Reason.CORRUPT_RECORD || result.reason() == Reason.FENCING_COUNTER_EXHAUSTED
-					|| result.reason() == Reason.BACKEND_CLOCK_BEHIND) {
-				alert(result.reason(), identity, reference, operation);
-			}
-			return result;
+			return checked(ReplyReader.single(reply, identity, acquire, leaseId), target, operation);
 		}
 		catch (CorruptRecordException | IllegalArgumentException | IndexOutOfBoundsException ex) {
-			alert(Reason.CORRUPT_RECORD, identity, reference, operation);
+			alert(Reason.CORRUPT_RECORD, identity, (target != null) ? target.digest : "lease-id", operation);
 			return LeaseResult.failure(ResultCode.LEASE_BACKEND_UNAVAILABLE, Reason.CORRUPT_RECORD, null);
 		}
+	}
+
+	/** Raises the alert a result calls for (corrupt record, counter exhausted, clock behind) and returns it. */
+	private LeaseResult checked(LeaseResult result, @Nullable IdentityKeys target, String operation) {
+		if (result.reason() == Reason.CORRUPT_RECORD || result.reason() == Reason.FENCING_COUNTER_EXHAUSTED
+				|| result.reason() == Reason.BACKEND_CLOCK_BEHIND) {
+			alert(result.reason(), (target != null) ? target.identity : null,
+					(target != null) ? target.digest : "lease-id", operation);
+		}
+		return result;
 	}
 
 	private void alert(Reason reason, LockIdentity identity, String reference, String operation) {
@@ -337,48 +397,6 @@ public final class RedisLeaseStore implements LeaseStore {
 						mutating ? ResultCode.LEASE_OUTCOME_UNKNOWN : ResultCode.LEASE_BACKEND_UNAVAILABLE,
 						Reason.REPLY_LOST, null);
 		}
-	}
-
-	private static List<String> handleArgs(LeaseHandle handle) {
-		return List.of(handle.leaseId(), handle.ownerPrincipalId(), handle.serviceInstanceId(),
-				Long.toString(handle.fencingToken()));
-	}
-
-	private static String epochMillis(Instant instant) {
-		return Long.toString(instant.toEpochMilli());
-	}
-
-	private static String millis(Duration duration) {
-		return Long.toString(duration.toMillis());
-	}
-
-	/** The opaque list cursor: the same encoding as the reference store ({@code base64url("c1:" + lock key)}). */
-	static final class ListCursor {
-
-		private static final String PREFIX = "c1:" + LockIdentity.KEY_PREFIX;
-
-		private ListCursor() {
-		}
-
-		static String encode(String digest) {
-			return Base64.getUrlEncoder().withoutPadding().encodeToString((PREFIX + digest).getBytes(StandardCharsets.UTF_8));
-		}
-
-		static String decode(String cursor) {
-			String text;
-			try {
-				text = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8);
-			}
-			catch (IllegalArgumentException ex) {
-				throw new InvalidLeaseRequestException("cursor", "malformed");
-			}
-			String digest = text.startsWith(PREFIX) ? text.substring(PREFIX.length()) : "";
-			if (!digest.matches("[A-Za-z0-9_-]{43}")) {
-				throw new InvalidLeaseRequestException("cursor", "malformed");
-			}
-			return digest;
-		}
-
 	}
 
 }

@@ -2,7 +2,6 @@ package io.starintel.lease.store.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,6 +11,7 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
+import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.CorruptRecordException;
 import io.starintel.lease.core.InvalidLeaseRequestException;
 import io.starintel.lease.core.LeaseRecord;
@@ -21,53 +21,78 @@ import io.starintel.lease.core.LeaseState;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.core.StoredRecord;
 
 /**
- * Turns script replies into typed results, validating every returned record strictly
- * ({@link LeaseRecordJson#fromFields}): a record that does not parse, or belongs to another identity, is
- * {@link CorruptRecordException}.
+ * Turns function replies (the single-lease shape of {@code lease.lua}) into typed results without building maps:
+ * records are decoded strictly by {@link StoredRecord#decode}; a record stored by the v1 encoding (JSON, only in an
+ * idempotency result written before an upgrade) by {@link LeaseRecordJson#fromFields}. Anything that does not
+ * decode is {@link CorruptRecordException}.
  */
 final class ReplyReader {
 
 	private static final JsonMapper MAPPER = JsonMapper.builder().build();
 
-	private static final int HEADER = 6;
-
 	private ReplyReader() {
 	}
 
 	/**
-	 * Reads the single-lease reply shape {@code {code, reason, decided_ms, replayed, current_state, retry_after_ms,
-	 * field, value, ...}}.
+	 * Reads {@code {code, reason, decided_ms[, retry_after_ms, current_state, replayed, record[, token,
+	 * expires_ms]]}}.
+	 * @param acquire the acquire request and {@code leaseId} its new lease id, when the reply may be a fresh acquire
 	 */
-	static LeaseResult single(List<Object> reply, @Nullable LockIdentity expected) {
-		if (reply.size() < HEADER || (reply.size() - HEADER) % 2 != 0) {
+	static LeaseResult single(List<Object> reply, @Nullable LockIdentity expected, @Nullable AcquireRequest acquire,
+			@Nullable String leaseId) {
+		return single(reply, 0, reply.size(), expected, acquire, leaseId);
+	}
+
+	/** As {@link #single(List, LockIdentity, AcquireRequest, String)} for {@code size} elements from {@code from}. */
+	static LeaseResult single(List<Object> reply, int from, int size, @Nullable LockIdentity expected,
+			@Nullable AcquireRequest acquire, @Nullable String leaseId) {
+		if (size != 4 && size != 7 && size != 9) {
 			throw new CorruptRecordException("unexpected reply shape");
 		}
-		ResultCode code = ResultCode.fromWireName(text(reply, 0));
+		ResultCode code = ResultCode.fromWireName(text(reply, from));
 		if (code == ResultCode.INVALID_LEASE_REQUEST) {
 			return LeaseResult.invalid(
 					new InvalidLeaseRequestException("deadline_at", "further ahead than the policy allows"));
 		}
-		Reason reason = Reason.fromWireName(text(reply, 1));
-		Instant decidedAt = Instant.ofEpochMilli(Long.parseLong(text(reply, 2)));
-		boolean replayed = "1".equals(text(reply, 3));
-		String current = text(reply, 4);
-		long retryAfter = Long.parseLong(text(reply, 5));
+		Reason reason = Reason.fromWireName(text(reply, from + 1));
+		Instant decidedAt = Instant.ofEpochMilli(Long.parseLong(text(reply, from + 2)));
+		long retryAfter = Long.parseLong(text(reply, from + 3));
+		if (size == 4) {
+			return new LeaseResult(code, reason, null, false, null, decidedAt, retryAfter, null);
+		}
+		String current = text(reply, from + 4);
+		boolean replayed = "1".equals(text(reply, from + 5));
+		String stored = text(reply, from + 6);
 		LeaseRecord lease = null;
-		if (reply.size() > HEADER) {
-			Map<String, String> fields = new HashMap<>();
-			for (int i = HEADER; i < reply.size(); i += 2) {
-				fields.put(text(reply, i), text(reply, i + 1));
+		if (size == 9) {
+			if (acquire == null || leaseId == null) {
+				throw new CorruptRecordException("unexpected reply shape");
 			}
-			lease = record(fields, expected);
+			long token = Long.parseLong(text(reply, from + 7));
+			Instant expires = Instant.ofEpochMilli(Long.parseLong(text(reply, from + 8)));
+			lease = new LeaseRecord(acquire.identity(), leaseId, acquire.owner(), token, decidedAt, decidedAt, expires,
+					acquire.ttlMs(), acquire.maximumLifetimeMs(), acquire.executionId(), acquire.jobId(),
+					acquire.traceId(), acquire.requestId(), acquire.metadata(), LeaseState.ACTIVE);
+		}
+		else if (!stored.isEmpty()) {
+			lease = record(stored, expected);
 		}
 		LeaseState state = current.isEmpty() ? null : LeaseState.fromWireName(current);
 		return new LeaseResult(code, reason, lease, replayed, state, decidedAt, retryAfter, null);
 	}
 
-	/** A lease from a JSON object of string values (the list reply and history entries). */
-	static LeaseRecord recordFromJson(String json) {
+	/** A stored record: v2 string, or v1 JSON (idempotency results written before an upgrade). */
+	static LeaseRecord record(String stored, @Nullable LockIdentity expected) {
+		if (!stored.isEmpty() && stored.charAt(0) == '{') {
+			return LeaseRecordJson.fromFields(v1Fields(stored), expected);
+		}
+		return StoredRecord.decode(stored, expected);
+	}
+
+	private static Map<String, String> v1Fields(String json) {
 		JsonNode node;
 		try {
 			node = MAPPER.readTree(json);
@@ -86,20 +111,7 @@ final class ReplyReader {
 			}
 			fields.put(name, value.asString());
 		}
-		return record(fields, null);
-	}
-
-	private static LeaseRecord record(Map<String, String> fields, @Nullable LockIdentity expected) {
-		return LeaseRecordJson.fromFields(fields, expected);
-	}
-
-	/** The list reply's leases, from index {@code from}. */
-	static List<String> strings(List<Object> reply, int from) {
-		List<String> out = new ArrayList<>(Math.max(0, reply.size() - from));
-		for (int i = from; i < reply.size(); i++) {
-			out.add(text(reply, i));
-		}
-		return out;
+		return fields;
 	}
 
 	static String text(List<Object> reply, int index) {

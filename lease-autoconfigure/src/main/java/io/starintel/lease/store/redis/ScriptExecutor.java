@@ -1,17 +1,19 @@
 package io.starintel.lease.store.redis;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.lettuce.core.RedisFuture;
-import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.AsyncExecutions;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.slf4j.Logger;
@@ -22,17 +24,17 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
 
 /**
- * Runs one lease script as exactly one EVALSHA (EVAL only after a NOSCRIPT reply) on the Lettuce connection of a
- * Spring Data Redis connection factory, waiting for the reply no longer than the request's deadline.
+ * Runs one function of the {@link LeaseLibrary} as exactly one FCALL on the Lettuce connection of a Spring Data
+ * Redis connection factory, waiting for the reply no longer than the request's deadline. When the server answers
+ * "Function not found" (a fresh, flushed or failed-over server), the library is loaded ({@code FUNCTION LOAD
+ * REPLACE}, on every primary of a cluster) and the call is sent once more, as EVALSHA falls back to EVAL on
+ * NOSCRIPT.
  *
  * <p>Contract: a command that could not be submitted (no connection, deadline already passed) is distinguished from
  * one that was submitted without a reply in time ({@link ScriptFailure.Kind#OUTCOME_UNKNOWN}); no Redis exception
- * leaves this class, and neither does a {@link LinkageError} of an incompatible driver (a Lettuce or Spring Data Redis
- * version whose API differs from the one compiled against): it is logged at ERROR once per executor and the call fails
- * closed like any other backend failure.
- *
- * <p>Only Lettuce API present in both Lettuce 6.x (Spring Boot 4.0) and 7.x (Spring Boot 4.1) is used: the open
- * check goes through {@code StatefulConnection.isOpen()}, not the commands' {@code isOpen()} that Lettuce 7 removed.
+ * leaves this class, and neither does a {@link LinkageError} of an incompatible driver: it is logged at ERROR once
+ * per executor and the call fails closed like any other backend failure. Only Lettuce API present in Lettuce 6.x
+ * and 7.x is used (the open check goes through {@code StatefulConnection.isOpen()}).
  */
 final class ScriptExecutor {
 
@@ -46,12 +48,12 @@ final class ScriptExecutor {
 		this.connectionFactory = connectionFactory;
 	}
 
-	/** Runs the script and returns its reply (a list of bulk strings). */
-	List<Object> run(LeaseScript script, Instant deadlineAt, List<String> keys, List<String> args)
+	/** Runs the function and returns its reply (a list of bulk strings). */
+	List<Object> run(LeaseLibrary.Function function, Instant deadlineAt, byte[][] keys, byte[][] args)
 			throws ScriptFailure {
 		boolean[] submitted = new boolean[1];
 		try {
-			return runChecked(script, deadlineAt, keys, args, submitted);
+			return runChecked(function, deadlineAt.toEpochMilli(), keys, args, submitted);
 		}
 		catch (LinkageError ex) {
 			// contract: no Error from the backend path reaches a user; fail closed with a typed failure
@@ -65,9 +67,9 @@ final class ScriptExecutor {
 		}
 	}
 
-	private List<Object> runChecked(LeaseScript script, Instant deadlineAt, List<String> keys, List<String> args,
+	private List<Object> runChecked(LeaseLibrary.Function function, long deadlineMs, byte[][] keys, byte[][] args,
 			boolean[] submitted) throws ScriptFailure {
-		long timeoutMs = deadlineAt.toEpochMilli() - System.currentTimeMillis();
+		long timeoutMs = deadlineMs - System.currentTimeMillis();
 		if (timeoutMs <= 0) {
 			throw new ScriptFailure(ScriptFailure.Kind.DEADLINE_BEFORE_SUBMISSION, "deadline passed before submission");
 		}
@@ -77,27 +79,56 @@ final class ScriptExecutor {
 			if (!isOpen(commands)) {
 				throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, "connection not open");
 			}
-			byte[][] keyBytes = bytes(keys);
-			byte[][] argBytes = bytes(args);
 			try {
 				submitted[0] = true;
-				return await(commands.evalsha(script.sha(), ScriptOutputType.MULTI, keyBytes, argBytes), timeoutMs,
-						script);
+				return await(commands.fcall(function.functionName(), ScriptOutputType.MULTI, keys, args), timeoutMs,
+						function);
 			}
-			catch (NoScript ex) {
-				long remaining = Math.max(1, deadlineAt.toEpochMilli() - System.currentTimeMillis());
+			catch (FunctionNotFound ex) {
+				load(commands, deadlineMs);
+				long remaining = Math.max(1, deadlineMs - System.currentTimeMillis());
 				try {
-					return await(commands.eval(script.text(), ScriptOutputType.MULTI, keyBytes, argBytes), remaining,
-							script);
+					return await(commands.fcall(function.functionName(), ScriptOutputType.MULTI, keys, args), remaining,
+							function);
 				}
-				catch (NoScript impossible) {
-					throw new ScriptFailure(ScriptFailure.Kind.OUTCOME_UNKNOWN, "NOSCRIPT after EVAL");
+				catch (FunctionNotFound again) {
+					throw new ScriptFailure(ScriptFailure.Kind.OUTCOME_UNKNOWN, "function not found after loading");
 				}
 			}
 		}
 		finally {
 			closeQuietly(connection);
 		}
+	}
+
+	/** FUNCTION LOAD REPLACE on the server, or on every primary of a cluster. The call itself never mutated. */
+	private static void load(RedisClusterAsyncCommands<byte[], byte[]> commands, long deadlineMs)
+			throws ScriptFailure {
+		try {
+			if (commands instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster) {
+				AsyncExecutions<String> executions = cluster.upstream().commands().functionLoad(LeaseLibrary.CODE, true);
+				for (CompletionStage<String> stage : executions) {
+					waitFor(stage.toCompletableFuture(), deadlineMs);
+				}
+			}
+			else {
+				waitFor(commands.functionLoad(LeaseLibrary.CODE, true), deadlineMs);
+			}
+			logger.info("Loaded the lease function library {}", LeaseLibrary.NAME);
+		}
+		catch (TimeoutException | ExecutionException | RuntimeException ex) {
+			logger.warn("Loading the lease function library failed: {}", safeError(ex));
+			throw new ScriptFailure(ScriptFailure.Kind.OUTCOME_UNKNOWN, "function library not loaded");
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new ScriptFailure(ScriptFailure.Kind.OUTCOME_UNKNOWN, "interrupted while loading the library");
+		}
+	}
+
+	private static void waitFor(Future<String> future, long deadlineMs)
+			throws InterruptedException, ExecutionException, TimeoutException {
+		future.get(Math.max(1, deadlineMs - System.currentTimeMillis()), TimeUnit.MILLISECONDS);
 	}
 
 	private RedisConnection connect() throws ScriptFailure {
@@ -135,8 +166,8 @@ final class ScriptExecutor {
 		return true; // unknown command interface: the submission itself answers
 	}
 
-	private static List<Object> await(RedisFuture<List<Object>> future, long timeoutMs, LeaseScript script)
-			throws ScriptFailure, NoScript {
+	private static List<Object> await(RedisFuture<List<Object>> future, long timeoutMs,
+			LeaseLibrary.Function function) throws ScriptFailure, FunctionNotFound {
 		try {
 			return future.get(timeoutMs, TimeUnit.MILLISECONDS);
 		}
@@ -150,10 +181,11 @@ final class ScriptExecutor {
 			throw new ScriptFailure(ScriptFailure.Kind.OUTCOME_UNKNOWN, "interrupted while awaiting the reply");
 		}
 		catch (ExecutionException ex) {
-			if (ex.getCause() instanceof RedisNoScriptException) {
-				throw new NoScript();
+			Throwable cause = ex.getCause();
+			if (cause != null && String.valueOf(cause.getMessage()).contains("Function not found")) {
+				throw new FunctionNotFound();
 			}
-			logger.warn("Lease script {} failed: {}", script.fileName(), safeError(ex.getCause()));
+			logger.warn("Lease function {} failed: {}", function.functionName(), safeError(cause));
 			throw new ScriptFailure(ScriptFailure.Kind.OUTCOME_UNKNOWN, "no usable reply");
 		}
 		catch (RuntimeException ex) {
@@ -171,14 +203,6 @@ final class ScriptExecutor {
 		return cause.getClass().getSimpleName() + " " + ((space > 0) ? message.substring(0, space) : message);
 	}
 
-	private static byte[][] bytes(List<String> values) {
-		byte[][] out = new byte[values.size()][];
-		for (int i = 0; i < out.length; i++) {
-			out[i] = values.get(i).getBytes(StandardCharsets.UTF_8);
-		}
-		return out;
-	}
-
 	private static void closeQuietly(RedisConnection connection) {
 		try {
 			connection.close();
@@ -188,10 +212,10 @@ final class ScriptExecutor {
 		}
 	}
 
-	/** The node did not have the script cached. */
-	private static final class NoScript extends Exception {
+	/** The server does not have the library (yet). */
+	private static final class FunctionNotFound extends Exception {
 
-		NoScript() {
+		FunctionNotFound() {
 			super(null, null, false, false);
 		}
 

@@ -1,12 +1,27 @@
-// validate_doc_update of _design/starintel_fence (version 1).
-// Contract (fenced writes): the server itself rejects a write whose starintel_fence.fencing_token is below the
-// token already stored on the document, a write that drops the fence from a fenced document (including a deletion
-// without a fence), and a write that moves a fenced document to another lock identity (tokens of different
-// identities are not comparable). Tokens are JSON numbers below 2^53, so JS doubles compare them exactly.
-// Design documents are exempt (CouchDB restricts them to admins).
+// validate_doc_update of _design/starintel_fence (version 2).
+// Contract (fenced writes): the server itself rejects a write that could make a stale or lower-token revision of a
+// fenced document current. What this function sees (CouchDB 3.4 and pouchdb-server 4.2, verified over HTTP):
+//   interactive create    newDoc._rev undefined, oldDoc null (also for a re-create after a deletion or a purge)
+//   interactive update    newDoc._rev === oldDoc._rev (the revision it replaces), oldDoc = that revision
+//   replicated write      (_bulk_docs new_edits:false, PUT ?new_edits=false) newDoc._rev is the new revision itself
+//                         and oldDoc is only the nearest stored ancestor on that revision's own path (null for a
+//                         disjoint history), never the current winner
+// Rules, in order (every refusal is 403 forbidden with a 'starintel_fence: ' reason):
+//   1. a new fence must be an object with a lock_key_digest and a positive integer fencing_token <= 2^53 - 1
+//   2. replicated writes are refused unless the user has the role starintel_fence_replicator (admins included):
+//      they are checked against an ancestor, not the winner, so they could install a losing token as the winner
+//   3. a fenced document is never deleted (_deleted): a deleted document has no stored fence for this function,
+//      so a later create of the same id could carry any token. Fenced deletions are tombstones that keep the fence
+//      (starintel_deleted: true), written like any update
+//   4. a document without a stored fence accepts any first fence; a fenced one cannot drop it
+//   5. the lock identity (lock_key_digest) of a fenced document never changes
+//   6. the fencing_token never goes below the stored token (equal passes: one holder writes several times)
+// Design documents are exempt (CouchDB restricts them to admins). _purge bypasses this function entirely: fenced
+// readers compare against the durable marks in Redis (FencedCouchDbReader).
 function (newDoc, oldDoc, userCtx, secObj) {
   var PREFIX = 'starintel_fence: ';
   var MAX_TOKEN = 9007199254740991;
+  var REPLICATOR_ROLE = 'starintel_fence_replicator';
   if (newDoc._id && newDoc._id.indexOf('_design/') === 0) {
     return;
   }
@@ -23,6 +38,15 @@ function (newDoc, oldDoc, userCtx, secObj) {
     }
     return t;
   }
+  function hasRole(role) {
+    var roles = (userCtx && userCtx.roles) ? userCtx.roles : [];
+    for (var i = 0; i < roles.length; i++) {
+      if (roles[i] === role) {
+        return true;
+      }
+    }
+    return false;
+  }
   var next = fenceOf(newDoc);
   var stored = fenceOf(oldDoc);
   if (next !== null) {
@@ -31,13 +55,17 @@ function (newDoc, oldDoc, userCtx, secObj) {
     }
     tokenOf(next, 'new');
   }
+  var replicated = newDoc._rev !== undefined && (!oldDoc || newDoc._rev !== oldDoc._rev);
+  if (replicated && !hasRole(REPLICATOR_ROLE)) {
+    throw({forbidden: PREFIX + 'replicated writes (new_edits=false) need the role ' + REPLICATOR_ROLE});
+  }
+  if (newDoc._deleted && (next !== null || stored !== null)) {
+    throw({forbidden: PREFIX + 'a fenced document is not deleted: write a fenced tombstone (starintel_deleted)'});
+  }
   if (stored === null) {
     return;
   }
   if (next === null) {
-    if (newDoc._deleted) {
-      throw({forbidden: PREFIX + 'deleting a fenced document requires a fence'});
-    }
     throw({forbidden: PREFIX + 'a fenced document cannot drop its fence'});
   }
   if (next.lock_key_digest !== stored.lock_key_digest) {

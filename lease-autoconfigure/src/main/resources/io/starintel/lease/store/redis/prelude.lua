@@ -1,24 +1,71 @@
--- prelude.lua: helpers shared by every lease script. The store prepends this file to each script body before
--- loading it, so each operation is still exactly one EVALSHA.
--- KEYS/ARGV: none of its own. Defines (all locals of the combined script):
---   now_ms()              backend time (redis TIME) in epoch milliseconds
---   fmt(n)                an integer as exact decimal text (never tostring/cjson: they print 1.8e+15)
---   ms_to_iso(ms)         epoch ms -> 'yyyy-MM-ddTHH:mm:ss.SSSZ' (UTC)
---   iso_to_ms(text)       the inverse; nil when the text is not exactly that format
---   hgetall_map(key)      a hash as a Lua table (field -> string value)
---   flat(map, fields)     alternating field/value array of the given fields, in order
---   RECORD_FIELDS         the 26 fields of record version 1, in contract order
---   check_record(map, a)  nil when the stored hash is a valid active record of the requested identity
---                         (a = { lock_key, tenant_id, ..., operation_class }), else a short reason text
+-- prelude.lua: the record codec of the lease store (storage encoding v2), the one Lua home of the record schema,
+-- backend time and the token text rule. It is the first part of the function library starintel_lease_v2
+-- (LeaseLibrary composes '#!lua name=...' + this file + lease.lua and loads it once with FUNCTION LOAD), and EVAL
+-- scripts of other packages (fence/checkpoint/checkpoint.lua) prepend it to read lease records.
+-- KEYS/ARGV: none of its own. Replies: none. Only local definitions (no call to Redis at load time).
+--
+-- Record v2 (one string in the single hash field 'r' of P{T}:lease:D; history entries and idempotency results carry
+-- the same string), fields separated by \31 (unit separator: no identity component, identifier or canonical metadata
+-- JSON can contain it):
+--   '2' state token acquired_ms renewed_ms expires_ms ttl_ms maximum_lifetime_ms | fixed
+--   fixed = tenant program namespace target_id actor workflow operation_class lease_id owner_principal_id
+--           service_instance_id owner_client_id owner_credential_id execution_id job_id trace_id request_id metadata
+-- The fixed part is built by Java (io.starintel.lease.core.StoredRecord); its identity prefix and holder prefix
+-- make the identity check and the exact-holder check one string comparison each. Times are epoch milliseconds: no
+-- ISO-8601 text is formatted or parsed on the lease path (ms_to_iso/iso_to_ms below serve EVAL users and the v1
+-- upgrade path only).
+--
+-- Defines: SEP, now_ms, fmt, decode, encode, lease_id_of, split, ms_to_iso, iso_to_ms, v1_map_to_record,
+--   hgetall_map, check_record (the last two keep EVAL users that read the v1 view of a record working).
+
+local SEP = '\31'
+local HEAD = '^2\31([^\31]*)\31([^\31]*)\31([^\31]*)\31([^\31]*)\31([^\31]*)\31([^\31]*)\31([^\31]*)\31()'
+-- the seven identity fields, then the lease id (literal patterns: library load time offers no string functions)
+local IDENTITY7 = '[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31'
+local LEASE_ID = '^' .. IDENTITY7 .. '([^\31]*)\31'
 
 local function now_ms()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
+-- an integer as exact decimal text (never tostring/cjson: they print 1.8e+15)
 local function fmt(n)
   return string.format('%.0f', n)
 end
+
+-- the record table { state, token (text), acquired, renewed, expires, ttl, lifetime (numbers), fixed }, or nil
+local function decode(text)
+  if type(text) ~= 'string' then return nil end
+  local state, token, acquired, renewed, expires, ttl, lifetime, pos = string.match(text, HEAD)
+  if not state or not string.match(token, '^%d+$') then return nil end
+  local r = { state = state, token = token, acquired = tonumber(acquired), renewed = tonumber(renewed),
+    expires = tonumber(expires), ttl = tonumber(ttl), lifetime = tonumber(lifetime), fixed = string.sub(text, pos) }
+  if not (r.acquired and r.renewed and r.expires and r.ttl and r.lifetime) then return nil end
+  return r
+end
+
+local function encode(r)
+  return '2\31' .. r.state .. SEP .. r.token .. SEP .. fmt(r.acquired) .. SEP .. fmt(r.renewed) .. SEP
+    .. fmt(r.expires) .. SEP .. fmt(r.ttl) .. SEP .. fmt(r.lifetime) .. SEP .. r.fixed
+end
+
+local function lease_id_of(r)
+  return string.match(r.fixed, LEASE_ID)
+end
+
+-- all \31-separated fields of a text (off the hot path)
+local function split(text)
+  local out, start = {}, 1
+  while true do
+    local i = string.find(text, SEP, start, true)
+    if not i then out[#out + 1] = string.sub(text, start); return out end
+    out[#out + 1] = string.sub(text, start, i - 1)
+    start = i + 1
+  end
+end
+
+-- ---- ISO-8601 (EVAL users and the v1 upgrade path only) ----------------------------------------------------------
 
 local function days_from_civil(y, m, d)
   if m <= 2 then y = y - 1 end
@@ -54,48 +101,43 @@ local function ms_to_iso(ms)
   return string.format('%04d-%02d-%02dT%02d:%02d:%02d.%03dZ', y, m, d, h, mi, s, rest % 1000)
 end
 
+-- 'yyyy-MM-ddTHH:mm:ss.SSSZ' -> epoch ms; epoch-ms digits (the v1 view of a v2 record) are accepted as they are
 local function iso_to_ms(text)
   if type(text) ~= 'string' then return nil end
+  if string.match(text, '^%d+$') then return tonumber(text) end
   local y, m, d, h, mi, s, ms = string.match(text, '^(%d%d%d%d)%-(%d%d)%-(%d%d)T(%d%d):(%d%d):(%d%d)%.(%d%d%d)Z$')
   if not y then return nil end
   return days_from_civil(tonumber(y), tonumber(m), tonumber(d)) * 86400000
     + tonumber(h) * 3600000 + tonumber(mi) * 60000 + tonumber(s) * 1000 + tonumber(ms)
 end
 
-local function hgetall_map(key)
-  local raw = redis.call('HGETALL', key)
-  local map = {}
-  for i = 1, #raw, 2 do map[raw[i]] = raw[i + 1] end
-  return map
-end
+-- ---- the v1 encoding (26-field hash): read for upgrades, and the view EVAL users still see ------------------------
 
-local RECORD_FIELDS = { 'record_version', 'lock_key', 'tenant_id', 'program_id', 'target_namespace', 'target_id',
+local V1_FIELDS = { 'record_version', 'lock_key', 'tenant_id', 'program_id', 'target_namespace', 'target_id',
   'actor_name', 'workflow_name', 'operation_class', 'lease_id', 'owner_principal_id', 'owner_client_id',
   'owner_credential_id', 'service_instance_id', 'fencing_token', 'acquired_at', 'renewed_at', 'expires_at', 'ttl_ms',
   'maximum_lifetime_ms', 'execution_id', 'job_id', 'trace_id', 'request_id', 'metadata', 'state' }
+-- v1 field names of the fixed part, in v2 order (metadata last)
+local FIXED_FIELDS = { 'tenant_id', 'program_id', 'target_namespace', 'target_id', 'actor_name', 'workflow_name',
+  'operation_class', 'lease_id', 'owner_principal_id', 'service_instance_id', 'owner_client_id',
+  'owner_credential_id', 'execution_id', 'job_id', 'trace_id', 'request_id', 'metadata' }
+local KEY_PREFIX = 'starintel:target-lease:v1:'
 
-local IDENTITY_FIELDS = { 'lock_key', 'tenant_id', 'program_id', 'target_namespace', 'target_id', 'actor_name',
-  'workflow_name', 'operation_class' }
-
-local function flat(map, fields)
-  local out = {}
-  for _, f in ipairs(fields) do
-    out[#out + 1] = f
-    out[#out + 1] = map[f]
-  end
-  return out
-end
-
+-- v1 validity of a field map (26 fields, record_version 1, identity tuple, active, numbers, ISO times); identity is
+-- { lock_key, tenant_id, ..., operation_class } or nil (then the map's own tuple is used). nil when valid.
 local function check_record(map, identity)
   local count = 0
   for _ in pairs(map) do count = count + 1 end
-  if count ~= #RECORD_FIELDS then return 'field count' end
-  for _, f in ipairs(RECORD_FIELDS) do
+  if count ~= #V1_FIELDS then return 'field count' end
+  for _, f in ipairs(V1_FIELDS) do
     if map[f] == nil then return 'missing field' end
   end
   if map['record_version'] ~= '1' then return 'record_version' end
-  for i, f in ipairs(IDENTITY_FIELDS) do
-    if map[f] ~= identity[i] then return 'stored tuple differs' end
+  if identity then
+    for i, f in ipairs({ 'lock_key', 'tenant_id', 'program_id', 'target_namespace', 'target_id', 'actor_name',
+        'workflow_name', 'operation_class' }) do
+      if map[f] ~= identity[i] then return 'stored tuple differs' end
+    end
   end
   if map['state'] ~= 'active' then return 'state' end
   if not string.match(map['fencing_token'], '^%d+$') or not string.match(map['ttl_ms'], '^%d+$')
@@ -108,149 +150,39 @@ local function check_record(map, identity)
   return nil
 end
 
--- ---------------------------------------------------------------------------------------------------------------
--- Lease-store helpers. Scripts that name one identity share this ARGV layout:
---   ARGV[1] deadline_at (epoch ms)  ARGV[2] key base 'P{T}:'  ARGV[3] key digest D
---   ARGV[4] lock_key  ARGV[5..11] tenant_id, program_id, target_namespace, target_id, actor_name, workflow_name,
---   operation_class  ARGV[12] history length  ARGV[13] history retention ms; operation arguments follow from ARGV[14].
--- Every other key touched is derived from the base, so it shares the declared keys' hash tag and slot.
--- Reply shape of single-lease scripts (all strings):
---   { code, reason, decided_at_ms, replayed '0'|'1', current_state|'' , retry_after_ms, field1, value1, ... }
--- ---------------------------------------------------------------------------------------------------------------
-
-local function context(argv)
-  return { base = argv[2], digest = argv[3],
-    identity = { argv[4], argv[5], argv[6], argv[7], argv[8], argv[9], argv[10], argv[11] },
-    history_length = tonumber(argv[12]), history_ms = tonumber(argv[13]) }
+-- a valid v1 field map as a v2 record table (the upgrade's conversion; the lock key is not stored in v2: it derives
+-- from the key name)
+local function v1_map_to_record(map)
+  local fixed = {}
+  for i, f in ipairs(FIXED_FIELDS) do fixed[i] = map[f] end
+  return { state = map['state'], token = map['fencing_token'], acquired = iso_to_ms(map['acquired_at']),
+    renewed = iso_to_ms(map['renewed_at']), expires = iso_to_ms(map['expires_at']), ttl = tonumber(map['ttl_ms']),
+    lifetime = tonumber(map['maximum_lifetime_ms']), fixed = table.concat(fixed, SEP) }
 end
 
-local function reply(code, reason, now, replayed, current, retry, map)
-  local out = { code, reason, fmt(now), replayed and '1' or '0', current or '', fmt(retry or 0) }
-  if map then
-    for _, v in ipairs(flat(map, RECORD_FIELDS)) do out[#out + 1] = v end
+-- A hash as a field map; a v2 record ('r') is presented in its v1 view (times as epoch-ms digits, lock key from the
+-- key name), so EVAL users reading records through check_record/iso_to_ms keep working on both encodings.
+local function hgetall_map(key)
+  local raw = redis.call('HGETALL', key)
+  local map = {}
+  if #raw == 2 and raw[1] == 'r' then
+    local r = decode(raw[2])
+    if not r then return { r = raw[2] } end
+    local parts = split(r.fixed)
+    if #parts < #FIXED_FIELDS then return { r = raw[2] } end
+    for i = 1, #FIXED_FIELDS - 1 do map[FIXED_FIELDS[i]] = parts[i] end
+    map['metadata'] = table.concat(parts, SEP, #FIXED_FIELDS)
+    map['record_version'] = '1'
+    map['lock_key'] = KEY_PREFIX .. (string.match(key, ':lease:([^:]+)$') or '')
+    map['state'] = r.state
+    map['fencing_token'] = r.token
+    map['acquired_at'] = fmt(r.acquired)
+    map['renewed_at'] = fmt(r.renewed)
+    map['expires_at'] = fmt(r.expires)
+    map['ttl_ms'] = fmt(r.ttl)
+    map['maximum_lifetime_ms'] = fmt(r.lifetime)
+    return map
   end
-  return out
-end
-
-local function lease_key(ctx, digest)
-  return ctx.base .. 'lease:' .. (digest or ctx.digest)
-end
-
-local function index_keys(base, map)
-  return base .. 'idx:program', base .. 'idx:owner:' .. redis.sha1hex(map['owner_principal_id']),
-    base .. 'idx:target:' .. redis.sha1hex(map['target_namespace'] .. '\n' .. map['target_id'])
-end
-
--- Moves an active record to bounded terminal history and removes it and its index entries. Never touches the
--- fencing counter. Conditional on the caller having loaded this very record (same lease id).
-local function end_lease(ctx, digest, map, state)
-  map['state'] = state
-  local hist = ctx.base .. 'hist:' .. digest
-  redis.call('LPUSH', hist, cjson.encode(map))
-  redis.call('LTRIM', hist, 0, ctx.history_length - 1)
-  redis.call('PEXPIRE', hist, ctx.history_ms)
-  redis.call('DEL', lease_key(ctx, digest), ctx.base .. 'lid:' .. map['lease_id'])
-  local program, owner, target = index_keys(ctx.base, map)
-  redis.call('ZREM', program, digest)
-  redis.call('ZREM', owner, digest)
-  redis.call('ZREM', target, digest)
-  redis.call('ZREM', ctx.base .. 'idx:expiry', digest)
-end
-
--- Copies a corrupt record to the quarantine key (once) and pins it: no acquisition over ambiguity.
-local function quarantine(ctx)
-  local key = lease_key(ctx)
-  local q = ctx.base .. 'quarantine:' .. ctx.digest
-  if redis.call('EXISTS', q) == 0 then
-    redis.call('SET', q, redis.call('DUMP', key))
-  end
-  redis.call('PERSIST', key)
-end
-
--- The identity's active record at backend time: 'none' | 'active', map | 'corrupt'. An active-shaped record past
--- expires_at is moved to history as expired first.
-local function load_active(ctx, now)
-  local key = lease_key(ctx)
-  local kind = redis.call('TYPE', key)['ok']
-  if kind == 'none' then return 'none' end
-  if kind ~= 'hash' then quarantine(ctx); return 'corrupt' end
-  local map = hgetall_map(key)
-  if check_record(map, ctx.identity) then quarantine(ctx); return 'corrupt' end
-  if now >= iso_to_ms(map['expires_at']) then
-    end_lease(ctx, ctx.digest, map, 'expired')
-    return 'none'
-  end
-  return 'active', map
-end
-
-local function corrupt_reply(now)
-  return reply('lease_backend_unavailable', 'corrupt_record', now, false, nil, 0, nil)
-end
-
-local function is_holder(map, lease_id, principal, instance, token)
-  return map['lease_id'] == lease_id and map['owner_principal_id'] == principal
-    and map['service_instance_id'] == instance and map['fencing_token'] == token
-end
-
--- The state now of a lease named by a stored result: active, or its terminal state from history (expired when
--- history no longer holds it: nothing but expiry ends a lease without history).
-local function state_of(ctx, now, lease_id)
-  local status, map = load_active(ctx, now)
-  if status == 'active' and map['lease_id'] == lease_id then return 'active' end
-  for _, text in ipairs(redis.call('LRANGE', ctx.base .. 'hist:' .. ctx.digest, 0, -1)) do
-    local entry = cjson.decode(text)
-    if entry['lease_id'] == lease_id then return entry['state'] end
-  end
-  return 'expired'
-end
-
--- Replays a stored result: nil when nothing is stored, idempotency_conflict when the digest differs.
-local function replay(ctx, now, idem_key, digest)
-  local stored = hgetall_map(idem_key)
-  if stored['digest'] == nil then return nil end
-  if digest and stored['digest'] ~= digest then
-    return reply('idempotency_conflict', 'none', now, false, nil, 0, nil)
-  end
-  local map = nil
-  local current = nil
-  if stored['lease'] ~= '' then
-    map = cjson.decode(stored['lease'])
-    current = state_of(ctx, now, map['lease_id'])
-  end
-  return reply(stored['code'], 'none', tonumber(stored['decided']), true, current, 0, map)
-end
-
--- Stores a successful result for its idempotency key, atomically with the mutation.
-local function remember(idem_key, digest, code, now, map, retention_ms)
-  redis.call('HSET', idem_key, 'digest', digest, 'code', code, 'decided', fmt(now),
-    'lease', map and cjson.encode(map) or '')
-  redis.call('PEXPIRE', idem_key, retention_ms)
-end
-
-local function past_deadline(now, argv)
-  return now > tonumber(argv[1])
-end
-
--- The common start of a mutating script (ARGV[14] request digest, ARGV[16] maximum deadline ms): backend time,
--- the policy's deadline bound, the deadline itself, then the idempotency replay. Returns now, ctx and, when the
--- script must stop here, the reply to return.
-local function begin_mutation(idem_key)
-  local now = now_ms()
-  if tonumber(ARGV[1]) > now + tonumber(ARGV[16]) then
-    return now, nil, reply('invalid_lease_request', 'none', now, false, nil, 0, nil)
-  end
-  if past_deadline(now, ARGV) then return now, nil, reply('deadline_exceeded', 'none', now, false, nil, 0, nil) end
-  local ctx = context(ARGV)
-  return now, ctx, replay(ctx, now, idem_key, ARGV[14])
-end
-
--- The record held by exactly this holder (ARGV[17..20]: lease_id, owner, instance, token), or the reply to return:
--- corrupt_record, or lease_lost for anything else (expired, released, another holder, another token).
-local function load_held(ctx, now)
-  local status, map = load_active(ctx, now)
-  if status == 'corrupt' then return nil, corrupt_reply(now) end
-  if status ~= 'active' or not is_holder(map, ARGV[17], ARGV[18], ARGV[19], ARGV[20]) then
-    return nil, reply('lease_lost', 'stale_lease', now, false, nil, 0, nil)
-  end
-  return map, nil
+  for i = 1, #raw, 2 do map[raw[i]] = raw[i + 1] end
+  return map
 end

@@ -1,5 +1,17 @@
 package io.starintel.lease.autoconfigure.fence;
 
+import java.util.ArrayList;
+import java.util.List;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.starintel.lease.audit.AuditEvent;
+import io.starintel.lease.audit.AuditEventType;
+import io.starintel.lease.audit.AuditSink;
+import io.starintel.lease.core.ProgramScope;
+import io.starintel.lease.fence.amqp.ConsumeRejection;
+import io.starintel.lease.fence.amqp.FenceRejections;
+import io.starintel.lease.fence.amqp.MicrometerFenceRejectionMeter;
 import java.util.Arrays;
 
 import org.junit.jupiter.api.Test;
@@ -35,6 +47,36 @@ class FenceAmqpAutoConfigurationTests {
 			assertThat(template).isInstanceOf(FencedRabbitTemplate.class);
 			assertThat(template.isMandatoryFor(new org.springframework.amqp.core.Message(new byte[0]))).isTrue();
 		});
+	}
+
+	@Test
+	void whenMeterRegistryAndAuditSinksThenRejectionsAreCountedAndAudited() {
+		SimpleMeterRegistry registry = new SimpleMeterRegistry();
+		List<AuditEvent> events = new ArrayList<>();
+		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
+			.withBean(MeterRegistry.class, () -> registry)
+			.withBean(AuditSink.class, () -> events::add)
+			.run((context) -> {
+				context.getBean(FenceRejections.class)
+					.rejected(ProgramScope.of("t", "p"), ConsumeRejection.FORGED_TOKEN_ABOVE_ISSUED_COUNTER,
+							"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ", 42, "", "lease_1", "trace_1");
+				assertThat(registry.get(MicrometerFenceRejectionMeter.COUNTER)
+					.tag("reason", "forged_token_above_issued_counter")
+					.tag("forged", "true")
+					.counter()
+					.count()).isEqualTo(1.0);
+				assertThat(events).singleElement()
+					.satisfies((event) -> assertThat(event.eventType()).isEqualTo(AuditEventType.COMMIT_REJECTED));
+			});
+	}
+
+	@Test
+	void whenMicrometerIsMissingThenRejectionsAreStillRecorded() {
+		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
+			.withClassLoader(new FilteredClassLoader(MeterRegistry.class))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(FenceRejections.class)
+				.doesNotHaveBean(FenceRejections.Meter.class));
 	}
 
 	@Test

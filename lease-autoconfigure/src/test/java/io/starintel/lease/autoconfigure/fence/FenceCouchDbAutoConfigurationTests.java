@@ -10,7 +10,10 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import io.starintel.lease.fence.FenceGuard;
+import io.starintel.lease.fence.couchdb.CouchDbFenceMarks;
 import io.starintel.lease.fence.couchdb.FenceDesignDocument;
+import io.starintel.lease.fence.couchdb.FencedCouchDbReader;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import io.starintel.lease.fence.couchdb.FencedCouchDbConnector;
 import io.starintel.lease.store.LeaseStore;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;
@@ -52,6 +55,25 @@ class FenceCouchDbAutoConfigurationTests {
 				assertThat(context).hasBean("fencedCouchDbConnector");
 				verify(this.connector, never()).find(any(), eq(FenceDesignDocument.ID));
 			});
+	}
+
+	@Test
+	void whenStringRedisTemplateThenMarksAndFencedReader() {
+		this.runner.withBean(CouchDbConnector.class, () -> this.connector)
+			.withBean(StringRedisTemplate.class, () -> mock(StringRedisTemplate.class))
+			.withPropertyValues("starintel.lease.fence.couchdb.install-design-document=false")
+			.run((context) -> assertThat(context).hasSingleBean(CouchDbFenceMarks.class)
+				.hasSingleBean(FencedCouchDbReader.class)
+				.hasBean("fencedCouchDbConnector"));
+	}
+
+	@Test
+	void whenNoStringRedisTemplateThenNoMarksNorReader() {
+		this.runner.withBean(CouchDbConnector.class, () -> this.connector)
+			.withPropertyValues("starintel.lease.fence.couchdb.install-design-document=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(CouchDbFenceMarks.class)
+				.doesNotHaveBean(FencedCouchDbReader.class)
+				.hasBean("fencedCouchDbConnector"));
 	}
 
 	@Test

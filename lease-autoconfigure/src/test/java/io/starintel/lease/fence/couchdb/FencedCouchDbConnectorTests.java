@@ -95,6 +95,20 @@ class FencedCouchDbConnectorTests {
 	}
 
 	@Test
+	@SuppressWarnings("unchecked")
+	void deletionIsAFencedTombstoneDocumentNeverADeletedRevision() {
+		assertThat(this.fenced.tryDelete("d3", "1-abc").isAccepted()).isTrue();
+		org.mockito.ArgumentCaptor<Object> written = org.mockito.ArgumentCaptor.forClass(Object.class);
+		verify(this.delegate).update(written.capture());
+		Map<String, Object> tombstone = (Map<String, Object>) written.getValue();
+		assertThat(tombstone).containsEntry("_id", "d3")
+			.containsEntry("_rev", "1-abc")
+			.containsEntry(FencedCouchDbConnector.DELETED_FIELD, true)
+			.doesNotContainKey("_deleted")
+			.containsKey(FenceStamp.FIELD);
+	}
+
+	@Test
 	void documentThatCannotCarryAStampIsAProgrammingError() {
 		assertThatIllegalArgumentException().isThrownBy(() -> this.fenced.tryCreate(new Object()));
 	}

@@ -4,7 +4,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 import io.starintel.lease.core.CorruptRecordException;
 import io.starintel.lease.core.LeaseMetadata;
@@ -16,6 +15,7 @@ import io.starintel.lease.core.LeaseState;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.core.StoredRecord;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -36,25 +36,21 @@ class ReplyReaderTests {
 			Instant.parse("2026-12-01T00:01:00Z"), 60_000, 300_000, "execution_1", "job_1", "trace_1", "request_1",
 			LeaseMetadata.empty(), LeaseState.ACTIVE);
 
-	private static List<Object> reply(String code, String reason, Map<String, Object> fields) {
+	private static List<Object> reply(String code, String reason, String record) {
 		List<Object> reply = new ArrayList<>();
-		for (String value : List.of(code, reason, "1764547200000", "0", "active", "0")) {
+		List<String> values = (record == null) ? List.of(code, reason, "1764547200000", "0")
+				: List.of(code, reason, "1764547200000", "0", "active", "0", record);
+		for (String value : values) {
 			reply.add(value.getBytes(StandardCharsets.UTF_8));
-		}
-		if (fields != null) {
-			fields.forEach((name, value) -> {
-				reply.add(name.getBytes(StandardCharsets.UTF_8));
-				reply.add(value.toString().getBytes(StandardCharsets.UTF_8));
-			});
 		}
 		return reply;
 	}
 
 	@Test
 	void readsARecordWithExactTokenDigits() {
-		LeaseResult result = ReplyReader.single(reply("lease_acquired", "none", LeaseRecordJson.toFields(RECORD)),
-				IDENTITY);
-		assertThat(result.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
+		LeaseResult result = ReplyReader.single(reply("lease_renewed", "none", StoredRecord.encode(RECORD)), IDENTITY,
+				null, null);
+		assertThat(result.code()).isEqualTo(ResultCode.LEASE_RENEWED);
 		assertThat(result.lease()).isEqualTo(RECORD);
 		assertThat(result.lease().fencingToken()).isEqualTo(1_843_000_000_000_123L);
 		assertThat(result.decidedAt()).isEqualTo(Instant.ofEpochMilli(1764547200000L));
@@ -62,7 +58,7 @@ class ReplyReaderTests {
 
 	@Test
 	void failureWithoutRecord() {
-		LeaseResult result = ReplyReader.single(reply("lease_lost", "stale_lease", null), IDENTITY);
+		LeaseResult result = ReplyReader.single(reply("lease_lost", "stale_lease", null), IDENTITY, null, null);
 		assertThat(result.code()).isEqualTo(ResultCode.LEASE_LOST);
 		assertThat(result.reason()).isEqualTo(Reason.STALE_LEASE);
 		assertThat(result.lease()).isNull();
@@ -73,33 +69,41 @@ class ReplyReaderTests {
 		LockIdentity other = LockIdentity.of("tenant-a", "program-a", "starintel-target", "t2", "usernamegen",
 				"default", null);
 		assertThatExceptionOfType(CorruptRecordException.class).isThrownBy(
-				() -> ReplyReader.single(reply("lease_acquired", "none", LeaseRecordJson.toFields(RECORD)), other));
+				() -> ReplyReader.single(reply("lease_renewed", "none", StoredRecord.encode(RECORD)), other, null, null));
 	}
 
 	@Test
 	void tokenInFloatNotationIsCorrupt() {
-		Map<String, Object> fields = LeaseRecordJson.toFields(RECORD);
-		fields.put("fencing_token", "1.843e+15");
+		String record = StoredRecord.encode(RECORD).replace("1843000000000123", "1.843e+15");
 		assertThatExceptionOfType(CorruptRecordException.class)
-			.isThrownBy(() -> ReplyReader.single(reply("lease_acquired", "none", fields), IDENTITY));
+			.isThrownBy(() -> ReplyReader.single(reply("lease_renewed", "none", record), IDENTITY, null, null));
 	}
 
 	@Test
 	void oddReplyShapeIsCorrupt() {
-		List<Object> reply = reply("lease_acquired", "none", null);
+		List<Object> reply = reply("lease_renewed", "none", StoredRecord.encode(RECORD));
 		reply.add("dangling".getBytes(StandardCharsets.UTF_8));
-		assertThatExceptionOfType(CorruptRecordException.class).isThrownBy(() -> ReplyReader.single(reply, IDENTITY));
+		assertThatExceptionOfType(CorruptRecordException.class)
+			.isThrownBy(() -> ReplyReader.single(reply, IDENTITY, null, null));
 	}
 
 	@Test
-	void historyJsonOfStringsIsReadStrictly() {
+	void v1JsonOfStringsIsReadStrictly() {
 		StringBuilder json = new StringBuilder("{");
 		LeaseRecordJson.toFields(RECORD).forEach((name, value) -> json.append('"').append(name).append("\":\"")
 			.append(value.toString().replace("\"", "\\\"")).append("\","));
 		json.setCharAt(json.length() - 1, '}');
-		assertThat(ReplyReader.recordFromJson(json.toString())).isEqualTo(RECORD);
+		assertThat(ReplyReader.record(json.toString(), IDENTITY)).isEqualTo(RECORD);
+		assertThatExceptionOfType(CorruptRecordException.class).isThrownBy(() -> ReplyReader
+			.record(json.toString().replace("\"ttl_ms\":\"60000\"", "\"ttl_ms\":60000"), IDENTITY));
+	}
+
+	@Test
+	void storedRecordRoundTripsAndRejectsTruncation() {
+		String text = StoredRecord.encode(RECORD);
+		assertThat(StoredRecord.decode(text, null)).isEqualTo(RECORD);
 		assertThatExceptionOfType(CorruptRecordException.class)
-			.isThrownBy(() -> ReplyReader.recordFromJson(json.toString().replace("\"ttl_ms\":\"60000\"", "\"ttl_ms\":60000")));
+			.isThrownBy(() -> StoredRecord.decode(text.substring(0, text.length() / 2), IDENTITY));
 	}
 
 }

@@ -32,7 +32,9 @@ import io.starintel.lease.store.redis.RedisLeaseStore;
  * renewal threads. Uses its own random program id and releases every lease at the end.
  *
  * <p>Run with {@code java -cp <test classpath> io.starintel.lease.it.bench.ManyLeasesRenewalHarness [leases]
- * [seconds]}.
+ * [seconds] [host:port]}; with a {@code host:port} (a Redis of its own, so that its CPU is this run's alone) it also
+ * reports the server's CPU ({@code INFO cpu}) and commands ({@code INFO commandstats}) over the measured period.
+ * Due renewals go to the store in batches ({@code LeaseService.renewAll}: one function call per program and batch).
  */
 public final class ManyLeasesRenewalHarness {
 
@@ -40,7 +42,12 @@ public final class ManyLeasesRenewalHarness {
 		int leases = (args.length > 0) ? Integer.parseInt(args[0]) : 10_000;
 		int seconds = (args.length > 1) ? Integer.parseInt(args[1]) : 45;
 		String program = "program-bench-" + Identifiers.generate("p").substring(2, 12).toLowerCase();
-		LettuceConnectionFactory factory = RedisServers.factory();
+		String server = (args.length > 2) ? args[2] : null;
+		LettuceConnectionFactory factory = (server != null)
+				? RedisServers.factory(server.substring(0, server.indexOf(':')),
+						Integer.parseInt(server.substring(server.indexOf(':') + 1)))
+				: RedisServers.factory();
+		ServerStats stats = (server != null) ? new ServerStats("redis://" + server) : null;
 		SimpleMeterRegistry meters = new SimpleMeterRegistry();
 		LeaseService service = new LeaseService(new RedisLeaseStore(factory, RedisServers.POLICY, LeaseAlerts.LOG),
 				Clock.systemUTC(), Duration.ofSeconds(5), meters, ObservationRegistry.NOOP);
@@ -50,35 +57,54 @@ public final class ManyLeasesRenewalHarness {
 		Timer lag = Timer.builder("lag").publishPercentiles(0.5, 0.99).register(meters);
 		scheduler.setLagRecorder(lag::record);
 		LeaseOwner owner = new LeaseOwner("prn_bench", "client_bench", "key_bench", "instance_bench");
-		List<LeaseContext> contexts = new ArrayList<>(leases);
-		List<LeaseRenewalScheduler.Registration> registrations = new ArrayList<>(leases);
+		List<LeaseContext> contexts = java.util.Collections.synchronizedList(new ArrayList<>(leases));
+		List<LeaseRenewalScheduler.Registration> registrations = java.util.Collections
+			.synchronizedList(new ArrayList<>(leases));
 		long acquireStart = System.nanoTime();
-		for (int i = 0; i < leases; i++) {
-			LockIdentity identity = LockIdentity.of("tenant-bench", program, "starintel-target", "target_" + i,
-					"usernamegen", "default", "default");
-			LeaseResult result = service.acquire(identity, owner, Duration.ofSeconds(30), Duration.ofHours(1),
-					"execution_" + i, "job_bench", "trace_" + i, null);
-			if (result.lease() == null) {
-				throw new IllegalStateException("acquire failed: " + result.code());
-			}
-			LeaseContext context = new LeaseContext(result.lease());
-			contexts.add(context);
-			registrations.add(scheduler.register(context, () -> {
+		int acquirers = 4;
+		java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(acquirers);
+		List<java.util.concurrent.Future<?>> parts = new ArrayList<>();
+		for (int part = 0; part < acquirers; part++) {
+			int first = part;
+			parts.add(pool.submit(() -> {
+				for (int i = first; i < leases; i += acquirers) {
+					LockIdentity identity = LockIdentity.of("tenant-bench", program, "starintel-target", "target_" + i,
+							"usernamegen", "default", "default");
+					LeaseResult result = service.acquire(identity, owner, Duration.ofSeconds(30), Duration.ofHours(1),
+							"execution_" + i, "job_bench", "trace_" + i, null);
+					if (result.lease() == null) {
+						throw new IllegalStateException("acquire failed: " + result.code());
+					}
+					LeaseContext context = new LeaseContext(result.lease());
+					contexts.add(context);
+					registrations.add(scheduler.register(context, () -> {
+					}));
+				}
+				return null;
 			}));
 		}
+		for (java.util.concurrent.Future<?> part : parts) {
+			part.get();
+		}
+		pool.shutdown();
 		System.out.printf("acquired %d leases in %.1f s%n", leases, (System.nanoTime() - acquireStart) / 1e9);
 		ThreadMXBean threads = ManagementFactory.getThreadMXBean();
 		long cpuBefore = renewalCpu(threads);
 		long processCpuBefore = processCpu();
+		double serverCpuBefore = (stats != null) ? stats.cpuSeconds() : 0;
+		long commandsBefore = (stats != null) ? stats.commands() : 0;
+		long renewedBefore = renewedCount(meters);
+		int lostBefore = lost.get();
 		long wallStart = System.nanoTime();
 		Thread.sleep(seconds * 1000L); // the measured period: the scheduler renews in the background
 		double wall = (System.nanoTime() - wallStart) / 1e9;
 		long renewalCpu = renewalCpu(threads) - cpuBefore;
 		long processCpu = processCpu() - processCpuBefore;
-		long renewed = (long) meters.get(LeaseService.OPERATION_TIMER).tag("operation", "renew")
-			.tag("code", "lease_renewed").timer().count();
-		System.out.printf("period %.1f s: renewals=%d (%.0f/s), lost=%d, held=%d%n", wall, renewed, renewed / wall,
-				lost.get(), scheduler.heldCount());
+		double serverCpu = (stats != null) ? stats.cpuSeconds() - serverCpuBefore : 0;
+		long commands = (stats != null) ? stats.commands() - commandsBefore : 0;
+		long renewed = renewedCount(meters) - renewedBefore;
+		System.out.printf("period %.1f s: renewals=%d (%.0f/s), lost=%d (during acquisition %d), held=%d%n", wall,
+				renewed, renewed / wall, lost.get(), lostBefore, scheduler.heldCount());
 		System.out.printf("renewal lag p50=%.1f ms p99=%.1f ms max=%.1f ms%n",
 				lag.takeSnapshot().percentileValues()[0].value(java.util.concurrent.TimeUnit.MILLISECONDS),
 				lag.takeSnapshot().percentileValues()[1].value(java.util.concurrent.TimeUnit.MILLISECONDS),
@@ -86,6 +112,13 @@ public final class ManyLeasesRenewalHarness {
 		System.out.printf("renewal threads CPU %.2f s (%.1f%% of one core), %.0f us per renewal; process CPU %.2f s%n",
 				renewalCpu / 1e9, 100.0 * renewalCpu / 1e9 / wall, (renewed > 0) ? renewalCpu / 1e3 / renewed : 0.0,
 				processCpu / 1e9);
+		if (stats != null) {
+			System.out.printf("redis CPU %.2f s (%.1f%% of one core), %.1f us per renewal; redis commands %d (%.1f per "
+					+ "renewal, FCALL %d)%n", serverCpu, 100.0 * serverCpu / wall,
+					(renewed > 0) ? serverCpu * 1e6 / renewed : 0.0, commands,
+					(renewed > 0) ? (double) commands / renewed : 0.0, stats.calls("fcall"));
+			System.out.printf("redis used_memory %s%n", stats.memory());
+		}
 		registrations.forEach(LeaseRenewalScheduler.Registration::close);
 		int released = 0;
 		for (LeaseContext context : contexts) {
@@ -96,6 +129,80 @@ public final class ManyLeasesRenewalHarness {
 		System.out.printf("released %d of %d%n", released, leases);
 		scheduler.close();
 		factory.destroy();
+		if (stats != null) {
+			stats.close();
+		}
+	}
+
+	/** CPU and command counters of the Redis server ({@code INFO cpu}, {@code INFO commandstats}). */
+	static final class ServerStats implements AutoCloseable {
+
+		private final io.lettuce.core.RedisClient client;
+
+		private final io.lettuce.core.api.StatefulRedisConnection<String, String> connection;
+
+		ServerStats(String uri) {
+			this.client = io.lettuce.core.RedisClient.create(uri);
+			this.connection = this.client.connect();
+		}
+
+		double cpuSeconds() {
+			String info = this.connection.sync().info("cpu");
+			return field(info, "used_cpu_sys:") + field(info, "used_cpu_user:");
+		}
+
+		long commands() {
+			long total = 0;
+			for (String line : this.connection.sync().info("commandstats").split("\r?\n")) {
+				int calls = line.indexOf("calls=");
+				if (line.startsWith("cmdstat_") && calls > 0 && !line.startsWith("cmdstat_info:")) {
+					total += Long.parseLong(line.substring(calls + 6, line.indexOf(',', calls)));
+				}
+			}
+			return total;
+		}
+
+		long calls(String command) {
+			for (String line : this.connection.sync().info("commandstats").split("\r?\n")) {
+				if (line.startsWith("cmdstat_" + command + ":")) {
+					int calls = line.indexOf("calls=");
+					return Long.parseLong(line.substring(calls + 6, line.indexOf(',', calls)));
+				}
+			}
+			return 0;
+		}
+
+		String memory() {
+			String info = this.connection.sync().info("memory");
+			for (String line : info.split("\r?\n")) {
+				if (line.startsWith("used_memory_human:")) {
+					return line.substring("used_memory_human:".length());
+				}
+			}
+			return "?";
+		}
+
+		private static double field(String info, String name) {
+			for (String line : info.split("\r?\n")) {
+				if (line.startsWith(name)) {
+					return Double.parseDouble(line.substring(name.length()).trim());
+				}
+			}
+			return 0;
+		}
+
+		@Override
+		public void close() {
+			this.connection.close();
+			this.client.shutdown();
+		}
+
+	}
+
+	private static long renewedCount(SimpleMeterRegistry meters) {
+		Timer timer = meters.find(LeaseService.OPERATION_TIMER).tag("operation", "renew").tag("code", "lease_renewed")
+			.timer();
+		return (timer != null) ? timer.count() : 0;
 	}
 
 	private static long renewalCpu(ThreadMXBean threads) {

@@ -3,7 +3,20 @@ package io.starintel.lease.it.fence;
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.fence.FenceOutcome;
 import io.starintel.lease.fence.FencedWriteResult;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+
 import io.starintel.lease.fence.checkpoint.Checkpoint;
+import io.starintel.lease.fence.checkpoint.CheckpointReadStatus;
+import io.starintel.lease.it.redis.RedisServers;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import io.starintel.lease.fence.checkpoint.CheckpointState;
 import io.starintel.lease.fence.checkpoint.RedisCheckpointStore;
 import io.starintel.lease.job.LeaseContext;
@@ -12,6 +25,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Checkpoint enforcement point against the real Redis: lease validation and checkpoint write are one script, so
@@ -43,7 +57,7 @@ class CheckpointFenceTests {
 		assertThat(late.outcome()).isEqualTo(FenceOutcome.LEASE_LOST);
 		assertThat(late.reason()).isIn(Reason.EXPIRED, Reason.STALE_LEASE);
 		assertThat(a.isLost()).isTrue();
-		Checkpoint stored = checkpoints.read(a.identity()).orElseThrow();
+		Checkpoint stored = checkpoints.read(a.identity()).found().orElseThrow();
 		assertThat(stored.state()).isEqualTo(CheckpointState.IN_PROGRESS);
 		assertThat(stored.progress()).isEqualTo("10%");
 		assertThat(stored.fencingToken()).isEqualTo(a.fencingToken());
@@ -61,11 +75,101 @@ class CheckpointFenceTests {
 		FencedWriteResult late = checkpoints.write(a, CheckpointState.FAILED, "A late");
 		assertThat(late.outcome()).isEqualTo(FenceOutcome.LEASE_LOST);
 		assertThat(late.reason()).isEqualTo(Reason.TOKEN_BELOW_HIGH_WATER_MARK);
-		Checkpoint stored = checkpoints.read(b.identity()).orElseThrow();
+		Checkpoint stored = checkpoints.read(b.identity()).found().orElseThrow();
 		assertThat(stored.state()).isEqualTo(CheckpointState.COMPLETED);
 		assertThat(stored.progress()).isEqualTo("B done");
 		assertThat(stored.fencingToken()).isEqualTo(b.fencingToken());
 		assertThat(stored.leaseId()).isEqualTo(b.leaseId());
+	}
+
+	@Test
+	void theSameWriteSentAgainAnswersWhatTheFirstRunDid() {
+		LeaseContext a = fixture.acquire(fixture.identity("cp-idempotent"), "alice", 300);
+		FencedWriteResult first = checkpoints.write(a, CheckpointState.COMPLETED, "A done", "corr_resent_1");
+		assertThat(first.isAccepted()).isTrue();
+		assertThat(first.correlationId()).isEqualTo("corr_resent_1");
+		fixture.awaitExpired(a);
+		LeaseContext b = fixture.acquire(fixture.identity("cp-idempotent"), "bob", 30_000);
+		// the re-sent script runs after A expired and B took over: it answers the first run, not lease_lost
+		FencedWriteResult again = checkpoints.write(a, CheckpointState.COMPLETED, "A done", "corr_resent_1");
+		assertThat(again.outcome()).isEqualTo(FenceOutcome.ACCEPTED);
+		assertThat(again.detail()).isEqualTo("replayed");
+		assertThat(again.stamp().acceptedAt()).isEqualTo(first.stamp().acceptedAt());
+		assertThat(a.isLost()).isFalse();
+		// the same id with other content is a conflict, nothing is written
+		assertThat(checkpoints.write(a, CheckpointState.FAILED, "other", "corr_resent_1").outcome())
+			.isEqualTo(FenceOutcome.CONFLICT);
+		// a new request of the stale holder is refused and marks it lost
+		FencedWriteResult late = checkpoints.write(a, CheckpointState.FAILED, "A late");
+		assertThat(late.outcome()).isEqualTo(FenceOutcome.LEASE_LOST);
+		assertThat(a.isLost()).isTrue();
+		assertThat(checkpoints.read(b.identity()).found().orElseThrow().progress()).isEqualTo("A done");
+	}
+
+	@Test
+	void lostReplyIsOutcomeUnknownWithinTheDeadlineAndResolvedByResendingAfterTheConnectionWasCut()
+			throws Exception {
+		URI uri = RedisServers.uri();
+		LeaseContext a = fixture.acquire(fixture.identity("cp-reply-lost"), "alice", 30_000);
+		try (CuttingRedisProxy proxy = new CuttingRedisProxy(new InetSocketAddress(uri.getHost(), uri.getPort()))) {
+			LettuceConnectionFactory proxied = RedisServers.factory("127.0.0.1", proxy.port());
+			try {
+				StringRedisTemplate template = new StringRedisTemplate(proxied);
+				RedisCheckpointStore store = new RedisCheckpointStore(template, Duration.ofMillis(800),
+						Clock.systemUTC());
+				assertThat(store.read(a.identity()).status()).isEqualTo(CheckpointReadStatus.NOT_FOUND);
+				proxy.dropReplies(true);
+				long sent = proxy.forwardedRequestBytes();
+				long started = System.nanoTime();
+				FencedWriteResult unknown = store.write(a, CheckpointState.IN_PROGRESS, "50%");
+				Duration took = Duration.ofNanos(System.nanoTime() - started);
+				assertThat(unknown.outcome()).isEqualTo(FenceOutcome.OUTCOME_UNKNOWN);
+				assertThat(unknown.reason()).isEqualTo(Reason.REPLY_LOST);
+				// bounded by the 800 ms deadline, not the client's 10 s command timeout (10x margin: 8 s)
+				assertThat(took).isLessThan(Duration.ofSeconds(8));
+				assertThat(proxy.forwardedRequestBytes()).as("submitted").isGreaterThan(sent);
+				// a read through the silent proxy is typed, bounded, and throws nothing
+				assertThat(store.read(a.identity()).status()).isEqualTo(CheckpointReadStatus.BACKEND_UNAVAILABLE);
+				// the connection is cut, replies flow again; the client reconnects and the write is re-sent
+				proxy.cut();
+				proxy.dropReplies(false);
+				FencedWriteResult resolved = await().atMost(Duration.ofSeconds(20))
+					.until(() -> store.write(a, CheckpointState.IN_PROGRESS, "50%", unknown.correlationId()),
+							(r) -> r.outcome() != FenceOutcome.OUTCOME_UNKNOWN
+									&& r.outcome() != FenceOutcome.BACKEND_UNAVAILABLE);
+				assertThat(resolved.outcome()).isEqualTo(FenceOutcome.ACCEPTED);
+				assertThat(resolved.detail()).as("the first run had stored it").isEqualTo("replayed");
+			}
+			finally {
+				proxied.destroy();
+			}
+		}
+		assertThat(checkpoints.read(a.identity()).found().orElseThrow().progress()).isEqualTo("50%");
+	}
+
+	@Test
+	void unreachableRedisGivesTypedResultsAndNoException() throws Exception {
+		LeaseContext a = fixture.acquire(fixture.identity("cp-unreachable"), "alice", 30_000);
+		int closedPort;
+		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+			closedPort = socket.getLocalPort();
+		}
+		LettuceConnectionFactory nowhere = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration("127.0.0.1", closedPort),
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(10)).build());
+		nowhere.afterPropertiesSet();
+		nowhere.start();
+		try {
+			RedisCheckpointStore store = new RedisCheckpointStore(new StringRedisTemplate(nowhere),
+					Duration.ofMillis(800), Clock.systemUTC());
+			assertThat(store.read(a.identity()).status()).isEqualTo(CheckpointReadStatus.BACKEND_UNAVAILABLE);
+			FencedWriteResult write = store.write(a, CheckpointState.IN_PROGRESS, "x");
+			assertThat(write.outcome()).isIn(FenceOutcome.BACKEND_UNAVAILABLE, FenceOutcome.OUTCOME_UNKNOWN);
+			assertThat(a.isLost()).isFalse();
+		}
+		finally {
+			nowhere.destroy();
+		}
 	}
 
 	@Test
@@ -76,7 +180,7 @@ class CheckpointFenceTests {
 		try (LeaseContext.Scope scope = LeaseContext.bind(b)) {
 			assertThat(checkpoints.writeCurrent(CheckpointState.RESCHEDULED, "next run").isAccepted()).isTrue();
 		}
-		assertThat(checkpoints.read(b.identity()).orElseThrow().state()).isEqualTo(CheckpointState.RESCHEDULED);
+		assertThat(checkpoints.read(b.identity()).found().orElseThrow().state()).isEqualTo(CheckpointState.RESCHEDULED);
 	}
 
 }

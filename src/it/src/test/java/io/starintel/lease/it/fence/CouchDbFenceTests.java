@@ -30,43 +30,78 @@ import org.ektorp.CouchDbInstance;
 import org.ektorp.http.StdHttpClient;
 import org.ektorp.impl.StdCouchDbConnector;
 import org.ektorp.impl.StdCouchDbInstance;
+import io.starintel.lease.fence.couchdb.CouchDbFenceMarks;
+import io.starintel.lease.fence.couchdb.FencedCouchDbReader;
+import io.starintel.lease.fence.couchdb.FencedRead;
+import io.starintel.lease.fence.couchdb.FencedReadStatus;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * CouchDB enforcement point against the real CouchDB-compatible server ({@code STARINTEL_COUCHDB_URL} or
- * pouchdb-server on 127.0.0.1:5984) with leases in the real Redis store: both contract rows, the paused holder,
- * the design document's server-side guard (bypass over plain HTTP), and bulk writes.
+ * CouchDB enforcement point, run against both servers ({@link PouchDbServerFenceTests}: pouchdb-server,
+ * {@link ApacheCouchDbFenceTests}: Apache CouchDB 3.4.3) with leases in the real Redis store: both contract rows,
+ * the paused holder, the design document's server-side guard against every stale-write path over plain HTTP
+ * (replicated writes with crafted revisions, branches from a stale revision, deletion and re-creation, purge), and
+ * the fenced reader (conflicts, durable marks, forged tokens).
  */
-class CouchDbFenceTests {
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class CouchDbFenceTests {
 
-	static final String URL = ServiceEnvironment.env("STARINTEL_COUCHDB_URL", "http://127.0.0.1:5984");
+	static final ObjectMapper JSON = new ObjectMapper();
 
-	static FenceFixture fixture;
+	/** A CouchDB-compatible server under test. */
+	record CouchServer(String url, String user, String password, boolean purges) {
 
-	static org.ektorp.http.HttpClient http;
+		boolean authenticated() {
+			return !this.user.isEmpty();
+		}
 
-	static CouchDbInstance instance;
+	}
 
-	static String database;
+	abstract CouchServer server();
 
-	static CouchDbConnector raw;
+	String url;
 
-	static FencedCouchDbConnector fenced;
+	FenceFixture fixture;
+
+	org.ektorp.http.HttpClient http;
+
+	CouchDbInstance instance;
+
+	String database;
+
+	CouchDbConnector raw;
+
+	FencedCouchDbConnector fenced;
+
+	FencedCouchDbReader reader;
+
+	HttpClient client = HttpClient.newHttpClient();
 
 	@BeforeAll
-	static void setUp() throws Exception {
+	void setUp() throws Exception {
+		CouchServer server = server();
+		this.url = server.url();
 		fixture = new FenceFixture();
-		http = new StdHttpClient.Builder().url(URL).caching(false).build();
+		StdHttpClient.Builder builder = new StdHttpClient.Builder().url(this.url).caching(false);
+		if (server.authenticated()) {
+			builder.username(server.user()).password(server.password());
+		}
+		http = builder.build();
 		instance = new StdCouchDbInstance(http);
 		database = "fence-it-" + UUID.randomUUID().toString().substring(0, 8);
 		instance.createDatabase(database);
 		raw = new StdCouchDbConnector(database, instance);
-		fenced = new FencedCouchDbConnector(raw, fixture.guard);
+		CouchDbFenceMarks marks = new CouchDbFenceMarks(fixture.redis);
+		fenced = new FencedCouchDbConnector(raw, fixture.guard, marks);
+		reader = new FencedCouchDbReader(fenced, marks);
 		assertThat(FenceDesignDocument.install(fenced)).isEqualTo(FenceDesignDocument.VERSION);
 		// idempotent: a second installation leaves the installed version alone
 		String rev = raw.get(Map.class, FenceDesignDocument.ID).get("_rev").toString();
@@ -75,7 +110,7 @@ class CouchDbFenceTests {
 	}
 
 	@AfterAll
-	static void tearDown() {
+	void tearDown() {
 		instance.deleteDatabase(database);
 		http.shutdown();
 		fixture.close();
@@ -181,7 +216,7 @@ class CouchDbFenceTests {
 		}
 		String current = (String) docB.get("_rev");
 		String digest = a.identity().keyDigest();
-		HttpClient client = HttpClient.newHttpClient();
+		HttpClient client = this.client;
 		// A's lower token, current revision: only the token guard can refuse it
 		String lower = "{\"_rev\":\"" + current + "\",\"value\":\"bypass A\",\"starintel_fence\":{\"lock_key_digest\":\""
 				+ digest + "\",\"fencing_token\":" + a.fencingToken() + ",\"lease_id\":\"" + a.leaseId() + "\"}}";
@@ -191,10 +226,7 @@ class CouchDbFenceTests {
 		// dropping the fence, or deleting without one, is refused too
 		assertThat(put(client, "result-bypass", "{\"_rev\":\"" + current + "\",\"value\":\"unfenced\"}").statusCode())
 			.isEqualTo(403);
-		HttpResponse<String> delete = client.send(HttpRequest.newBuilder(docUri("result-bypass", "?rev=" + current))
-			.DELETE()
-			.timeout(Duration.ofSeconds(5))
-			.build(), HttpResponse.BodyHandlers.ofString());
+		HttpResponse<String> delete = send("DELETE", docUri("result-bypass", "?rev=" + current), null);
 		assertThat(delete.statusCode()).isEqualTo(403);
 		// a 1.8e15-sized token one above the stored one passes the exact numeric comparison
 		String higher = lower.replace("\"fencing_token\":" + a.fencingToken(),
@@ -224,7 +256,8 @@ class CouchDbFenceTests {
 			// deletion through the decorator carries the fence
 			Map<String, Object> toDelete = new HashMap<>(raw.get(Map.class, "bulk-2"));
 			assertThat(fenced.tryDelete(toDelete).isAccepted()).isTrue();
-			assertThat(raw.contains("bulk-2")).isFalse();
+			assertThat(raw.get(Map.class, "bulk-2").get(FencedCouchDbConnector.DELETED_FIELD)).isEqualTo(true);
+			assertThat(reader.read(b.identity().scope(), "bulk-2").status()).isEqualTo(FencedReadStatus.DELETED);
 		}
 		assertThat(raw.get(Map.class, "bulk-1").get("value")).isEqualTo("one");
 		assertThat(fenceToken(raw.get(Map.class, "bulk-1"))).isEqualTo(b.fencingToken());
@@ -239,6 +272,217 @@ class CouchDbFenceTests {
 		assertThat(raw.contains("no-context")).isFalse();
 	}
 
+	// ---- stale-write paths of verify-fence.py: each must leave the successor's revision the winner ----
+
+	/** A wrote revision 1 with its token, then B (higher token) wrote revision 2: A is the stale holder. */
+	record Succession(LeaseContext a, LeaseContext b, String rev1, String rev2) {
+	}
+
+	Succession succession(String id) {
+		LeaseContext a = fixture.acquire(fixture.identity("couch-" + id), "alice", 300);
+		Map<String, Object> docA = doc(id, "from A");
+		try (LeaseContext.Scope scope = LeaseContext.bind(a)) {
+			assertThat(fenced.tryCreate(docA).isAccepted()).isTrue();
+		}
+		fixture.awaitExpired(a);
+		LeaseContext b = fixture.acquire(fixture.identity("couch-" + id), "bob", 30_000);
+		Map<String, Object> docB = new HashMap<>(raw.get(Map.class, id));
+		docB.put("value", "from B");
+		try (LeaseContext.Scope scope = LeaseContext.bind(b)) {
+			assertThat(fenced.tryUpdate(docB).isAccepted()).isTrue();
+		}
+		return new Succession(a, b, (String) docA.get("_rev"), (String) docB.get("_rev"));
+	}
+
+	static String fence(LeaseContext context, long token) {
+		return "{\"lock_key_digest\":\"" + context.identity().keyDigest() + "\",\"fencing_token\":" + token
+				+ ",\"lease_id\":\"" + context.leaseId() + "\"}";
+	}
+
+	static String hex() {
+		return UUID.randomUUID().toString().replace("-", "");
+	}
+
+	/** The successor's revision is still the winner, with its token and no conflict; the reader agrees. */
+	void assertSuccessorWins(String id, Succession s) {
+		Map<?, ?> stored = raw.get(Map.class, id);
+		assertThat(stored.get("_rev")).isEqualTo(s.rev2());
+		assertThat(stored.get("value")).isEqualTo("from B");
+		assertThat(fenceToken(stored)).isEqualTo(s.b().fencingToken());
+		FencedRead read = reader.read(s.b().identity().scope(), id);
+		assertThat(read.status()).isEqualTo(FencedReadStatus.CURRENT);
+		assertThat(read.revision()).isEqualTo(s.rev2());
+		assertThat(read.fencingToken()).isEqualTo(s.b().fencingToken());
+		assertThat(read.conflicts()).isEmpty();
+	}
+
+	JsonNode bulkNewEditsFalse(String docJson) throws Exception {
+		HttpResponse<String> response = send("POST", dbUri("_bulk_docs"),
+				"{\"new_edits\":false,\"docs\":[" + docJson + "]}");
+		assertThat(response.statusCode()).isEqualTo(201);
+		return JSON.readTree(response.body());
+	}
+
+	@Test
+	void replicatedWriteWithCraftedDisjointRevisionIsRefused() throws Exception {
+		Succession s = succession("crafted-999");
+		JsonNode result = bulkNewEditsFalse("{\"_id\":\"crafted-999\",\"_rev\":\"999-" + hex()
+				+ "\",\"value\":\"stale A\",\"starintel_fence\":" + fence(s.a(), s.a().fencingToken()) + "}");
+		assertThat(result.get(0).path("error").asText()).isEqualTo("forbidden");
+		assertThat(result.get(0).path("reason").asText()).contains("replicated writes");
+		// an unfenced disjoint history would shadow the fenced document just the same
+		JsonNode unfenced = bulkNewEditsFalse(
+				"{\"_id\":\"crafted-999\",\"_rev\":\"998-" + hex() + "\",\"value\":\"no fence\"}");
+		assertThat(unfenced.get(0).path("error").asText()).isEqualTo("forbidden");
+		assertSuccessorWins("crafted-999", s);
+	}
+
+	@Test
+	void replicatedBranchFromTheStaleHoldersOwnFirstRevisionIsRefused() throws Exception {
+		Succession s = succession("crafted-branch");
+		String r2 = hex();
+		String r3 = hex();
+		JsonNode result = bulkNewEditsFalse("{\"_id\":\"crafted-branch\",\"_rev\":\"3-" + r3
+				+ "\",\"_revisions\":{\"start\":3,\"ids\":[\"" + r3 + "\",\"" + r2 + "\",\""
+				+ s.rev1().substring(s.rev1().indexOf('-') + 1) + "\"]},\"value\":\"stale A\",\"starintel_fence\":"
+				+ fence(s.a(), s.a().fencingToken()) + "}");
+		assertThat(result.get(0).path("error").asText()).isEqualTo("forbidden");
+		assertSuccessorWins("crafted-branch", s);
+	}
+
+	@Test
+	void putWithNewEditsFalseAndCraftedRevisionIsRefused() throws Exception {
+		Succession s = succession("crafted-put");
+		HttpResponse<String> response = send("PUT", docUri("crafted-put", "?new_edits=false"),
+				"{\"_rev\":\"5-" + hex() + "\",\"value\":\"stale A\",\"starintel_fence\":"
+						+ fence(s.a(), s.a().fencingToken()) + "}");
+		assertThat(response.statusCode()).isEqualTo(403);
+		assertThat(response.body()).contains("replicated writes");
+		assertSuccessorWins("crafted-put", s);
+	}
+
+	@Test
+	void normalStaleUpdateIsRefused() throws Exception {
+		Succession s = succession("stale-update");
+		HttpResponse<String> response = put(client, "stale-update", "{\"_rev\":\"" + s.rev2()
+				+ "\",\"value\":\"stale A\",\"starintel_fence\":" + fence(s.a(), s.a().fencingToken()) + "}");
+		assertThat(response.statusCode()).isEqualTo(403);
+		assertThat(response.body()).contains("fencing token below the stored token");
+		assertSuccessorWins("stale-update", s);
+	}
+
+	@Test
+	void recreatingADeletedFencedDocumentWithALowerTokenIsRefused() throws Exception {
+		Succession s = succession("recreate");
+		// a real deletion of a fenced document is refused, even with the current holder's fence
+		HttpResponse<String> deleted = put(client, "recreate", "{\"_rev\":\"" + s.rev2()
+				+ "\",\"_deleted\":true,\"starintel_fence\":" + fence(s.b(), s.b().fencingToken()) + "}");
+		assertThat(deleted.statusCode()).isEqualTo(403);
+		assertThat(send("DELETE", docUri("recreate", "?rev=" + s.rev2()), null).statusCode()).isEqualTo(403);
+		// the fenced deletion is a tombstone that keeps B's fence
+		try (LeaseContext.Scope scope = LeaseContext.bind(s.b())) {
+			assertThat(fenced.tryDelete("recreate", s.rev2()).isAccepted()).isTrue();
+		}
+		assertThat(reader.read(s.b().identity().scope(), "recreate").status()).isEqualTo(FencedReadStatus.DELETED);
+		String tombstone = (String) raw.get(Map.class, "recreate").get("_rev");
+		// A re-creates the id with its lower token: as a new document (the id exists) and over the tombstone
+		String stale = "\"value\":\"stale A\",\"starintel_fence\":" + fence(s.a(), s.a().fencingToken()) + "}";
+		assertThat(put(client, "recreate", "{" + stale).statusCode()).isIn(403, 409);
+		HttpResponse<String> over = put(client, "recreate", "{\"_rev\":\"" + tombstone + "\"," + stale);
+		assertThat(over.statusCode()).isEqualTo(403);
+		assertThat(over.body()).contains("fencing token below the stored token");
+		assertThat(raw.get(Map.class, "recreate").get("_rev")).isEqualTo(tombstone);
+		// the current holder re-creates through the decorator: written over the tombstone, token-checked
+		try (LeaseContext.Scope scope = LeaseContext.bind(s.b())) {
+			assertThat(fenced.tryCreate(doc("recreate", "B again")).isAccepted()).isTrue();
+		}
+		FencedRead read = reader.read(s.b().identity().scope(), "recreate");
+		assertThat(read.status()).isEqualTo(FencedReadStatus.CURRENT);
+		assertThat(read.document().get("value").asText()).isEqualTo("B again");
+	}
+
+	@Test
+	void purgeThenRecreateWithALowerTokenIsNeverReadAsCurrent() throws Exception {
+		Succession s = succession("purged");
+		HttpResponse<String> purge = send("POST", dbUri("_purge"),
+				"{\"purged\":[\"" + s.rev2() + "\",\"" + s.rev1() + "\"]}");
+		if (!server().purges()) {
+			// pouchdb-server 4.2 has no _purge (documented): nothing changes
+			assertThat(purge.statusCode()).isEqualTo(400);
+			assertSuccessorWins("purged", s);
+			return;
+		}
+		assertThat(purge.statusCode()).isEqualTo(201);
+		// _purge bypasses validate_doc_update: the stale holder's re-create is stored ...
+		HttpResponse<String> recreated = put(client, "purged",
+				"{\"value\":\"stale A\",\"starintel_fence\":" + fence(s.a(), s.a().fencingToken()) + "}");
+		assertThat(recreated.statusCode()).isEqualTo(201);
+		// ... but the fenced reader compares it with the document's durable mark and never returns it as current
+		FencedRead read = reader.read(s.b().identity().scope(), "purged");
+		assertThat(read.status()).isEqualTo(FencedReadStatus.BELOW_MARK);
+		assertThat(read.document()).isNull();
+		assertThat(read.fencingToken()).isEqualTo(s.a().fencingToken());
+		assertThat(read.mark()).isEqualTo(s.b().fencingToken());
+	}
+
+	@Test
+	void replicatorsStaleBranchWinsInCouchDbButTheFencedReadResolvesToTheHighestTokenAndReportsTheConflict()
+			throws Exception {
+		Succession s = succession("replicated");
+		String stale = "{\"_id\":\"replicated\",\"_rev\":\"999-" + hex()
+				+ "\",\"value\":\"stale A\",\"starintel_fence\":" + fence(s.a(), s.a().fencingToken()) + "}";
+		if (!server().authenticated()) {
+			// pouchdb-server runs without users (everyone is _admin): no one has the replicator role
+			assertThat(bulkNewEditsFalse(stale).get(0).path("error").asText()).isEqualTo("forbidden");
+			assertSuccessorWins("replicated", s);
+			return;
+		}
+		String user = "fence-replicator-" + UUID.randomUUID().toString().substring(0, 8);
+		URI userUri = URI.create(this.url + "/_users/org.couchdb.user:" + user);
+		assertThat(send("PUT", userUri, "{\"name\":\"" + user + "\",\"password\":\"secret-" + user
+				+ "\",\"roles\":[\"starintel_fence_replicator\"],\"type\":\"user\"}").statusCode()).isEqualTo(201);
+		try {
+			assertThat(send("PUT", dbUri("_security"), "{\"admins\":{\"names\":[],\"roles\":[]},"
+					+ "\"members\":{\"names\":[],\"roles\":[\"starintel_fence_replicator\"]}}").statusCode())
+				.isEqualTo(200);
+			HttpResponse<String> replicated = this.client.send(HttpRequest.newBuilder(dbUri("_bulk_docs"))
+				.POST(HttpRequest.BodyPublishers.ofString("{\"new_edits\":false,\"docs\":[" + stale + "]}"))
+				.header("Content-Type", "application/json")
+				.header("Authorization", basic(user, "secret-" + user))
+				.timeout(Duration.ofSeconds(10))
+				.build(), HttpResponse.BodyHandlers.ofString());
+			assertThat(replicated.statusCode()).isEqualTo(201);
+			assertThat(JSON.readTree(replicated.body()).path(0).has("error")).isFalse();
+			// CouchDB picks the deeper revision: the stale token is its winner now
+			assertThat(fenceToken(raw.get(Map.class, "replicated"))).isEqualTo(s.a().fencingToken());
+			FencedRead read = reader.read(s.b().identity().scope(), "replicated");
+			assertThat(read.status()).isEqualTo(FencedReadStatus.CURRENT);
+			assertThat(read.revision()).isEqualTo(s.rev2());
+			assertThat(read.fencingToken()).isEqualTo(s.b().fencingToken());
+			assertThat(read.document().get("value").asText()).isEqualTo("from B");
+			assertThat(read.isConflicted()).isTrue();
+			assertThat(read.conflicts()).singleElement().asString().startsWith("999-");
+		}
+		finally {
+			send("PUT", dbUri("_security"), "{}");
+			HttpResponse<String> current = send("GET", userUri, null);
+			String rev = JSON.readTree(current.body()).path("_rev").asText();
+			send("DELETE", URI.create(userUri + "?rev=" + rev), null);
+		}
+	}
+
+	@Test
+	void forgedTokenAboveTheIssuedCounterIsNeverReadAsCurrent() throws Exception {
+		Succession s = succession("forged");
+		// the design document accepts any higher token; only the lease store knows which tokens were issued
+		HttpResponse<String> forged = put(client, "forged", "{\"_rev\":\"" + s.rev2()
+				+ "\",\"value\":\"forged\",\"starintel_fence\":" + fence(s.a(), 9007199254740990L) + "}");
+		assertThat(forged.statusCode()).isEqualTo(201);
+		FencedRead read = reader.read(s.b().identity().scope(), "forged");
+		assertThat(read.status()).isEqualTo(FencedReadStatus.FORGED);
+		assertThat(read.document()).isNull();
+	}
+
 	static Map<String, Object> doc(String id, String value) {
 		Map<String, Object> doc = new LinkedHashMap<>();
 		doc.put("_id", id);
@@ -250,20 +494,37 @@ class CouchDbFenceTests {
 		return ((Number) ((Map<?, ?>) doc.get("starintel_fence")).get("fencing_token")).longValue();
 	}
 
-	static HttpResponse<String> put(HttpClient client, String id, String body) throws Exception {
-		return client.send(HttpRequest.newBuilder(docUri(id, ""))
-			.PUT(HttpRequest.BodyPublishers.ofString(body))
-			.header("Content-Type", "application/json")
-			.timeout(Duration.ofSeconds(5))
-			.build(), HttpResponse.BodyHandlers.ofString());
+	HttpResponse<String> put(HttpClient client, String id, String body) throws Exception {
+		return send("PUT", docUri(id, ""), body);
 	}
 
-	static URI docUri(String id, String query) {
-		return URI.create(URL + "/" + database + "/" + id + query);
+	HttpResponse<String> send(String method, URI uri, String body) throws Exception {
+		HttpRequest.Builder request = HttpRequest.newBuilder(uri)
+			.method(method, (body == null) ? HttpRequest.BodyPublishers.noBody()
+					: HttpRequest.BodyPublishers.ofString(body))
+			.header("Content-Type", "application/json")
+			.timeout(Duration.ofSeconds(10));
+		if (server().authenticated()) {
+			request.header("Authorization", basic(server().user(), server().password()));
+		}
+		return this.client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+	}
+
+	static String basic(String user, String password) {
+		return "Basic " + java.util.Base64.getEncoder()
+			.encodeToString((user + ":" + password).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+	}
+
+	URI docUri(String id, String query) {
+		return URI.create(this.url + "/" + database + "/" + id + query);
+	}
+
+	URI dbUri(String path) {
+		return URI.create(this.url + "/" + database + "/" + path);
 	}
 
 	/** A connector whose {@code update} signals and then waits: the holder pauses after its authorization. */
-	static CouchDbConnector pauseBeforeUpdate(CouchDbConnector target, CountDownLatch authorized,
+	CouchDbConnector pauseBeforeUpdate(CouchDbConnector target, CountDownLatch authorized,
 			CountDownLatch resume) {
 		return (CouchDbConnector) Proxy.newProxyInstance(CouchDbFenceTests.class.getClassLoader(),
 				new Class<?>[] { CouchDbConnector.class }, (proxy, method, args) -> {

@@ -14,7 +14,12 @@ import io.starintel.lease.fence.FenceOutcome;
 import io.starintel.lease.fence.FencedWriteRejectedException;
 import io.starintel.lease.fence.FencedWriteResult;
 import io.starintel.lease.fence.amqp.FenceHeaders;
+import io.starintel.lease.fence.amqp.ConsumeRejection;
 import io.starintel.lease.fence.amqp.FenceRejections;
+import io.starintel.lease.fence.amqp.MicrometerFenceRejectionMeter;
+import io.starintel.lease.audit.AuditEvent;
+import io.starintel.lease.audit.AuditEventType;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.starintel.lease.fence.amqp.FencedDestinations;
 import io.starintel.lease.fence.amqp.FencedListenerAdvice;
 import io.starintel.lease.fence.amqp.FencedRabbitTemplate;
@@ -57,7 +62,12 @@ class RabbitFenceTests {
 
 	private final List<Message> consumed = new CopyOnWriteArrayList<>();
 
-	private final FenceRejections rejections = new FenceRejections();
+	private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+
+	private final List<AuditEvent> audited = new CopyOnWriteArrayList<>();
+
+	private final FenceRejections rejections = new FenceRejections(List.of(this.audited::add),
+			new MicrometerFenceRejectionMeter(this.meters));
 
 	private String work;
 
@@ -197,6 +207,60 @@ class RabbitFenceTests {
 			.until(() -> this.plain.receive(this.dead), m -> m != null);
 		assertThat(body(deadLettered)).isEqualTo("no fence");
 		assertThat(this.consumed).isEmpty();
+	}
+
+	@Test
+	void forgedHigherTokensAreRejectedWithoutRaisingTheMarkSoTheHoldersNextPublishIsConsumed() {
+		LeaseContext b = this.fixture.acquire(this.fixture.identity("amqp-forged"), "bob", 30_000);
+		// before B's first message: B's token (issued) under a lease id the store never issued
+		this.plain.send(this.work, forged("forged unknown lease", b, b.fencingToken(), "lease_never_issued"));
+		try (LeaseContext.Scope scope = LeaseContext.bind(b)) {
+			assertThat(this.template.trySend("", this.work, message("B 1")).isAccepted()).isTrue();
+		}
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.consumed.size() == 1);
+		// one token above B's under B's lease id: B is the last lease, so above the issued counter
+		this.plain.send(this.work, forged("forged next token", b, b.fencingToken() + 1, b.leaseId()));
+		// B's own lease id with 2^53 - 2: above every token the store issued for the identity
+		this.plain.send(this.work, forged("forged 2^53-2", b, (1L << 53) - 2, b.leaseId()));
+		// B's current token under another lease id
+		this.plain.send(this.work, forged("forged lease id", b, b.fencingToken(), "lease_other"));
+		for (int i = 0; i < 4; i++) {
+			assertThat(await().atMost(Duration.ofSeconds(10)).until(() -> this.plain.receive(this.dead), m -> m != null))
+				.isNotNull();
+		}
+		try (LeaseContext.Scope scope = LeaseContext.bind(b)) {
+			assertThat(this.template.trySend("", this.work, message("B 2")).isAccepted()).isTrue();
+		}
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.consumed.size() == 2);
+		assertThat(this.consumed).extracting(RabbitFenceTests::body).containsExactly("B 1", "B 2");
+		FencedListenerAdvice advice = new FencedListenerAdvice(this.fixture.redis,
+				ProgramScope.of(this.fixture.tenant, this.fixture.program), true, this.rejections);
+		assertThat(this.fixture.redis.<String, String>opsForHash()
+			.get(advice.key(b.identity().keyDigest()), "hwm")).isEqualTo(Long.toString(b.fencingToken()));
+		assertThat(counted(ConsumeRejection.FORGED_UNKNOWN_LEASE_ID)).isEqualTo(1);
+		assertThat(counted(ConsumeRejection.FORGED_TOKEN_ABOVE_ISSUED_COUNTER)).isEqualTo(2);
+		assertThat(counted(ConsumeRejection.FORGED_LEASE_ID_MISMATCH)).isEqualTo(1);
+		assertThat(this.audited).hasSize(4).allSatisfy((event) -> {
+			assertThat(event.eventType()).isEqualTo(AuditEventType.COMMIT_REJECTED);
+			assertThat(event.programId()).isEqualTo(this.fixture.program);
+			assertThat(event.reason()).startsWith("amqp_consume:forged_");
+		});
+	}
+
+	double counted(ConsumeRejection reason) {
+		io.micrometer.core.instrument.Counter counter = this.meters.find(MicrometerFenceRejectionMeter.COUNTER)
+			.tag("reason", reason.wireName())
+			.counter();
+		return (counter != null) ? counter.count() : 0;
+	}
+
+	static Message forged(String text, LeaseContext victim, long token, String leaseId) {
+		MessageProperties properties = new MessageProperties();
+		properties.setHeader(FenceHeaders.TOKEN, token);
+		properties.setHeader(FenceHeaders.LOCK_KEY_DIGEST, victim.identity().keyDigest());
+		properties.setHeader(FenceHeaders.LEASE_ID, leaseId);
+		properties.setHeader(FenceHeaders.TRACE_ID, "trace_forged");
+		return new Message(text.getBytes(StandardCharsets.UTF_8), properties);
 	}
 
 	static Message message(String text) {

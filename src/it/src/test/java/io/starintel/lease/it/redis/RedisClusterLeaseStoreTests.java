@@ -1,15 +1,10 @@
 package io.starintel.lease.it.redis;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +16,7 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import io.lettuce.core.FlushMode;
 import io.lettuce.core.cluster.SlotHash;
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.AdminRequest;
@@ -63,7 +59,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * this class starts on loopback ({@link LocalRedisCluster}):
  * every operation returns its typed success result on every node (each script's keys share one hash tag, so no
  * CROSSSLOT, and Lettuce routes by that slot, so no MOVED surfaces), leases of different programs are really stored
- * on different nodes, and the EVALSHA→EVAL fallback recovers after {@code SCRIPT FLUSH} on every node.
+ * on different nodes, and the function library is loaded again after {@code FUNCTION FLUSH} on every node.
  *
  * <p>Besides the typed results, the store's script executor must not log a single failed script call (a MOVED,
  * ASK or CROSSSLOT error would be logged there before it became an outcome).
@@ -253,24 +249,26 @@ class RedisClusterLeaseStoreTests {
 	}
 
 	@Test
-	void scriptFlushOnEveryNodeFallsBackToEvalOnce() {
-		String acquireSha = scriptSha("acquire.lua");
-		String releaseSha = scriptSha("release.lua");
+	void functionFlushOnEveryNodeReloadsTheLibraryOnce() {
 		Map<Integer, String> programByNode = programByNode();
 		programByNode.forEach((port, program) -> acquired(identity(program, "warm"), "alice"));
 		for (int port : cluster.ports()) {
-			// every node ran an acquire above, so it has the script cached
-			assertThat(cluster.node(port).scriptExists(acquireSha)).as("cached on node %d", port).containsExactly(true);
-			cluster.node(port).scriptFlush();
-			assertThat(cluster.node(port).scriptExists(acquireSha, releaseSha)).containsExactly(false, false);
+			// every node ran an acquire above, so it has the library
+			assertThat(hasLibrary(port)).as("library on node %d", port).isTrue();
+			cluster.node(port).functionFlush(FlushMode.SYNC);
+			assertThat(hasLibrary(port)).isFalse();
 		}
 		programByNode.forEach((port, program) -> {
 			LeaseRecord lease = acquired(identity(program, "after-flush"), "alice");
 			assertThat(store.release(new ReleaseRequest(lease.handle(), Identifiers.generate("request"), deadline()))
-				.code()).as("release after SCRIPT FLUSH on node %d", port).isEqualTo(ResultCode.LEASE_RELEASED);
-			// the EVAL fallback loaded the scripts again on the node that ran them
-			assertThat(cluster.node(port).scriptExists(acquireSha, releaseSha)).containsExactly(true, true);
+				.code()).as("release after FUNCTION FLUSH on node %d", port).isEqualTo(ResultCode.LEASE_RELEASED);
+			// the "Function not found" fallback loaded the library again on the node that ran it
+			assertThat(hasLibrary(port)).isTrue();
 		});
+	}
+
+	private static boolean hasLibrary(int port) {
+		return !cluster.node(port).functionList("starintel_lease_v2").isEmpty();
 	}
 
 	private static LeaseRecord acquired(LockIdentity identity, String owner) {
@@ -325,28 +323,6 @@ class RedisClusterLeaseStoreTests {
 
 	private static Logger scriptLogger() {
 		return (Logger) LoggerFactory.getLogger("io.starintel.lease.store.redis.ScriptExecutor");
-	}
-
-	/** SHA-1 of a lease script as the store sends it: {@code prelude.lua + "\n" + <op>.lua}. */
-	private static String scriptSha(String fileName) {
-		String text = resource("prelude.lua") + "\n" + resource(fileName);
-		try {
-			return HexFormat.of()
-				.formatHex(MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8)));
-		}
-		catch (NoSuchAlgorithmException ex) {
-			throw new IllegalStateException(ex);
-		}
-	}
-
-	private static String resource(String name) {
-		try (InputStream in = RedisKeys.class.getResourceAsStream(name)) {
-			assertThat(in).as("script resource %s", name).isNotNull();
-			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
 	}
 
 }

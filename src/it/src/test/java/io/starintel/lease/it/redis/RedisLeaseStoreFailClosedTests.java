@@ -14,14 +14,15 @@ import io.starintel.lease.core.LeaseMetadata;
 import io.starintel.lease.core.LeaseOwner;
 import io.starintel.lease.core.LeasePage;
 import io.starintel.lease.core.LeaseRecord;
-import io.starintel.lease.core.LeaseRecordJson;
 import io.starintel.lease.core.LeaseResult;
+import io.starintel.lease.core.LeaseState;
 import io.starintel.lease.core.ListFilter;
 import io.starintel.lease.core.ListRequest;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.core.StoredRecord;
 import io.starintel.lease.store.LeaseAlert;
 import io.starintel.lease.store.redis.RedisKeys;
 import io.starintel.lease.store.redis.RedisLeaseStore;
@@ -85,12 +86,15 @@ class RedisLeaseStoreFailClosedTests extends SharedRedisTests {
 		LockIdentity identity = identity("t1");
 		LeaseRecord lease = acquired(identity);
 		assertThat(lease.fencingToken()).isGreaterThan(1_000_000_000_000_000L);
-		String stored = (String) redis.opsForHash().get(leaseKey(identity), "fencing_token");
+		// storage encoding v2: the record is one string (StoredRecord) in the hash field r; the token is field 2
+		String record = (String) redis.opsForHash().get(leaseKey(identity), "r");
+		String stored = record.split(String.valueOf(StoredRecord.SEP))[2];
 		String counter = (String) redis.opsForHash().get(RedisKeys.of(identity).fence(identity.keyDigest()), "counter");
 		assertThat(stored).isEqualTo(Long.toString(lease.fencingToken())).doesNotContain("e").doesNotContain(".");
 		assertThat(counter).isEqualTo(stored);
 		Map<Object, Object> hash = redis.opsForHash().entries(leaseKey(identity));
-		assertThat(hash.keySet()).containsExactlyInAnyOrderElementsOf(LeaseRecordJson.FIELDS);
+		assertThat(hash.keySet()).containsExactly("r");
+		assertThat(StoredRecord.decode(record, identity)).isEqualTo(lease);
 	}
 
 	@Test
@@ -190,7 +194,9 @@ class RedisLeaseStoreFailClosedTests extends SharedRedisTests {
 		assertThat(redis.hasKey(leaseKey(identity))).isFalse();
 		List<String> history = redis.opsForList().range(RedisKeys.of(identity).history(identity.keyDigest()), 0, -1);
 		assertThat(history).hasSize(1);
-		assertThat(history.get(0)).contains("\"state\":\"expired\"").contains(first.lease().leaseId());
+		LeaseRecord ended = StoredRecord.decode(history.get(0), identity);
+		assertThat(ended.state()).isEqualTo(LeaseState.EXPIRED);
+		assertThat(ended.leaseId()).isEqualTo(first.lease().leaseId());
 		LeaseRecord next = acquired(identity);
 		assertThat(next.fencingToken()).isGreaterThan(first.lease().fencingToken());
 	}

@@ -65,7 +65,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 /**
  * Acquire+release benchmark of the Redis lease store against a local Redis (not a test: surefire does not run it;
- * {@code scripts/bench.sh} builds and runs it). Three paths in the same run, through the same kind of shared Lettuce
+ * {@code scripts/bench.sh --store-harness} builds and runs it; the JMH module {@code lease-benchmarks} compares the store with its peers). Three paths in the same run, through the same kind of shared Lettuce
  * connection of a Spring Data Redis {@link LettuceConnectionFactory}:
  * <ol>
  * <li>{@code store}: {@link RedisLeaseStore#acquire} + {@link RedisLeaseStore#release}, requests built as a caller

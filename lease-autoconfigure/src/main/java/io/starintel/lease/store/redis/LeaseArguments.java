@@ -1,0 +1,178 @@
+package io.starintel.lease.store.redis;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+import io.starintel.lease.core.AcquireRequest;
+import io.starintel.lease.core.AdminRequest;
+import io.starintel.lease.core.CommitRequest;
+import io.starintel.lease.core.LeaseHandle;
+import io.starintel.lease.core.LeasePolicy;
+import io.starintel.lease.core.ListFilter;
+import io.starintel.lease.core.Operation;
+import io.starintel.lease.core.ProgramScope;
+import io.starintel.lease.core.ReleaseRequest;
+import io.starintel.lease.core.RenewRequest;
+import io.starintel.lease.core.StoredRecord;
+
+import static io.starintel.lease.store.redis.IdentityKeys.bytes;
+
+/**
+ * The keys and arguments of every library function, one named builder per function, in the order its header in
+ * {@code lease.lua} documents: nothing outside this class knows an argument's position.
+ */
+final class LeaseArguments {
+
+	/** One function call: the function, its keys and its arguments. */
+	record Call(LeaseLibrary.Function function, byte[][] keys, byte[][] args) {
+	}
+
+	/** The policy argument of every function, built once per store. */
+	private final byte[] policy;
+
+	private final Duration maximumDeadline;
+
+	LeaseArguments(LeasePolicy policy, Duration physicalGrace) {
+		char sep = StoredRecord.SEP;
+		this.policy = bytes(policy.idempotencyRetention().toMillis() + "" + sep + policy.maximumDeadline().toMillis()
+				+ sep + policy.clockSkewBound().toMillis() + sep + physicalGrace.toMillis() + sep
+				+ policy.historyLength() + sep + policy.historyRetention().toMillis());
+		this.maximumDeadline = policy.maximumDeadline();
+	}
+
+	Call acquire(IdentityKeys t, AcquireRequest r, String leaseId) {
+		byte[][] keys = { t.leaseKey, t.fenceKey,
+				t.idempotency(Operation.ACQUIRE, r.principalId(), r.requestId()) };
+		byte[][] args = { millis(r.deadlineAt()), t.base, t.digestBytes, this.policy, bytes(r.digest()),
+				t.identityPrefixBytes, bytes(leaseId), number(r.ttlMs()), number(r.maximumLifetimeMs()),
+				bytes(StoredRecord.fixedRest(leaseId, r.owner(), r.executionId(), r.jobId(), r.traceId(),
+						r.requestId(), r.metadata())) };
+		return new Call(LeaseLibrary.Function.ACQUIRE, keys, args);
+	}
+
+	Call renew(IdentityKeys t, RenewRequest r) {
+		return holder(LeaseLibrary.Function.RENEW, Operation.RENEW, t, r.handle(), r.requestId(), r.digest(),
+				r.deadlineAt());
+	}
+
+	Call release(IdentityKeys t, ReleaseRequest r) {
+		return holder(LeaseLibrary.Function.RELEASE, Operation.RELEASE, t, r.handle(), r.requestId(), r.digest(),
+				r.deadlineAt());
+	}
+
+	private Call holder(LeaseLibrary.Function function, Operation operation, IdentityKeys t, LeaseHandle h,
+			String requestId, String digest, Instant deadlineAt) {
+		byte[][] keys = { t.leaseKey, t.idempotency(operation, h.ownerPrincipalId(), requestId) };
+		byte[][] args = { millis(deadlineAt), t.base, t.digestBytes, this.policy, bytes(digest),
+				bytes(StoredRecord.holderPrefix(t.identityPrefix, h)), number(h.fencingToken()), bytes(h.leaseId()) };
+		return new Call(function, keys, args);
+	}
+
+	/**
+	 * One call renewing leases of one program (one slot). The list must not be empty and all identities must share
+	 * the program.
+	 */
+	Call renewBatch(List<IdentityKeys> targets, List<RenewRequest> requests) {
+		int n = requests.size();
+		byte[][] keys = new byte[n][];
+		byte[][] args = new byte[3 + n * 6][];
+		args[0] = targets.get(0).base;
+		args[1] = this.policy;
+		args[2] = number(n);
+		for (int i = 0; i < n; i++) {
+			IdentityKeys t = targets.get(i);
+			RenewRequest r = requests.get(i);
+			LeaseHandle h = r.handle();
+			keys[i] = t.idempotency(Operation.RENEW, h.ownerPrincipalId(), r.requestId());
+			int a = 3 + i * 6;
+			args[a] = millis(r.deadlineAt());
+			args[a + 1] = t.digestBytes;
+			args[a + 2] = bytes(r.digest());
+			args[a + 3] = bytes(StoredRecord.holderPrefix(t.identityPrefix, h));
+			args[a + 4] = number(h.fencingToken());
+			args[a + 5] = bytes(h.leaseId());
+		}
+		return new Call(LeaseLibrary.Function.RENEW_BATCH, keys, args);
+	}
+
+	Call administer(IdentityKeys t, AdminRequest r, int auditLength) {
+		byte[][] keys = { t.leaseKey, t.idempotency(r.operation(), r.principalId(), r.requestId()),
+				bytes(t.keys.audit()) };
+		byte[][] args = { millis(r.deadlineAt()), t.base, t.digestBytes, this.policy, bytes(r.digest()),
+				t.identityPrefixBytes, bytes(r.operation().wireName()), bytes(r.expectedLeaseId()),
+				number(r.expectedFencingToken()), bytes(r.adminPrincipalId()), bytes(r.adminCredentialId()),
+				bytes(r.reason()), bytes(r.requestId()), number(auditLength) };
+		return new Call(LeaseLibrary.Function.ADMINISTER, keys, args);
+	}
+
+	Call authorize(IdentityKeys t, CommitRequest r) {
+		LeaseHandle h = r.handle();
+		byte[][] keys = { t.leaseKey, t.fenceKey };
+		byte[][] args = { millis(r.deadlineAt()), t.base, t.digestBytes, this.policy,
+				bytes(StoredRecord.holderPrefix(t.identityPrefix, h)), number(h.fencingToken()) };
+		return new Call(LeaseLibrary.Function.AUTHORIZE, keys, args);
+	}
+
+	Call inspect(IdentityKeys t, Instant deadlineAt) {
+		byte[][] keys = { t.leaseKey };
+		byte[][] args = { millis(deadlineAt), t.base, t.digestBytes, this.policy, t.identityPrefixBytes };
+		return new Call(LeaseLibrary.Function.INSPECT, keys, args);
+	}
+
+	Call inspectByLeaseId(ProgramScope scope, String leaseId, Instant deadlineAt) {
+		RedisKeys keys = new RedisKeys(scope);
+		byte[][] k = { bytes(keys.base() + "lid:" + leaseId) };
+		byte[][] args = { millis(deadlineAt), bytes(keys.base()), this.policy, bytes(leaseId) };
+		return new Call(LeaseLibrary.Function.INSPECT_BY_LEASE_ID, k, args);
+	}
+
+	Call resolve(IdentityKeys t, Operation operation, String principalId, String requestId, Instant deadlineAt) {
+		byte[][] keys = { t.leaseKey, t.idempotency(operation, principalId, requestId) };
+		byte[][] args = { millis(deadlineAt), t.base, t.digestBytes, this.policy, t.identityPrefixBytes };
+		return new Call(LeaseLibrary.Function.RESOLVE, keys, args);
+	}
+
+	Call list(ListFilter filter, String after, int pageSize, Instant deadlineAt) {
+		RedisKeys keys = new RedisKeys(filter.scope());
+		String kind = "program";
+		String a = "";
+		String b = "";
+		if (filter instanceof ListFilter.ByOwner owner) {
+			kind = "owner";
+			a = owner.ownerPrincipalId();
+		}
+		else if (filter instanceof ListFilter.ByTarget target) {
+			kind = "target";
+			a = target.targetNamespace();
+			b = target.targetId();
+		}
+		byte[][] k = { bytes(keys.programIndex()) };
+		byte[][] args = { millis(deadlineAt), bytes(keys.base()), bytes(after), number(pageSize),
+				number(Math.max(256, pageSize * 4)), bytes(kind), bytes(a), bytes(b), this.policy };
+		return new Call(LeaseLibrary.Function.LIST, k, args);
+	}
+
+	Call recover(ProgramScope scope, int batch, String adminPrincipalId, String adminCredentialId, String reason,
+			String requestId, int auditLength, Instant deadlineAt) {
+		RedisKeys keys = new RedisKeys(scope);
+		byte[][] k = { bytes(keys.programIndex()), bytes(keys.audit()) };
+		byte[][] args = { millis(deadlineAt), bytes(keys.base()), number(batch), bytes(adminPrincipalId),
+				bytes(adminCredentialId), bytes(reason), bytes(requestId), this.policy, number(auditLength) };
+		return new Call(LeaseLibrary.Function.RECOVER, k, args);
+	}
+
+	/** The policy's maximum deadline (checked again inside the functions). */
+	Duration maximumDeadline() {
+		return this.maximumDeadline;
+	}
+
+	private static byte[] millis(Instant instant) {
+		return number(instant.toEpochMilli());
+	}
+
+	private static byte[] number(long value) {
+		return bytes(Long.toString(value));
+	}
+
+}

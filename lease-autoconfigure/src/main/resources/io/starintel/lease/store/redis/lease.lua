@@ -1,0 +1,494 @@
+-- lease.lua: the lease transitions of the function library starintel_lease_v2 (follows prelude.lua, the record
+-- codec). Every function decides at backend time (TIME, read once) on keys that share one hash tag; the argument
+-- lists are built by io.starintel.lease.store.redis.LeaseArguments, one named builder per function.
+--
+-- Common arguments: deadline = the request deadline (epoch ms); base = 'P{T}:'; digest = D of the lock key;
+-- policy = 'retention_ms\31maximum_deadline_ms\31clock_skew_ms\31grace_ms\31history_length\31history_ms';
+-- identity = the record's identity prefix (7 components, each followed by \31); holder = identity .. lease_id \31
+-- owner_principal_id \31 service_instance_id \31 (the exact-holder prefix of the fixed part).
+--
+-- Single-lease reply (all strings): { code, reason, decided_ms, retry_after_ms, current_state | '', replayed '0'|'1',
+-- record | '' [, token, expires_ms] } -- the record is the v2 string (or, for an idempotency result stored by the v1
+-- encoding, its JSON text); a fresh acquire sends no record (the caller has every other field) but token and
+-- expires_ms. Codes and reasons are the contract's wire names.
+--
+-- Keys (besides the declared ones, all derived from base): lease:D (hash, field r = record), fence:D (hash counter,
+-- hwm; never deleted), hist:D (list of ended records, newest first, bounded), idem:H (string: request digest \31
+-- code \31 decided_ms \31 record), lid:<lease id> (string: D while active; D \31 terminal state afterwards, for the
+-- idempotency retention: the replay state of a lease), idx:program (zset, score 0, member D), idx:expiry (zset,
+-- score expires_ms), quarantine:D (DUMP of a corrupt record), audit (stream).
+
+local MAX_TOKEN = 9007199254740991 -- 2^53 - 1 (core: LeaseRecord.MAX_FENCING_TOKEN)
+local TOKENS_PER_MS = 1024         -- core: FencingTokens.PER_MILLISECOND
+
+local function policy(text)
+  local a, b, c, d, e, f = string.match(text, '^(%d+)\31(%d+)\31(%d+)\31(%d+)\31(%d+)\31(%d+)$')
+  return { retention = tonumber(a), max_deadline = tonumber(b), skew = tonumber(c), grace = tonumber(d),
+    history_length = tonumber(e), history_ms = tonumber(f) }
+end
+
+local function reply(code, reason, now, retry, current, replayed, record)
+  return { code, reason, fmt(now), fmt(retry or 0), current or '', replayed and '1' or '0', record or '' }
+end
+
+local function refuse(code, reason, now, retry)
+  return { code, reason, fmt(now), fmt(retry or 0) }
+end
+
+local function quarantine(base, digest)
+  local key = base .. 'lease:' .. digest
+  local q = base .. 'quarantine:' .. digest
+  if redis.call('EXISTS', q) == 0 then redis.call('SET', q, redis.call('DUMP', key)) end
+  redis.call('PERSIST', key)
+end
+
+-- ends an active record: terminal entry in bounded history, per-lease terminal evidence for the replay retention,
+-- record and index entries removed. Never touches the fencing counter.
+local function end_lease(base, p, digest, r, state, lease_id)
+  r.state = state
+  local hist = base .. 'hist:' .. digest
+  redis.call('LPUSH', hist, encode(r))
+  redis.call('LTRIM', hist, 0, p.history_length - 1)
+  redis.call('PEXPIRE', hist, p.history_ms)
+  redis.call('DEL', base .. 'lease:' .. digest)
+  redis.call('SET', base .. 'lid:' .. (lease_id or lease_id_of(r)), digest .. SEP .. state, 'PX', p.retention)
+  redis.call('ZREM', base .. 'idx:program', digest)
+  redis.call('ZREM', base .. 'idx:expiry', digest)
+end
+
+-- the v1 hash (26 fields) converted in place to v2, atomically on first touch; nil when it is not a valid v1 record
+local function upgrade_v1(key, raw, identity, digest)
+  local map = {}
+  for i = 1, #raw, 2 do map[raw[i]] = raw[i + 1] end
+  local expected = nil
+  if identity then
+    expected = split(identity)
+    table.insert(expected, 1, KEY_PREFIX .. digest)
+  end
+  if check_record(map, expected) or map['lock_key'] ~= KEY_PREFIX .. digest then return nil end
+  local r = v1_map_to_record(map)
+  local pttl = redis.call('PTTL', key)
+  redis.call('DEL', key)
+  redis.call('HSET', key, 'r', encode(r))
+  if pttl > 0 then redis.call('PEXPIRE', key, pttl) end
+  return r
+end
+
+-- the record stored for digest: 'none' | 'active', r | 'corrupt' (quarantined). identity (prefix) may be nil when
+-- the caller does not know it (expiry reclaim, list, recovery); then the record is not checked against it.
+local function load_record(base, digest, identity)
+  local key = base .. 'lease:' .. digest
+  local raw = redis.pcall('HGETALL', key)
+  if raw['err'] then quarantine(base, digest); return 'corrupt' end
+  if #raw == 0 then return 'none' end
+  local r
+  if #raw == 2 and raw[1] == 'r' then r = decode(raw[2]) else r = upgrade_v1(key, raw, identity, digest) end
+  if not r or r.state ~= 'active'
+      or (identity and string.sub(r.fixed, 1, #identity) ~= identity) then
+    quarantine(base, digest)
+    return 'corrupt'
+  end
+  return 'active', r
+end
+
+-- the active record at backend time: an active-shaped record past expires_at is ended as expired first
+local function load_active(base, p, digest, identity, now)
+  local status, r = load_record(base, digest, identity)
+  if status == 'active' and now >= r.expires then
+    end_lease(base, p, digest, r, 'expired', nil)
+    return 'none'
+  end
+  return status, r
+end
+
+local function is_holder(r, holder, token)
+  return r.token == token and string.sub(r.fixed, 1, #holder) == holder
+end
+
+-- the lease's state now: active, its terminal state from the per-lease evidence (kept for the idempotency
+-- retention), from history (records ended by the v1 encoding), or expired (nothing else ends a lease silently)
+local function state_of(base, p, digest, identity, now, lease_id)
+  local status, r = load_active(base, p, digest, identity, now)
+  if status == 'active' and lease_id_of(r) == lease_id then return 'active' end
+  local evidence = redis.call('GET', base .. 'lid:' .. lease_id)
+  if evidence then
+    local state = string.match(evidence, '\31(%a+)$')
+    if state then return state end
+  end
+  for _, entry in ipairs(redis.call('LRANGE', base .. 'hist:' .. digest, 0, -1)) do
+    if string.find(entry, lease_id, 1, true) then
+      local old = decode(entry)
+      if old then return old.state end
+      local v1 = string.match(entry, '"state":"(%a+)"')
+      if v1 then return v1 end
+    end
+  end
+  return 'expired'
+end
+
+-- the stored result of idem_key: nil when none, idempotency_conflict for another digest, else the replay
+local function replay(base, p, digest, identity, now, idem_key, request_digest)
+  local stored = redis.pcall('GET', idem_key)
+  local sdigest, code, decided, record
+  if type(stored) == 'table' and stored['err'] then
+    local raw = redis.call('HGETALL', idem_key) -- written by the v1 encoding
+    local map = {}
+    for i = 1, #raw, 2 do map[raw[i]] = raw[i + 1] end
+    sdigest, code, decided, record = map['digest'], map['code'], map['decided'], map['lease'] or ''
+  elseif stored then
+    sdigest, code, decided, record = string.match(stored, '^([^\31]*)\31([^\31]*)\31([^\31]*)\31(.*)$')
+  end
+  if not sdigest then return nil end
+  if request_digest and sdigest ~= request_digest then
+    return refuse('idempotency_conflict', 'none', now)
+  end
+  local current = nil
+  if record ~= '' then
+    local lease_id
+    local r = decode(record)
+    if r then lease_id = lease_id_of(r) else lease_id = string.match(record, '"lease_id":"([^"]+)"') end
+    current = state_of(base, p, digest, identity, now, lease_id or '')
+  end
+  return reply(code, 'none', tonumber(decided), 0, current, true, record)
+end
+
+local function remember(idem_key, request_digest, code, now, record, p)
+  redis.call('SET', idem_key, request_digest .. SEP .. code .. SEP .. fmt(now) .. SEP .. (record or ''),
+    'PX', p.retention)
+end
+
+-- backend time, the deadline bound, the deadline, then the replay; returns now, p and (when done) the reply
+local function begin_mutation(args, idem_key, request_digest, identity)
+  local now = now_ms()
+  local p = policy(args[4])
+  local deadline = tonumber(args[1])
+  if deadline > now + p.max_deadline then return now, p, refuse('invalid_lease_request', 'none', now) end
+  if now > deadline then return now, p, refuse('deadline_exceeded', 'none', now) end
+  return now, p, replay(args[2], p, args[3], identity, now, idem_key, request_digest)
+end
+
+-- reclaims up to 8 due leases of the program from the expiry queue; each is re-checked against its own record
+local function reclaim(base, p, now)
+  local queue = base .. 'idx:expiry'
+  for _, digest in ipairs(redis.call('ZRANGEBYSCORE', queue, '-inf', now, 'LIMIT', 0, 8)) do
+    local status, r = load_record(base, digest, nil)
+    if status == 'active' and now >= r.expires then
+      end_lease(base, p, digest, r, 'expired', nil)
+    elseif status == 'active' then
+      redis.call('ZADD', queue, r.expires, digest) -- a late entry: requeue at the live expiry
+    else
+      redis.call('ZREM', queue, digest)
+    end
+  end
+end
+
+-- acquire: KEYS lease:D, fence:D, idem:H. ARGV deadline, base, digest, policy, request digest, identity,
+-- lease_id, ttl_ms, maximum_lifetime_ms, rest of the fixed part (after the identity).
+-- Codes: lease_acquired (token, expires_ms), lease_conflict (retry_after_ms = time to expiry; the cheap refusal:
+-- no write), idempotency_conflict, deadline_exceeded, invalid_lease_request, lease_backend_unavailable with
+-- corrupt_record | fencing_counter_exhausted | backend_clock_behind.
+-- Token rule (core: FencingTokens): max(counter + 1, backend_ms * 1024), below 2^53 - 1; never reset.
+local function acquire(keys, args)
+  local base, digest, identity = args[2], args[3], args[6]
+  local now, p, early = begin_mutation(args, keys[3], args[5], identity)
+  if early then return early end
+  reclaim(base, p, now)
+  local status, current = load_active(base, p, digest, identity, now)
+  if status == 'corrupt' then return refuse('lease_backend_unavailable', 'corrupt_record', now) end
+  if status == 'active' then return refuse('lease_conflict', 'none', now, current.expires - now) end
+  local counter_text = redis.call('HGET', keys[2], 'counter')
+  local counter = 0
+  if counter_text then
+    if not string.match(counter_text, '^%d+$') then
+      return refuse('lease_backend_unavailable', 'corrupt_record', now)
+    end
+    counter = tonumber(counter_text)
+  end
+  if counter > (now + p.skew) * TOKENS_PER_MS then
+    return refuse('lease_backend_unavailable', 'backend_clock_behind', now)
+  end
+  local token = math.max(counter + 1, now * TOKENS_PER_MS)
+  if token >= MAX_TOKEN then return refuse('lease_backend_unavailable', 'fencing_counter_exhausted', now) end
+  local token_text = fmt(token)
+  redis.call('HSET', keys[2], 'counter', token_text)
+  local ttl, lifetime = tonumber(args[8]), tonumber(args[9])
+  local expires = now + math.min(ttl, lifetime)
+  local r = { state = 'active', token = token_text, acquired = now, renewed = now, expires = expires, ttl = ttl,
+    lifetime = lifetime, fixed = identity .. args[10] }
+  local record = encode(r)
+  local physical = expires - now + p.grace
+  redis.call('HSET', keys[1], 'r', record)
+  redis.call('PEXPIRE', keys[1], physical)
+  redis.call('SET', base .. 'lid:' .. args[7], digest, 'PX', physical)
+  redis.call('ZADD', base .. 'idx:program', 0, digest)
+  redis.call('ZADD', base .. 'idx:expiry', expires, digest)
+  remember(keys[3], args[5], 'lease_acquired', now, record, p)
+  return { 'lease_acquired', 'none', fmt(now), '0', 'active', '0', '', token_text, fmt(expires) }
+end
+
+-- the record held by exactly this holder, or the reply to return (corrupt_record, or lease_lost: stale_lease)
+local function load_held(base, p, digest, identity, now, holder, token)
+  local status, r = load_active(base, p, digest, identity, now)
+  if status == 'corrupt' then return nil, refuse('lease_backend_unavailable', 'corrupt_record', now) end
+  if status ~= 'active' or not is_holder(r, holder, token) then
+    return nil, refuse('lease_lost', 'stale_lease', now)
+  end
+  return r, nil
+end
+
+local HOLDER_IDENTITY = '^(' .. IDENTITY7 .. ')'
+
+local function holder_identity(holder)
+  return string.match(holder, HOLDER_IDENTITY)
+end
+
+-- renews one held lease; returns the reply
+local function renew_one(base, p, now, digest, idem_key, request_digest, holder, token, lease_id)
+  local identity = holder_identity(holder)
+  local early = replay(base, p, digest, identity, now, idem_key, request_digest)
+  if early then return early end
+  local r, refused = load_held(base, p, digest, identity, now, holder, token)
+  if refused then return refused end
+  r.renewed = now
+  r.expires = math.min(now + r.ttl, r.acquired + r.lifetime)
+  local record = encode(r)
+  local key = base .. 'lease:' .. digest
+  local physical = r.expires - now + p.grace
+  redis.call('HSET', key, 'r', record)
+  redis.call('PEXPIRE', key, physical)
+  redis.call('PEXPIRE', base .. 'lid:' .. lease_id, physical)
+  redis.call('ZADD', base .. 'idx:expiry', r.expires, digest)
+  remember(idem_key, request_digest, 'lease_renewed', now, record, p)
+  return reply('lease_renewed', 'none', now, 0, 'active', false, record)
+end
+
+-- renew: KEYS lease:D, idem:H. ARGV deadline, base, digest, policy, request digest, holder, token, lease_id.
+-- Never changes the token, never passes the maximum lifetime. Codes: lease_renewed (record), lease_lost
+-- (stale_lease), idempotency_conflict, deadline_exceeded, invalid_lease_request, lease_backend_unavailable.
+local function renew(keys, args)
+  local now = now_ms()
+  local p = policy(args[4])
+  local deadline = tonumber(args[1])
+  if deadline > now + p.max_deadline then return refuse('invalid_lease_request', 'none', now) end
+  if now > deadline then return refuse('deadline_exceeded', 'none', now) end
+  return renew_one(args[2], p, now, args[3], keys[2], args[5], args[6], args[7], args[8])
+end
+
+-- renew_batch: KEYS idem:H of each lease, in order (all in one program: one slot). ARGV base, policy, count n,
+-- then n groups of 6: deadline, digest, request digest, holder, token, lease_id.
+-- Reply: a flat list of n single-lease replies, each prefixed by its length. A lease whose deadline has passed at
+-- backend time is deadline_exceeded without mutation, like a single renew.
+local function renew_batch(keys, args)
+  local now = now_ms()
+  local base, p, n = args[1], policy(args[2]), tonumber(args[3])
+  local out = {}
+  for i = 1, n do
+    local a = 3 + (i - 1) * 6
+    local deadline = tonumber(args[a + 1])
+    local one
+    if deadline > now + p.max_deadline then one = refuse('invalid_lease_request', 'none', now)
+    elseif now > deadline then one = refuse('deadline_exceeded', 'none', now)
+    else one = renew_one(base, p, now, args[a + 2], keys[i], args[a + 3], args[a + 4], args[a + 5], args[a + 6]) end
+    out[#out + 1] = tostring(#one)
+    for _, v in ipairs(one) do out[#out + 1] = v end
+  end
+  return out
+end
+
+-- release: KEYS lease:D, idem:H. ARGV deadline, base, digest, policy, request digest, holder, token, lease_id.
+-- Compare-and-delete with terminal evidence. Codes: lease_released (record), lease_lost (stale_lease),
+-- idempotency_conflict, deadline_exceeded, invalid_lease_request, lease_backend_unavailable (corrupt_record).
+local function release(keys, args)
+  local base, digest, holder = args[2], args[3], args[6]
+  local identity = holder_identity(holder)
+  local now, p, early = begin_mutation(args, keys[2], args[5], identity)
+  if early then return early end
+  local r, refused = load_held(base, p, digest, identity, now, holder, args[7])
+  if refused then return refused end
+  end_lease(base, p, digest, r, 'released', args[8])
+  local record = encode(r)
+  remember(keys[2], args[5], 'lease_released', now, record, p)
+  return reply('lease_released', 'none', now, 0, 'released', false, record)
+end
+
+-- administer: KEYS lease:D, idem:H, audit. ARGV deadline, base, digest, policy, request digest, identity,
+-- operation (force_release | revoke), expected lease_id, expected token, admin principal, admin credential,
+-- reason, request_id, audit stream approximate maximum length. The audit event is written in this function.
+-- Codes: lease_released | lease_revoked (record), lease_lost (stale_lease), idempotency_conflict,
+-- deadline_exceeded, invalid_lease_request, lease_backend_unavailable (corrupt_record).
+local function administer(keys, args)
+  local base, digest, identity = args[2], args[3], args[6]
+  local now, p, early = begin_mutation(args, keys[2], args[5], identity)
+  if early then return early end
+  local revoke = args[7] == 'revoke'
+  local status, r = load_active(base, p, digest, identity, now)
+  if status == 'corrupt' then return refuse('lease_backend_unavailable', 'corrupt_record', now) end
+  local code, state, previous = 'lease_lost', nil, 'none'
+  if status == 'active' then previous = 'active' end
+  if status == 'active' and lease_id_of(r) == args[8] and r.token == args[9] then
+    state = revoke and 'revoked' or 'released'
+    code = revoke and 'lease_revoked' or 'lease_released'
+  end
+  local c = split(identity)
+  redis.call('XADD', keys[3], 'MAXLEN', '~', args[14], '*',
+    'event_type', revoke and 'target_lease_revoke' or 'target_lease_force_release',
+    'backend_time', ms_to_iso(now), 'request_id', args[13], 'principal_class', 'administrator',
+    'principal_id', args[10], 'credential_id', args[11], 'tenant_id', c[1], 'program_id', c[2],
+    'target_namespace', c[3], 'target_id', c[4], 'actor_name', c[5], 'workflow_name', c[6],
+    'operation_class', c[7], 'lease_id', args[8], 'fencing_token', args[9], 'previous_state', previous,
+    'resulting_state', state or previous, 'result_code', code, 'retryable', 'false', 'backend_health', 'ok',
+    'reason', args[12])
+  if not state then return refuse('lease_lost', 'stale_lease', now) end
+  end_lease(base, p, digest, r, state, args[8])
+  local record = encode(r)
+  remember(keys[2], args[5], code, now, record, p)
+  return reply(code, 'none', now, 0, state, false, record)
+end
+
+-- authorize: KEYS lease:D, fence:D. ARGV deadline, base, digest, policy, holder, token.
+-- The exact holder must be the active, unexpired record and the token not below the high-water mark, which is
+-- raised to it. Codes: lease_commit_authorized (record), lease_lost (token_below_high_water_mark | stale_lease),
+-- deadline_exceeded, lease_backend_unavailable (corrupt_record).
+local function authorize(keys, args)
+  local now = now_ms()
+  if now > tonumber(args[1]) then return refuse('deadline_exceeded', 'none', now) end
+  local p = policy(args[4])
+  local hwm_text = redis.call('HGET', keys[2], 'hwm')
+  if hwm_text and not string.match(hwm_text, '^%d+$') then
+    return refuse('lease_backend_unavailable', 'corrupt_record', now)
+  end
+  local token = tonumber(args[6])
+  if hwm_text and token < tonumber(hwm_text) then return refuse('lease_lost', 'token_below_high_water_mark', now) end
+  local r, refused = load_held(args[2], p, args[3], holder_identity(args[5]), now, args[5], args[6])
+  if refused then return refused end
+  redis.call('HSET', keys[2], 'hwm', args[6])
+  return reply('lease_commit_authorized', 'none', now, 0, 'active', false, encode(r))
+end
+
+-- inspect: KEYS lease:D. ARGV deadline, base, digest, policy, identity.
+-- Codes: lease_inspected (record), lease_not_found, deadline_exceeded, lease_backend_unavailable (corrupt_record).
+local function inspect(keys, args)
+  local now = now_ms()
+  if now > tonumber(args[1]) then return refuse('deadline_exceeded', 'none', now) end
+  local status, r = load_active(args[2], policy(args[4]), args[3], args[5], now)
+  if status == 'corrupt' then return refuse('lease_backend_unavailable', 'corrupt_record', now) end
+  if status ~= 'active' then return refuse('lease_not_found', 'none', now) end
+  return reply('lease_inspected', 'none', now, 0, 'active', false, encode(r))
+end
+
+-- inspect_by_lease_id: KEYS lid:<lease id>. ARGV deadline, base, policy, lease_id.
+-- The key lives in the caller's program (base), so a lease of another program is simply not found.
+-- Codes: lease_inspected, lease_not_found, deadline_exceeded, lease_backend_unavailable (corrupt_record).
+local function inspect_by_lease_id(keys, args)
+  local now = now_ms()
+  if now > tonumber(args[1]) then return refuse('deadline_exceeded', 'none', now) end
+  local digest = redis.call('GET', keys[1])
+  if not digest or string.find(digest, SEP, 1, true) then return refuse('lease_not_found', 'none', now) end
+  local status, r = load_active(args[2], policy(args[3]), digest, nil, now)
+  if status == 'corrupt' then return refuse('lease_backend_unavailable', 'corrupt_record', now) end
+  if status ~= 'active' or lease_id_of(r) ~= args[4] then return refuse('lease_not_found', 'none', now) end
+  return reply('lease_inspected', 'none', now, 0, 'active', false, encode(r))
+end
+
+-- resolve: KEYS lease:D, idem:H. ARGV deadline, base, digest, policy, identity.
+-- The stored result marked replayed with the lease's current state, or lease_not_found; deadline_exceeded.
+local function resolve(keys, args)
+  local now = now_ms()
+  if now > tonumber(args[1]) then return refuse('deadline_exceeded', 'none', now) end
+  local replayed = replay(args[2], policy(args[4]), args[3], args[5], now, keys[2], nil)
+  if replayed then return replayed end
+  return refuse('lease_not_found', 'none', now)
+end
+
+-- list: KEYS idx:program. ARGV deadline, base, after (last digest returned, or ''), page size, scan limit,
+-- filter (program | owner | target), owner principal or target namespace, target id, policy.
+-- Reply: { code, reason, decided_ms, next position (digest) or '', corrupt count, record... } in key-digest order.
+-- Owner and target filters scan the program index (no per-owner/per-target index to keep up on the hot path);
+-- stale entries (record gone, expired) are removed when seen; corrupt records are counted, never returned.
+local function list(keys, args)
+  local now = now_ms()
+  if now > tonumber(args[1]) then return { 'deadline_exceeded', 'none', fmt(now), '', '0' } end
+  local base, page_size, limit, filter = args[2], tonumber(args[4]), tonumber(args[5]), args[6]
+  local p = policy(args[9])
+  local want = nil
+  if filter == 'target' then want = args[7] .. SEP .. args[8] .. SEP end
+  local start = (args[3] == '') and '-' or ('(' .. args[3])
+  local out, last, scanned, corrupt = {}, nil, 0, 0
+  local exhausted = false
+  while #out <= page_size and scanned < limit and not exhausted do
+    local batch = math.min(page_size + 1, limit - scanned)
+    local members = redis.call('ZRANGEBYLEX', keys[1], start, '+', 'LIMIT', 0, batch)
+    if #members < batch then exhausted = true end
+    for _, digest in ipairs(members) do
+      if #out > page_size then break end
+      scanned = scanned + 1
+      start = '(' .. digest
+      local status, r = load_active(base, p, digest, nil, now)
+      if status == 'corrupt' then
+        corrupt = corrupt + 1
+      elseif status == 'none' then
+        redis.call('ZREM', keys[1], digest)
+      else
+        local parts = (filter ~= 'program') and split(r.fixed) or nil
+        local match = filter == 'program'
+          or (filter == 'owner' and parts[9] == args[7])
+          or (filter == 'target' and parts[3] == args[7] and parts[4] == args[8])
+        if match then
+          out[#out + 1] = encode(r)
+          last = digest
+          out[#out] = digest .. SEP .. out[#out]
+        end
+      end
+    end
+  end
+  local next_position = ''
+  if #out > page_size then
+    table.remove(out)
+    next_position = string.match(out[#out], '^([^\31]*)')
+  elseif not exhausted and scanned >= limit then
+    next_position = string.sub(start, 2)
+  end
+  local reply_list = { 'lease_listed', 'none', fmt(now), next_position, fmt(corrupt) }
+  for _, v in ipairs(out) do reply_list[#reply_list + 1] = v end
+  return reply_list
+end
+
+-- recover: KEYS idx:program, audit. ARGV deadline, base, batch size, admin principal, admin credential, reason,
+-- request id, policy, audit stream approximate maximum length. Revokes up to batch active leases of the program.
+-- Reply: { code ('lease_revoked' | 'deadline_exceeded'), decided_ms, revoked in this call, index entries left }
+local function recover(keys, args)
+  local now = now_ms()
+  if now > tonumber(args[1]) then return { 'deadline_exceeded', fmt(now), '0', '0' } end
+  local base, p = args[2], policy(args[8])
+  local revoked = 0
+  for _, digest in ipairs(redis.call('ZRANGEBYLEX', keys[1], '-', '+', 'LIMIT', 0, tonumber(args[3]))) do
+    local status, r = load_record(base, digest, nil)
+    if status == 'active' then
+      local c = split(r.fixed)
+      end_lease(base, p, digest, r, 'revoked', c[8])
+      revoked = revoked + 1
+      redis.call('XADD', keys[2], 'MAXLEN', '~', args[9], '*', 'event_type', 'target_lease_revoke',
+        'backend_time', ms_to_iso(now), 'request_id', args[7], 'principal_class', 'administrator',
+        'principal_id', args[4], 'credential_id', args[5], 'tenant_id', c[1], 'program_id', c[2],
+        'target_namespace', c[3], 'target_id', c[4], 'actor_name', c[5], 'workflow_name', c[6],
+        'operation_class', c[7], 'lease_id', c[8], 'fencing_token', r.token, 'previous_state', 'active',
+        'resulting_state', 'revoked', 'result_code', 'lease_revoked', 'retryable', 'false', 'backend_health', 'ok',
+        'reason', args[6])
+    else
+      redis.call('ZREM', keys[1], digest)
+    end
+  end
+  return { 'lease_revoked', fmt(now), fmt(revoked), fmt(redis.call('ZCARD', keys[1])) }
+end
+
+redis.register_function('starintel_lease_v2_acquire', acquire)
+redis.register_function('starintel_lease_v2_renew', renew)
+redis.register_function('starintel_lease_v2_renew_batch', renew_batch)
+redis.register_function('starintel_lease_v2_release', release)
+redis.register_function('starintel_lease_v2_administer', administer)
+redis.register_function('starintel_lease_v2_authorize', authorize)
+redis.register_function('starintel_lease_v2_inspect', inspect)
+redis.register_function('starintel_lease_v2_inspect_by_lease_id', inspect_by_lease_id)
+redis.register_function('starintel_lease_v2_resolve', resolve)
+redis.register_function('starintel_lease_v2_list', list)
+redis.register_function('starintel_lease_v2_recover', recover)

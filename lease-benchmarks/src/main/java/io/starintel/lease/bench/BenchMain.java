@@ -1,0 +1,80 @@
+package io.starintel.lease.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.openjdk.jmh.profile.GCProfiler;
+import org.openjdk.jmh.results.format.ResultFormatType;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+
+/**
+ * Runs {@link LockCycleBenchmark} once per thread count (one forked JVM per cell, the GC profiler on), writes JMH's
+ * JSON to {@code ${bench.out}/jmh-t<threads>-r<round>.json} and then the markdown report ({@link BenchReport}).
+ *
+ * <p>System properties (all optional): {@code bench.out} (default {@code target/bench}), {@code bench.redis},
+ * {@code bench.run} (a short run id, used in key names), {@code bench.threads} ({@code 1,8}), {@code bench.libraries}
+ * (comma list, default all), {@code bench.keys} ({@code distinct,contended}), {@code bench.warmup} (iterations, 2),
+ * {@code bench.iterations} (3), {@code bench.seconds} (per iteration, 5), {@code bench.rounds} (whole runs one after another, 1; the
+ * report then gives medians), {@code bench.heap} ({@code 1g}), {@code bench.noReport} (leave the report to the caller).
+ */
+public final class BenchMain {
+
+	private BenchMain() {
+	}
+
+	public static void main(String[] args) throws Exception {
+		Path out = Path.of(System.getProperty("bench.out", "target/bench"));
+		Files.createDirectories(out);
+		Files.deleteIfExists(out.resolve("counters.jsonl"));
+		String run = System.getProperty("bench.run", "r" + Long.toString(System.currentTimeMillis() % 100_000_000L, 36));
+		String heap = System.getProperty("bench.heap", "1g");
+		List<String> forkArgs = new ArrayList<>(List.of("-Xms" + heap, "-Xmx" + heap, "-Dbench.out=" + out.toAbsolutePath(),
+				"-Dbench.run=" + run));
+		String redis = System.getProperty("bench.redis");
+		if (redis != null) {
+			forkArgs.add("-Dbench.redis=" + redis);
+		}
+		int seconds = Integer.getInteger("bench.seconds", 5);
+		int rounds = Integer.getInteger("bench.rounds", 1);
+		for (int round = 1; round <= rounds; round++) {
+			for (String threads : System.getProperty("bench.threads", "1,8").split(",")) {
+				run(out, forkArgs, round, Integer.parseInt(threads.trim()), seconds);
+			}
+		}
+		if (!Boolean.getBoolean("bench.noReport")) {
+			BenchReport.main(new String[] { out.toString() });
+		}
+	}
+
+	private static void run(Path out, List<String> forkArgs, int round, int t, int seconds) throws Exception {
+		List<String> args = new ArrayList<>(forkArgs);
+		args.add("-Dbench.round=" + round);
+		ChainedOptionsBuilder options = new OptionsBuilder()
+			.include(LockCycleBenchmark.class.getName() + ".cycle")
+			.threads(t)
+			.forks(1)
+			.warmupIterations(Integer.getInteger("bench.warmup", 2))
+			.warmupTime(TimeValue.seconds(seconds))
+			.measurementIterations(Integer.getInteger("bench.iterations", 3))
+			.measurementTime(TimeValue.seconds(seconds))
+			.addProfiler(GCProfiler.class)
+			.jvmArgsAppend(args.toArray(String[]::new))
+			.resultFormat(ResultFormatType.JSON)
+			.result(out.resolve("jmh-t" + t + "-r" + round + ".json").toString());
+		String libraries = System.getProperty("bench.libraries");
+		if (libraries != null && !libraries.isBlank()) {
+			options.param("library", libraries.split(","));
+		}
+		String keys = System.getProperty("bench.keys");
+		if (keys != null && !keys.isBlank()) {
+			options.param("keys", keys.split(","));
+		}
+		new Runner(options.build()).run();
+	}
+
+}

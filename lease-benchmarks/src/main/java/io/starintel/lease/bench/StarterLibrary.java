@@ -1,0 +1,125 @@
+package io.starintel.lease.bench;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import io.starintel.lease.core.AcquireRequest;
+import io.starintel.lease.core.Identifiers;
+import io.starintel.lease.core.LeaseMetadata;
+import io.starintel.lease.core.LeaseOwner;
+import io.starintel.lease.core.LeaseResult;
+import io.starintel.lease.core.LockIdentity;
+import io.starintel.lease.core.ReleaseRequest;
+import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.service.LeaseService;
+import io.starintel.lease.store.LeaseStore;
+import io.starintel.lease.store.redis.RedisLeaseStore;
+
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * The product as a user gets it: a Spring Boot context with the starter's auto-configurations (and nothing of our
+ * own), pointed at the benchmark's Redis. {@code store} calls the auto-configured {@link RedisLeaseStore} bean
+ * directly through the {@link LeaseStore} SPI; {@code audited} calls the auto-configured {@link LeaseService}, the
+ * path {@code @TargetLeased} jobs take (fresh request ids and deadlines, the audit decorator with the default log and
+ * application-event sinks, metrics and observations). The audit log line goes to a file, not the console.
+ */
+final class StarterLibrary implements LockLibrary {
+
+	static final String TENANT = "tenant-bench";
+
+	private static final Duration TTL = Duration.ofSeconds(30);
+
+	private static final Duration MAXIMUM_LIFETIME = Duration.ofMinutes(5);
+
+	private static final Duration DEADLINE = Duration.ofSeconds(10);
+
+	private final ConfigurableApplicationContext context;
+
+	private final boolean audited;
+
+	private final String program;
+
+	StarterLibrary(BenchRedis redis, String cell, boolean audited) {
+		this.audited = audited;
+		this.program = cell;
+		Map<String, Object> properties = new LinkedHashMap<>();
+		properties.put("spring.data.redis.host", redis.host());
+		properties.put("spring.data.redis.port", redis.port());
+		properties.put("starintel.lease.tenant", TENANT);
+		properties.put("starintel.lease.program", this.program);
+		properties.put("starintel.lease.service-principal", "prn_bench");
+		properties.put("logging.file.name",
+				Path.of(System.getProperty("bench.out", "target/bench"), "logs", cell + ".log").toString());
+		properties.put("logging.threshold.console", "WARN");
+		properties.put("spring.main.banner-mode", "off");
+		this.context = new SpringApplicationBuilder(Application.class).web(WebApplicationType.NONE)
+			.logStartupInfo(false)
+			.properties(properties)
+			.run();
+	}
+
+	@Override
+	public LockCycle open(String key, int thread) {
+		LockIdentity identity = LockIdentity.of(TENANT, this.program, "starintel-target", key, "usernamegen",
+				"default", null);
+		LeaseOwner owner = new LeaseOwner("bench-" + thread, "client_1", "key_1", "instance-" + thread);
+		return this.audited ? auditedCycle(this.context.getBean(LeaseService.class), identity, owner)
+				: storeCycle(this.context.getBean(RedisLeaseStore.class), identity, owner);
+	}
+
+	private static LockCycle storeCycle(LeaseStore store, LockIdentity identity, LeaseOwner owner) {
+		return () -> {
+			LeaseResult acquired = store.acquire(new AcquireRequest(identity, Identifiers.generate("request"),
+					Instant.now().plus(DEADLINE), owner, TTL.toMillis(), MAXIMUM_LIFETIME.toMillis(), "execution_1",
+					"job_1", "trace_1", LeaseMetadata.empty()));
+			if (acquired.code() == ResultCode.LEASE_CONFLICT) {
+				return false;
+			}
+			expect(acquired, ResultCode.LEASE_ACQUIRED);
+			expect(store.release(new ReleaseRequest(acquired.lease().handle(), Identifiers.generate("request"),
+					Instant.now().plus(DEADLINE))), ResultCode.LEASE_RELEASED);
+			return true;
+		};
+	}
+
+	private static LockCycle auditedCycle(LeaseService service, LockIdentity identity, LeaseOwner owner) {
+		return () -> {
+			LeaseResult acquired = service.acquire(identity, owner, TTL, MAXIMUM_LIFETIME, "execution_1", "job_1",
+					"trace_1", LeaseMetadata.empty());
+			if (acquired.code() == ResultCode.LEASE_CONFLICT) {
+				return false;
+			}
+			expect(acquired, ResultCode.LEASE_ACQUIRED);
+			expect(service.release(acquired.lease().handle()), ResultCode.LEASE_RELEASED);
+			return true;
+		};
+	}
+
+	private static void expect(LeaseResult result, ResultCode expected) {
+		if (result.code() != expected) {
+			throw new IllegalStateException("expected " + expected.wireName() + ", got " + result.code().wireName()
+					+ " (" + result.reason() + ")");
+		}
+	}
+
+	@Override
+	public void close() {
+		this.context.close();
+	}
+
+	/** The application: auto-configuration only, as a user's {@code @SpringBootApplication} without beans. */
+	@SpringBootConfiguration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	static class Application {
+
+	}
+
+}

@@ -1,0 +1,216 @@
+package io.starintel.lease.it.redis;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.starintel.lease.core.AcquireRequest;
+import io.starintel.lease.core.Identifiers;
+import io.starintel.lease.core.InspectRequest;
+import io.starintel.lease.core.LeaseMetadata;
+import io.starintel.lease.core.LeaseOwner;
+import io.starintel.lease.core.LeasePolicy;
+import io.starintel.lease.core.LeaseRecord;
+import io.starintel.lease.core.LeaseResult;
+import io.starintel.lease.core.LeaseState;
+import io.starintel.lease.core.LockIdentity;
+import io.starintel.lease.core.Operation;
+import io.starintel.lease.core.ReleaseRequest;
+import io.starintel.lease.core.RenewRequest;
+import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.store.LeaseAlert;
+import io.starintel.lease.store.redis.RedisKeys;
+import io.starintel.lease.store.redis.RedisLeaseStore;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.DefaultRedisScript;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Rolling upgrade from storage encoding v1 (26-field record hashes, JSON history, idempotency hashes) to v2: data
+ * written by the v1 scripts themselves (fixture copies under {@code src/it/src/test/resources/.../redis/v1}) is
+ * read by the v2 store, a healthy v1 lease is upgraded on first touch (never quarantined), its holder keeps
+ * renewing and releasing it, the fencing counter carries over (tokens never go backwards), and a replay of a v1
+ * idempotency record answers the original result with the lease's actual state.
+ */
+class RedisStorageUpgradeTests extends SharedRedisTests {
+
+	private static final long PHYSICAL_GRACE_MS = 300_000;
+
+	private static StringRedisTemplate redis;
+
+	@SuppressWarnings("rawtypes")
+	private static DefaultRedisScript<List> v1Acquire;
+
+	@SuppressWarnings("rawtypes")
+	private static DefaultRedisScript<List> v1Release;
+
+	private final List<LeaseAlert> alerts = new CopyOnWriteArrayList<>();
+
+	private RedisLeaseStore store;
+
+	private String program;
+
+	@BeforeAll
+	static void fixture() {
+		redis = new StringRedisTemplate(factory);
+		v1Acquire = new DefaultRedisScript<>(v1("prelude.lua") + "\n" + v1("acquire.lua"), List.class);
+		v1Release = new DefaultRedisScript<>(v1("prelude.lua") + "\n" + v1("release.lua"), List.class);
+	}
+
+	@BeforeEach
+	void newProgram() {
+		this.store = new RedisLeaseStore(factory, RedisServers.POLICY, this.alerts::add);
+		this.program = "p-" + UUID.randomUUID().toString().substring(0, 8);
+	}
+
+	private LockIdentity identity(String target) {
+		return LockIdentity.of("tenant-up", this.program, "starintel-target", target, "usernamegen", "default", null);
+	}
+
+	private static AcquireRequest acquireRequest(LockIdentity identity, String owner) {
+		return new AcquireRequest(identity, Identifiers.generate("request"), Instant.now().plusSeconds(10),
+				new LeaseOwner(owner, "client_1", "key_1", "instance-" + owner), 60_000, 300_000,
+				Identifiers.generate("execution"), "job_1", "trace_1", LeaseMetadata.parse("{\"run\":7}"));
+	}
+
+	@Test
+	void healthyV1LeaseIsReadUpgradedRenewedAndReleasedByItsHolder() {
+		LockIdentity identity = identity("t1");
+		AcquireRequest request = acquireRequest(identity, "alice");
+		V1Lease v1 = v1Acquire(request);
+		LeaseResult inspected = this.store.inspect(InspectRequest.byIdentity(identity, "c", Instant.now().plusSeconds(5)));
+		assertThat(inspected.code()).isEqualTo(ResultCode.LEASE_INSPECTED);
+		assertThat(inspected.lease().leaseId()).isEqualTo(v1.leaseId());
+		assertThat(inspected.lease().fencingToken()).isEqualTo(v1.token());
+		assertThat(inspected.lease().metadata()).isEqualTo(request.metadata());
+		assertThat(this.alerts).isEmpty();
+		RedisKeys keys = RedisKeys.of(identity);
+		assertThat(redis.hasKey(keys.quarantine(identity.keyDigest()))).isFalse();
+		assertThat(redis.opsForHash().keys(keys.lease(identity.keyDigest()))).containsExactly("r");
+		assertThat(redis.getExpire(keys.lease(identity.keyDigest()))).isPositive();
+
+		assertThat(this.store.acquire(acquireRequest(identity, "bob")).code()).isEqualTo(ResultCode.LEASE_CONFLICT);
+		LeaseRecord lease = inspected.lease();
+		LeaseResult renewed = this.store.renew(new RenewRequest(lease.handle(), Identifiers.generate("request"),
+				Instant.now().plusSeconds(5)));
+		assertThat(renewed.code()).isEqualTo(ResultCode.LEASE_RENEWED);
+		assertThat(renewed.lease().fencingToken()).isEqualTo(v1.token());
+		LeaseResult released = this.store.release(new ReleaseRequest(lease.handle(), Identifiers.generate("request"),
+				Instant.now().plusSeconds(5)));
+		assertThat(released.code()).isEqualTo(ResultCode.LEASE_RELEASED);
+		LeaseResult next = this.store.acquire(acquireRequest(identity, "bob"));
+		assertThat(next.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
+		assertThat(next.lease().fencingToken()).isGreaterThan(v1.token());
+	}
+
+	@Test
+	void v1IdempotencyRecordReplaysWithTheActualTerminalStateAndTheCounterCarriesOver() {
+		LockIdentity identity = identity("t2");
+		AcquireRequest request = acquireRequest(identity, "alice");
+		V1Lease v1 = v1Acquire(request);
+		v1Release(identity, v1, "alice");
+		LeaseResult replay = this.store.acquire(request);
+		assertThat(replay.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
+		assertThat(replay.replayed()).isTrue();
+		assertThat(replay.lease().leaseId()).isEqualTo(v1.leaseId());
+		assertThat(replay.lease().fencingToken()).isEqualTo(v1.token());
+		assertThat(replay.currentState()).isEqualTo(LeaseState.RELEASED);
+		LeaseResult next = this.store.acquire(acquireRequest(identity, "bob"));
+		assertThat(next.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
+		assertThat(next.lease().fencingToken()).isGreaterThan(v1.token());
+		assertThat(this.alerts).isEmpty();
+	}
+
+	@Test
+	void v1CounterAheadOfBackendTimeStillOrdersTokens() {
+		LockIdentity identity = identity("t3");
+		long ahead = (System.currentTimeMillis() + 2_000) * 1024; // a v1 counter inside the skew bound
+		redis.opsForHash().put(RedisKeys.of(identity).fence(identity.keyDigest()), "counter", Long.toString(ahead));
+		LeaseResult acquired = this.store.acquire(acquireRequest(identity, "alice"));
+		assertThat(acquired.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
+		assertThat(acquired.lease().fencingToken()).isGreaterThan(ahead);
+	}
+
+	private record V1Lease(String leaseId, long token) {
+	}
+
+	/** Runs the v1 acquire script exactly as the v1 store called it (its 30-slot ARGV). */
+	@SuppressWarnings("unchecked")
+	private static V1Lease v1Acquire(AcquireRequest r) {
+		LockIdentity identity = r.identity();
+		RedisKeys keys = RedisKeys.of(identity);
+		String digest = identity.keyDigest();
+		String leaseId = Identifiers.generate("lease");
+		LeasePolicy policy = RedisServers.POLICY;
+		List<String> args = v1Identity(identity, r.deadlineAt(), policy);
+		args.addAll(List.of(r.digest(), ms(policy.idempotencyRetention().toMillis()),
+				ms(policy.maximumDeadline().toMillis()), ms(policy.clockSkewBound().toMillis()), leaseId,
+				ms(r.ttlMs()), ms(r.maximumLifetimeMs()), ms(PHYSICAL_GRACE_MS), r.owner().principalId(),
+				r.owner().clientId(), r.owner().credentialId(), r.owner().serviceInstanceId(), r.executionId(),
+				r.jobId(), r.traceId(), r.requestId(), r.metadata().json()));
+		List<Object> reply = redis.execute(v1Acquire, List.of(keys.lease(digest), keys.fence(digest),
+				keys.idempotency(Operation.ACQUIRE, identity.lockKey(), r.principalId(), r.requestId())),
+				args.toArray());
+		assertThat(reply.get(0)).isEqualTo("lease_acquired");
+		Map<Object, Object> hash = redis.opsForHash().entries(keys.lease(digest));
+		assertThat(hash).hasSize(26).containsEntry("lease_id", leaseId);
+		return new V1Lease(leaseId, Long.parseLong((String) hash.get("fencing_token")));
+	}
+
+	@SuppressWarnings("unchecked")
+	private static void v1Release(LockIdentity identity, V1Lease lease, String owner) {
+		RedisKeys keys = RedisKeys.of(identity);
+		String digest = identity.keyDigest();
+		String requestId = Identifiers.generate("request");
+		LeasePolicy policy = RedisServers.POLICY;
+		List<String> args = v1Identity(identity, Instant.now().plusSeconds(10), policy);
+		args.addAll(List.of("digest-" + requestId, ms(policy.idempotencyRetention().toMillis()),
+				ms(policy.maximumDeadline().toMillis()), lease.leaseId(), owner, "instance-" + owner,
+				Long.toString(lease.token())));
+		List<Object> reply = redis.execute(v1Release, List.of(keys.lease(digest),
+				keys.idempotency(Operation.RELEASE, identity.lockKey(), owner, requestId)), args.toArray());
+		assertThat(reply.get(0)).isEqualTo("lease_released");
+		assertThat(redis.opsForList().range(keys.history(digest), 0, -1)).singleElement().asString()
+			.contains("\"state\":\"released\"");
+	}
+
+	/** ARGV[1..13] of the v1 shared identity layout. */
+	private static List<String> v1Identity(LockIdentity identity, Instant deadline, LeasePolicy policy) {
+		List<String> args = new ArrayList<>();
+		args.add(ms(deadline.toEpochMilli()));
+		args.add(RedisKeys.of(identity).base());
+		args.add(identity.keyDigest());
+		args.add(identity.lockKey());
+		args.addAll(identity.components());
+		args.add(Integer.toString(policy.historyLength()));
+		args.add(ms(policy.historyRetention().toMillis()));
+		return args;
+	}
+
+	private static String ms(long value) {
+		return Long.toString(value);
+	}
+
+	private static String v1(String name) {
+		try (InputStream in = RedisStorageUpgradeTests.class.getResourceAsStream("v1/" + name)) {
+			assertThat(in).as("v1 fixture %s", name).isNotNull();
+			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+}
