@@ -24,7 +24,11 @@ import org.springframework.core.task.TaskDecorator;
 import org.springframework.core.task.support.ContextPropagatingTaskDecorator;
 
 import io.starintel.lease.core.LeaseOwner;
+import io.starintel.lease.core.LeasePolicy;
+import io.starintel.lease.job.FinalLeasedClassCheck;
 import io.starintel.lease.job.JobSettings;
+import io.starintel.lease.job.LeasedJobsShutdown;
+import io.starintel.lease.job.TargetLeasedVerifier;
 import io.starintel.lease.job.LeaseLostListener;
 import io.starintel.lease.job.LeaseOwnerProvider;
 import io.starintel.lease.job.LeaseRenewalScheduler;
@@ -33,8 +37,10 @@ import io.starintel.lease.job.TargetResolver;
 import io.starintel.lease.service.LeaseService;
 
 /**
- * {@code @TargetLeased} jobs over the {@link LeaseService} facade of {@link LeaseAuditAutoConfiguration}: the JVM-wide renewal scheduler, the aspect, the owner and target
- * resolution, and context propagation into executors. Needs AspectJ annotations and Micrometer on the classpath (the
+ * {@code @TargetLeased} jobs over the {@link LeaseService} facade of {@link LeaseAuditAutoConfiguration}: the
+ * JVM-wide renewal scheduler, the aspect, the owner and target resolution, context propagation into executors, the
+ * start-up checks of every {@code @TargetLeased} method and the bounded graceful shutdown. Needs AspectJ annotations
+ * and Micrometer on the classpath (the
  * starter brings both); every bean backs off for a user bean of the same type.
  */
 @AutoConfiguration(after = { LeaseStoreAutoConfiguration.class, LeaseAuditAutoConfiguration.class })
@@ -99,6 +105,28 @@ public final class LeaseJobAutoConfiguration {
 					+ "bean (add spring-boot-starter-data-redis and set spring.data.redis.*), or set "
 					+ "starintel.lease.store=memory for the single-JVM in-memory store");
 		});
+	}
+
+	/** Start-up checks of every @TargetLeased method: durations against the policy, and misuse. */
+	@Bean
+	@ConditionalOnMissingBean
+	TargetLeasedVerifier targetLeasedVerifier(LeasePolicy policy, LeaseProperties properties) {
+		return new TargetLeasedVerifier(policy, properties.maximumWait(), properties.job().misuse());
+	}
+
+	/** Names the bean and method when a @TargetLeased bean's class is final (before proxying fails). */
+	@Bean
+	static FinalLeasedClassCheck finalLeasedClassCheck() {
+		return new FinalLeasedClassCheck();
+	}
+
+	/** Bounded graceful shutdown: stop new leased work, cancel running jobs, release their leases. */
+	@Bean
+	@ConditionalOnMissingBean
+	LeasedJobsShutdown leasedJobsShutdown(TargetLeaseAspect aspect, LeaseRenewalScheduler scheduler,
+			ObjectProvider<LeaseService> services, LeaseProperties properties) {
+		return new LeasedJobsShutdown(aspect, scheduler, service(services, properties),
+				properties.job().shutdownTimeout());
 	}
 
 	static LeaseOwnerProvider servicePrincipal(LeaseProperties properties) {

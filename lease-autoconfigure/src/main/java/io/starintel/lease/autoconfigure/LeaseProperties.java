@@ -1,6 +1,7 @@
 package io.starintel.lease.autoconfigure;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -10,10 +11,14 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 
 import io.starintel.lease.core.Identifiers;
 import io.starintel.lease.core.InvalidLeaseRequestException;
+import io.starintel.lease.core.LeaseConfigurationException;
+import io.starintel.lease.core.LeaseConfigurationException.Problem;
 import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.OperationClasses;
 import io.starintel.lease.job.CancellationMode;
+import io.starintel.lease.job.LeaseDurations;
+import io.starintel.lease.job.MisuseMode;
 
 /**
  * Configuration of StarIntel target leases ({@code starintel.lease.*}). Invalid values fail start-up with a
@@ -42,6 +47,7 @@ import io.starintel.lease.job.CancellationMode;
  * @param clockSkewBound how far backend time may lag the last issued token before acquisition is refused
  * @param operationClasses operation classes allowed besides default
  * @param cancellation how a job is cancelled on lease loss: interrupt (default) or none
+ * @param job start-up checks and shutdown of leased jobs
  */
 @ConfigurationProperties("starintel.lease")
 public record LeaseProperties(@DefaultValue("redis") StoreType store, @Nullable String tenant,
@@ -54,72 +60,103 @@ public record LeaseProperties(@DefaultValue("redis") StoreType store, @Nullable 
 		@DefaultValue(LockIdentity.KEY_PREFIX) String keyPrefix, @DefaultValue("16") int historyLength,
 		@DefaultValue("7d") Duration historyRetention, @DefaultValue("1h") Duration retryWindow,
 		@DefaultValue("500") int maximumPageSize, @DefaultValue("30s") Duration clockSkewBound,
-		@DefaultValue List<String> operationClasses, @DefaultValue("interrupt") CancellationMode cancellation) {
+		@DefaultValue List<String> operationClasses, @DefaultValue("interrupt") CancellationMode cancellation,
+		@DefaultValue Job job) {
 
 	private static final String PREFIX = "starintel.lease.";
 
-	/** Validates every value, naming the offending property. */
+	/**
+	 * Validates every value and the timing invariants between them, reporting every problem at once (one
+	 * {@link LeaseConfigurationException} naming each property).
+	 */
 	public LeaseProperties {
-		identifier("tenant", tenant);
-		identifier("program", program);
-		identifier("service-principal", servicePrincipal);
-		identifier("client-id", clientId);
-		identifier("credential-id", credentialId);
+		List<Problem> problems = new ArrayList<>();
+		identifier(problems, "tenant", tenant);
+		identifier(problems, "program", program);
+		identifier(problems, "service-principal", servicePrincipal);
+		identifier(problems, "client-id", clientId);
+		identifier(problems, "credential-id", credentialId);
 		if (serviceInstanceId != null) {
-			identifier("service-instance-id", serviceInstanceId);
+			identifier(problems, "service-instance-id", serviceInstanceId);
 		}
-		try {
-			LockIdentity.of(tenant, program, "starintel-target", "probe", "probe", "default", "default");
+		if (tenant != null && program != null && problems.isEmpty()) {
+			try {
+				LockIdentity.of(tenant, program, "starintel-target", "probe", "probe", "default", "default");
+			}
+			catch (InvalidLeaseRequestException ex) {
+				problems.add(new Problem(PREFIX + ("tenant_id".equals(ex.field()) ? "tenant" : "program"),
+						"is not a canonical identity component: " + ex.getMessage()));
+			}
 		}
-		catch (InvalidLeaseRequestException ex) {
-			throw new IllegalArgumentException(PREFIX + ("tenant_id".equals(ex.field()) ? "tenant" : "program")
-					+ " is not a canonical identity component: " + ex.getMessage());
-		}
-		positive("operation-timeout", operationTimeout);
-		positive("renewal-margin", renewalMargin);
-		positive("maximum-wait", maximumWait);
-		if (operationTimeout.compareTo(maximumDeadline) > 0) {
-			throw new IllegalArgumentException(PREFIX + "operation-timeout must not exceed " + PREFIX + "maximum-deadline");
+		boolean timings = positive(problems, "operation-timeout", operationTimeout)
+				& positive(problems, "renewal-margin", renewalMargin) & positive(problems, "maximum-wait", maximumWait)
+				& positive(problems, "maximum-ttl", maximumTtl) & positive(problems, "maximum-deadline", maximumDeadline);
+		if (timings) {
+			// timing invariants (in the spirit of client-go's leader-election checks)
+			if (operationTimeout.compareTo(maximumDeadline) > 0) {
+				problems.add(new Problem(PREFIX + "operation-timeout", "(" + LeaseDurations.format(operationTimeout) + ") must not exceed "
+						+ PREFIX + "maximum-deadline (" + LeaseDurations.format(maximumDeadline) + ")"));
+			}
+			if (renewalMargin.compareTo(maximumTtl) >= 0) {
+				problems.add(new Problem(PREFIX + "renewal-margin", "(" + LeaseDurations.format(renewalMargin) + ") must be below " + PREFIX
+						+ "maximum-ttl (" + LeaseDurations.format(maximumTtl) + "): a lease must be renewable before its safety margin"));
+			}
+			if (maximumWait.compareTo(maximumDeadline) > 0) {
+				problems.add(new Problem(PREFIX + "maximum-wait", "(" + LeaseDurations.format(maximumWait) + ") must not exceed " + PREFIX
+						+ "maximum-deadline (" + LeaseDurations.format(maximumDeadline) + ")"));
+			}
 		}
 		if (renewalThreads < 1 || renewalThreads > 16) {
-			throw new IllegalArgumentException(PREFIX + "renewal-threads must be between 1 and 16");
+			problems.add(new Problem(PREFIX + "renewal-threads", "(" + renewalThreads + ") must be between 1 and 16"));
 		}
 		if (!LockIdentity.KEY_PREFIX.equals(keyPrefix)) {
-			throw new IllegalArgumentException(PREFIX + "key-prefix: only the lock-key v1 prefix "
-					+ LockIdentity.KEY_PREFIX + " is supported");
+			problems.add(new Problem(PREFIX + "key-prefix", ": only the lock-key v1 prefix " + LockIdentity.KEY_PREFIX
+					+ " is supported"));
 		}
 		try {
 			OperationClasses.of(operationClasses);
 		}
 		catch (InvalidLeaseRequestException ex) {
-			throw new IllegalArgumentException(PREFIX + "operation-classes: " + ex.getMessage());
+			problems.add(new Problem(PREFIX + "operation-classes", ": " + ex.getMessage()));
 		}
 		try {
 			new LeasePolicy(minimumTtl, maximumTtl, maximumLifetime, maximumDeadline, retryWindow, historyLength,
 					historyRetention, maximumPageSize, clockSkewBound);
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalArgumentException(PREFIX + ex.getMessage());
+			String message = String.valueOf(ex.getMessage());
+			int space = message.indexOf(' ');
+			problems.add((space > 0) ? new Problem(PREFIX + message.substring(0, space), message.substring(space + 1))
+					: new Problem(PREFIX + "minimum-ttl", message));
 		}
+		if (!problems.isEmpty()) {
+			throw new LeaseConfigurationException(problems, "Set each property listed under starintel.lease.* "
+					+ "(application.yml, application.properties or the environment); see docs/jobs.md for every "
+					+ "property and its bounds.");
+		}
+		job = (job != null) ? job : new Job(MisuseMode.FAIL, Duration.ofSeconds(5));
 	}
 
-	private static void identifier(String property, @Nullable String value) {
+	private static void identifier(List<Problem> problems, String property, @Nullable String value) {
 		if (value == null || value.isEmpty()) {
-			throw new IllegalArgumentException(PREFIX + property + " must be set");
+			problems.add(new Problem(PREFIX + property, "must be set"));
+			return;
 		}
 		try {
 			Identifiers.require(property, value);
 		}
 		catch (InvalidLeaseRequestException ex) {
-			throw new IllegalArgumentException(PREFIX + property + " must be 1.." + Identifiers.MAX_LENGTH
-					+ " characters of [A-Za-z0-9._:@-]");
+			problems.add(new Problem(PREFIX + property, "must be 1.." + Identifiers.MAX_LENGTH
+					+ " characters of [A-Za-z0-9._:@-]"));
 		}
 	}
 
-	private static void positive(String property, Duration value) {
+	private static boolean positive(List<Problem> problems, String property, @Nullable Duration value) {
 		if (value == null || value.isNegative() || value.isZero()) {
-			throw new IllegalArgumentException(PREFIX + property + " must be a positive duration");
+			problems.add(new Problem(PREFIX + property, "must be a positive duration"));
+			return false;
 		}
+		return true;
 	}
 
 	/** The server policy these properties describe. */
@@ -137,6 +174,28 @@ public record LeaseProperties(@DefaultValue("redis") StoreType store, @Nullable 
 	/** The configured service instance id, or the one generated once for this JVM. */
 	public String effectiveServiceInstanceId() {
 		return (this.serviceInstanceId != null) ? this.serviceInstanceId : io.starintel.lease.job.ServiceInstanceIds.jvm();
+	}
+
+	/**
+	 * Start-up checks and shutdown of leased jobs ({@code starintel.lease.job.*}).
+	 *
+	 * @param misuse what start-up does with a @TargetLeased method the aspect can never intercept (private, static
+	 * or final, or on a bean that is not proxied): fail (default) or warn
+	 * @param shutdownTimeout how long shutdown waits for cancelled jobs to end and releases their leases; leases still
+	 * held after it are left to expire
+	 */
+	public record Job(@DefaultValue("fail") MisuseMode misuse, @DefaultValue("5s") Duration shutdownTimeout) {
+
+		/** Checks the shutdown timeout. */
+		public Job {
+			if (shutdownTimeout == null || shutdownTimeout.isNegative() || shutdownTimeout.isZero()
+					|| shutdownTimeout.compareTo(Duration.ofSeconds(25)) > 0) {
+				throw new LeaseConfigurationException(List.of(new Problem(PREFIX + "job.shutdown-timeout",
+						"(" + shutdownTimeout + ") must be positive and at most 25s (below Spring Boot's 30s "
+								+ "lifecycle phase timeout)")), "Set " + PREFIX + "job.shutdown-timeout, e.g. 5s.");
+			}
+		}
+
 	}
 
 	/** Lease store types. */

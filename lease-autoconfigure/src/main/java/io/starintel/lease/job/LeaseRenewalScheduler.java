@@ -64,6 +64,8 @@ public final class LeaseRenewalScheduler implements AutoCloseable {
 
 	private volatile @Nullable Consumer<Duration> lagRecorder;
 
+	private final Object heldMonitor = new Object();
+
 	private final Queue<DueRenewal> due = new ConcurrentLinkedQueue<>();
 
 	private final AtomicBoolean batchScheduled = new AtomicBoolean();
@@ -112,6 +114,29 @@ public final class LeaseRenewalScheduler implements AutoCloseable {
 		this.held.add(registration);
 		registration.scheduleNext();
 		return registration;
+	}
+
+	/** A snapshot of the leases this JVM currently holds and renews. */
+	public List<Registration> registrations() {
+		return new ArrayList<>(this.held);
+	}
+
+	/**
+	 * Waits until no lease is held any more or the timeout passed (for shutdown).
+	 * @return whether no lease is held
+	 */
+	public boolean awaitNoneHeld(Duration timeout) throws InterruptedException {
+		long giveUpAt = System.nanoTime() + timeout.toNanos();
+		synchronized (this.heldMonitor) {
+			while (!this.held.isEmpty()) {
+				long remainingMs = (giveUpAt - System.nanoTime()) / 1_000_000;
+				if (remainingMs <= 0) {
+					return false;
+				}
+				this.heldMonitor.wait(remainingMs);
+			}
+			return true;
+		}
 	}
 
 	/** Stops every renewal; leases then expire by TTL. */
@@ -193,6 +218,8 @@ public final class LeaseRenewalScheduler implements AutoCloseable {
 
 		private final java.util.concurrent.atomic.AtomicBoolean signalled = new java.util.concurrent.atomic.AtomicBoolean();
 
+		private final java.util.concurrent.atomic.AtomicBoolean releaseClaimed = new java.util.concurrent.atomic.AtomicBoolean();
+
 		private volatile @Nullable ScheduledFuture<?> next;
 
 		private volatile Instant plannedAt = Instant.EPOCH;
@@ -216,6 +243,27 @@ public final class LeaseRenewalScheduler implements AutoCloseable {
 				future.cancel(false);
 			}
 			LeaseRenewalScheduler.this.held.remove(this);
+			synchronized (LeaseRenewalScheduler.this.heldMonitor) {
+				LeaseRenewalScheduler.this.heldMonitor.notifyAll();
+			}
+		}
+
+		/**
+		 * Claims the one release of this lease: true for the first caller only (the job's end or shutdown), so a
+		 * lease is never released twice.
+		 */
+		public boolean claimRelease() {
+			return this.releaseClaimed.compareAndSet(false, true);
+		}
+
+		/** Signals the job's cancellation (shutdown) without declaring the lease lost; must not block. */
+		public void cancelJob() {
+			try {
+				this.cancellation.run();
+			}
+			catch (RuntimeException ex) {
+				logger.error("Job cancellation failed", ex);
+			}
 		}
 
 		void scheduleNext() {

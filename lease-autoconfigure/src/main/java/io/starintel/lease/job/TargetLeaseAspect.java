@@ -20,7 +20,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.aop.support.AopUtils;
-import org.springframework.boot.convert.DurationStyle;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
@@ -66,6 +65,8 @@ public class TargetLeaseAspect {
 
 	private final Map<Method, Plan> plans = new ConcurrentHashMap<>();
 
+	private volatile boolean accepting = true;
+
 	/** An aspect over the given collaborators. */
 	public TargetLeaseAspect(LeaseService service, LeaseRenewalScheduler scheduler, TargetResolver resolver,
 			LeaseOwnerProvider owners, JobSettings settings) {
@@ -74,6 +75,20 @@ public class TargetLeaseAspect {
 		this.resolver = Objects.requireNonNull(resolver, "resolver");
 		this.owners = Objects.requireNonNull(owners, "owners");
 		this.settings = Objects.requireNonNull(settings, "settings");
+	}
+
+	/**
+	 * Stops accepting new leased work (shutdown): a later call that does not join a bound context does not run;
+	 * with {@link ConflictPolicy#SKIP} it returns the skip value, with {@link ConflictPolicy#THROW} it throws a
+	 * {@link LeaseAcquisitionException} ({@code lease_backend_unavailable}: this instance is going away).
+	 */
+	public void stopAccepting() {
+		this.accepting = false;
+	}
+
+	/** Whether new leased work is accepted (false once shutdown began). */
+	public boolean isAccepting() {
+		return this.accepting;
 	}
 
 	/** Runs a {@link TargetLeased} method under its lease. */
@@ -86,6 +101,14 @@ public class TargetLeaseAspect {
 		if (current != null && current.identity().equals(identity)) {
 			// re-entrancy: join the context already bound for this identity (no second acquire, renewal or release)
 			return joinPoint.proceed();
+		}
+		if (!this.accepting) {
+			if (plan.onConflict == ConflictPolicy.THROW) {
+				throw new LeaseAcquisitionException(ResultCode.LEASE_BACKEND_UNAVAILABLE, Reason.NONE,
+						"Not starting " + plan.name + ": the application is shutting down");
+			}
+			logger.info("Not starting {}: the application is shutting down", plan.name);
+			return plan.skipValue();
 		}
 		LeaseOwner owner;
 		try {
@@ -177,7 +200,7 @@ public class TargetLeaseAspect {
 		finally {
 			cancellation.finish();
 			registration.close();
-			release(context);
+			release(registration);
 		}
 	}
 
@@ -197,19 +220,19 @@ public class TargetLeaseAspect {
 		}
 		catch (Throwable ex) {
 			registration.close();
-			release(context);
+			release(registration);
 			throw ex;
 		}
 		if (returned == null) {
 			registration.close();
-			release(context);
+			release(registration);
 			return null;
 		}
 		CompletionStage<?> returnedStage = (CompletionStage<?>) returned;
 		stage.set(returnedStage);
 		returnedStage.whenComplete((value, error) -> {
 			registration.close();
-			release(context);
+			release(registration);
 			if (error != null) {
 				result.completeExceptionally(error);
 			}
@@ -235,10 +258,19 @@ public class TargetLeaseAspect {
 		}
 	}
 
-	private void release(LeaseContext context) {
+	private void release(LeaseRenewalScheduler.Registration registration) {
+		if (!registration.claimRelease()) {
+			return; // shutdown released it already
+		}
+		LeaseContext context = registration.context();
 		LeaseResult released = this.service.release(context.handle());
 		if (released.isSuccess()) {
-			logger.debug("Lease released: {}", context);
+			if (this.accepting) {
+				logger.debug("Lease released: {}", context);
+			}
+			else {
+				logger.info("Lease released at shutdown (the job ended): {}", context);
+			}
 		}
 		else if (context.isLost()) {
 			logger.debug("Lease of a lost context not released ({}): {}", released.code().wireName(), context);
@@ -378,15 +410,11 @@ public class TargetLeaseAspect {
 
 		private Duration duration(String attribute, String text) {
 			try {
-				Duration value = DurationStyle.detectAndParse(text);
-				if (value.isNegative()) {
-					throw new IllegalArgumentException("negative");
-				}
-				return value;
+				return LeaseDurations.parse(text);
 			}
 			catch (RuntimeException ex) {
-				throw new IllegalStateException("@TargetLeased(" + attribute + ") of " + this.name
-						+ " is not a duration such as 30s or 5m", ex);
+				throw new IllegalStateException("@TargetLeased(" + attribute + ") of " + this.name + ": "
+						+ ex.getMessage(), ex);
 			}
 		}
 

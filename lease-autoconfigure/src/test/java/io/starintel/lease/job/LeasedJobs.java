@@ -128,11 +128,6 @@ public class LeasedJobs {
 			.block();
 	}
 
-	@TargetLeased(target = "#target", actor = "usernamegen")
-	public int count(String target) {
-		return 1;
-	}
-
 	@TargetLeased(target = "#target.toCharArray()", actor = "usernamegen")
 	public String badTarget(String target) {
 		this.state.runs.incrementAndGet();

@@ -346,13 +346,6 @@ class TargetLeaseAspectTests {
 	}
 
 	@Test
-	void whenPrimitiveReturnTypeWithSkipThenRefusedLoudly() {
-		this.runner.run((context) -> assertThatThrownBy(() -> jobs(context).count("target_16"))
-			.isInstanceOf(IllegalStateException.class)
-			.hasMessageContaining("onConflict = THROW"));
-	}
-
-	@Test
 	void whenTargetIsNotCanonicalThenTypedInvalidRequestAndMethodDoesNotRun() {
 		this.runner.run((context) -> {
 			LeasedJobs jobs = jobs(context);

@@ -1,6 +1,8 @@
 package io.starintel.lease.admin.security;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
@@ -9,6 +11,7 @@ import io.starintel.lease.admin.AdminGrant;
 import io.starintel.lease.admin.AdminProperties;
 import io.starintel.lease.admin.Capabilities;
 import io.starintel.lease.admin.CredentialKind;
+import io.starintel.lease.core.LeaseConfigurationException;
 import io.starintel.lease.core.Identifiers;
 import io.starintel.lease.core.ListFilter;
 import io.starintel.lease.core.ProgramScope;
@@ -26,12 +29,31 @@ public final class PropertiesAdminCredentials implements UserDetailsService {
 
 	private final Map<String, LeaseAdminUser> users = new LinkedHashMap<>();
 
+	/**
+	 * Validates every credential, reporting all invalid ones at once as a {@link LeaseConfigurationException} (one
+	 * clean start-up failure report; never a secret or hash in it).
+	 */
 	public PropertiesAdminCredentials(AdminProperties properties) {
+		List<LeaseConfigurationException.Problem> problems = new ArrayList<>();
 		for (AdminProperties.Credential credential : properties.getCredentials()) {
-			LeaseAdminUser user = user(credential);
-			if (this.users.putIfAbsent(user.getUsername(), user) != null) {
-				throw new IllegalStateException("starintel.lease.admin.credentials: duplicate credential-id");
+			String where = "starintel.lease.admin.credentials[" + credential.getCredentialId() + "]";
+			try {
+				LeaseAdminUser user = user(credential);
+				if (this.users.putIfAbsent(user.getUsername(), user) != null) {
+					problems.add(new LeaseConfigurationException.Problem(where, "duplicate credential-id"));
+				}
 			}
+			catch (RuntimeException ex) {
+				String message = String.valueOf(ex.getMessage());
+				problems.add(new LeaseConfigurationException.Problem(where,
+						message.startsWith(where + ": ") ? message.substring(where.length() + 2) : message));
+			}
+		}
+		if (!problems.isEmpty()) {
+			throw new LeaseConfigurationException(problems, "Correct each credential listed under "
+					+ "starintel.lease.admin.credentials (see docs/admin.md: secret-hash is an encoded hash such as "
+					+ "{bcrypt}..., capabilities targets:read|targets:force-release|targets:revoke, the last two only "
+					+ "for kind=administrator, and at least one program).");
 		}
 	}
 
