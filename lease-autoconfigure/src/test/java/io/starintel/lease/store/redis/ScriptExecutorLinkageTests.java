@@ -68,7 +68,7 @@ class ScriptExecutorLinkageTests {
 		StatefulRedisConnection<byte[], byte[]> stateful = mock(StatefulRedisConnection.class);
 		given(stateful.isOpen()).willReturn(true);
 		given(commands.getStatefulConnection()).willReturn(stateful);
-		given(commands.evalsha(anyString(), any(ScriptOutputType.class), any(byte[][].class), any(byte[][].class)))
+		given(commands.fcall(anyString(), any(ScriptOutputType.class), any(byte[][].class), any(byte[][].class)))
 			.willThrow(new LinkageError("incompatible class change"));
 		LettuceConnection connection = mock(LettuceConnection.class);
 		given(connection.getNativeConnection()).willReturn((RedisAsyncCommands) commands);
