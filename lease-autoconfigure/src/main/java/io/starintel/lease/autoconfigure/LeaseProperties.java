@@ -2,6 +2,7 @@ package io.starintel.lease.autoconfigure;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -14,6 +15,7 @@ import io.starintel.lease.core.InvalidLeaseRequestException;
 import io.starintel.lease.core.LeaseConfigurationException;
 import io.starintel.lease.core.LeaseConfigurationException.Problem;
 import io.starintel.lease.core.LeasePolicy;
+import io.starintel.lease.core.ListCursors;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.OperationClasses;
 import io.starintel.lease.job.CancellationMode;
@@ -48,6 +50,8 @@ import io.starintel.lease.job.MisuseMode;
  * @param operationClasses operation classes allowed besides default
  * @param cancellation how a job is cancelled on lease loss: interrupt (default) or none
  * @param job start-up checks and shutdown of leased jobs
+ * @param listCursorSecret base64 secret (16, 24 or 32 bytes) sealing list cursors; set the same value on every
+ * instance serving a program so that a cursor issued by one is accepted by another (random per instance if unset)
  */
 @ConfigurationProperties("starintel.lease")
 public record LeaseProperties(@DefaultValue("redis") StoreType store, @Nullable String tenant,
@@ -61,7 +65,7 @@ public record LeaseProperties(@DefaultValue("redis") StoreType store, @Nullable 
 		@DefaultValue("7d") Duration historyRetention, @DefaultValue("1h") Duration retryWindow,
 		@DefaultValue("500") int maximumPageSize, @DefaultValue("30s") Duration clockSkewBound,
 		@DefaultValue List<String> operationClasses, @DefaultValue("interrupt") CancellationMode cancellation,
-		@DefaultValue Job job) {
+		@DefaultValue Job job, @Nullable String listCursorSecret) {
 
 	private static final String PREFIX = "starintel.lease.";
 
@@ -129,6 +133,9 @@ public record LeaseProperties(@DefaultValue("redis") StoreType store, @Nullable 
 			problems.add((space > 0) ? new Problem(PREFIX + message.substring(0, space), message.substring(space + 1))
 					: new Problem(PREFIX + "minimum-ttl", message));
 		}
+		if (listCursorSecret != null && cursorSecret(listCursorSecret) == null) {
+			problems.add(new Problem(PREFIX + "list-cursor-secret", "must be base64 of 16, 24 or 32 bytes"));
+		}
 		if (!problems.isEmpty()) {
 			throw new LeaseConfigurationException(problems, "Set each property listed under starintel.lease.* "
 					+ "(application.yml, application.properties or the environment); see docs/jobs.md for every "
@@ -164,6 +171,22 @@ public record LeaseProperties(@DefaultValue("redis") StoreType store, @Nullable 
 		return new LeasePolicy(this.minimumTtl, this.maximumTtl, this.maximumLifetime, this.maximumDeadline,
 				this.retryWindow, this.historyLength, this.historyRetention, this.maximumPageSize,
 				this.clockSkewBound);
+	}
+
+	/** The list cursors these properties describe: sealed under the configured secret, or a random one. */
+	public ListCursors listCursors() {
+		byte[] secret = (this.listCursorSecret != null) ? cursorSecret(this.listCursorSecret) : null;
+		return (secret != null) ? new ListCursors(secret) : new ListCursors();
+	}
+
+	private static byte @Nullable [] cursorSecret(String text) {
+		try {
+			byte[] secret = Base64.getDecoder().decode(text.trim());
+			return (secret.length == 16 || secret.length == 24 || secret.length == 32) ? secret : null;
+		}
+		catch (IllegalArgumentException ex) {
+			return null;
+		}
 	}
 
 	/** The closed set of operation classes. */

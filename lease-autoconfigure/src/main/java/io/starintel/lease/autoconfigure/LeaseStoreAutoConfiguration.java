@@ -83,8 +83,9 @@ public final class LeaseStoreAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean(LeaseStore.class)
-		RedisLeaseStore leaseStore(RedisConnectionFactory connectionFactory, LeasePolicy policy, LeaseAlerts alerts) {
-			return new RedisLeaseStore(connectionFactory, policy, alerts);
+		RedisLeaseStore leaseStore(RedisConnectionFactory connectionFactory, LeasePolicy policy, LeaseAlerts alerts,
+				LeaseProperties properties) {
+			return new RedisLeaseStore(connectionFactory, policy, alerts, properties.listCursors());
 		}
 
 	}

@@ -33,8 +33,12 @@ import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.LeaseStore;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;
 import io.starintel.lease.store.redis.RedisLeaseStore;
+import io.starintel.lease.core.InvalidLeaseRequestException;
+import io.starintel.lease.core.ListFilter;
+import io.starintel.lease.core.ProgramScope;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /** Every condition of the lease auto-configurations, and start-up failures naming the property. */
 class LeaseAutoConfigurationTests {
@@ -302,6 +306,27 @@ class LeaseAutoConfigurationTests {
 	@Test
 	void whenServicePrincipalIsNotAnIdentifierThenStartupFailsNamingTheProperty() {
 		assertFailure("starintel.lease.service-principal=has space", "starintel.lease.service-principal");
+	}
+
+	@Test
+	void whenListCursorSecretIsNotBase64Of16To32BytesThenStartupFailsNamingTheProperty() {
+		assertFailure("starintel.lease.list-cursor-secret=c2hvcnQ=", "starintel.lease.list-cursor-secret");
+	}
+
+	@Test
+	void whenInstancesShareTheListCursorSecretThenOneAcceptsTheOthersCursor() {
+		String secret = "starintel.lease.list-cursor-secret=MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
+		ListFilter filter = new ListFilter.ByProgram(ProgramScope.of("tenant-main", "program-a"));
+		this.memory.withPropertyValues(secret).run((first) -> this.memory.withPropertyValues(secret).run((second) -> {
+			String cursor = first.getBean(LeaseProperties.class).listCursors().encode("position-1", filter);
+			assertThat(second.getBean(LeaseProperties.class).listCursors().decode(cursor, filter))
+				.isEqualTo("position-1");
+		}));
+		this.memory.run((first) -> this.memory.run((second) -> {
+			String cursor = first.getBean(LeaseProperties.class).listCursors().encode("position-1", filter);
+			assertThatExceptionOfType(InvalidLeaseRequestException.class)
+				.isThrownBy(() -> second.getBean(LeaseProperties.class).listCursors().decode(cursor, filter));
+		}));
 	}
 
 	private void assertFailure(String property, String expected) {
