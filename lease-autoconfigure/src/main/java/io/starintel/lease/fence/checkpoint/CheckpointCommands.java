@@ -18,6 +18,8 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
 import org.springframework.data.redis.core.script.RedisScript;
 
+import io.starintel.lease.store.redis.LettuceConnections;
+
 /**
  * Runs one checkpoint script (EVALSHA, EVAL after NOSCRIPT) on the Lettuce connection and waits no longer than the
  * request's deadline, independent of the client's command timeout. Distinguishes "nothing was sent"
@@ -79,12 +81,13 @@ final class CheckpointCommands {
 		try {
 			if (connection instanceof LettuceConnection lettuce) {
 				RedisClusterAsyncCommands<byte[], byte[]> commands = lettuce.getNativeConnection();
-				if (commands.isOpen()) {
+				if (LettuceConnections.isOpen(commands)) {
 					return commands;
 				}
 			}
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | LinkageError ex) {
+			// LinkageError: an incompatible driver fails closed like an unreachable backend (nothing was sent)
 			logger.debug("No native checkpoint connection: {}", ex.getClass().getSimpleName());
 		}
 		throw new Failure(Kind.NOT_SENT);

@@ -12,7 +12,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.api.async.AsyncExecutions;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -76,7 +75,7 @@ final class ScriptExecutor {
 		RedisConnection connection = connect();
 		try {
 			RedisClusterAsyncCommands<byte[], byte[]> commands = nativeCommands(connection);
-			if (!isOpen(commands)) {
+			if (!LettuceConnections.isOpen(commands)) {
 				throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, "connection not open");
 			}
 			try {
@@ -153,17 +152,6 @@ final class ScriptExecutor {
 		catch (RuntimeException ex) {
 			throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, "no native connection");
 		}
-	}
-
-	/** Whether the connection behind the commands is open (API present in Lettuce 6 and 7). */
-	private static boolean isOpen(RedisClusterAsyncCommands<byte[], byte[]> commands) {
-		if (commands instanceof RedisAsyncCommands<?, ?> standalone) {
-			return standalone.getStatefulConnection().isOpen();
-		}
-		if (commands instanceof RedisAdvancedClusterAsyncCommands<?, ?> cluster) {
-			return cluster.getStatefulConnection().isOpen();
-		}
-		return true; // unknown command interface: the submission itself answers
 	}
 
 	private static List<Object> await(RedisFuture<List<Object>> future, long timeoutMs,
