@@ -80,6 +80,17 @@ public record LeasePolicy(Duration minimumTtl, Duration maximumTtl, Duration max
 	}
 
 	/**
+	 * Checks the new TTL of a renewal: the same bounds as an acquisition's ({@code minimum_ttl_ms < ttl_ms <=
+	 * maximum_ttl_ms}); the maximum lifetime still caps the resulting expiry.
+	 * @throws InvalidLeaseRequestException naming {@code ttl_ms}
+	 */
+	public void checkRenewTtl(long ttlMs) {
+		if (ttlMs <= this.minimumTtl.toMillis() || ttlMs > this.maximumTtl.toMillis()) {
+			throw new InvalidLeaseRequestException("ttl_ms", "must satisfy minimum_ttl_ms < ttl_ms <= maximum_ttl_ms");
+		}
+	}
+
+	/**
 	 * Checks that a deadline is finite: not later than {@code maximumDeadline} after {@code now}.
 	 * @throws InvalidLeaseRequestException naming {@code deadline_at}
 	 */

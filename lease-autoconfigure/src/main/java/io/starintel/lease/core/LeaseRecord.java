@@ -73,12 +73,20 @@ public record LeaseRecord(LockIdentity identity, String leaseId, LeaseOwner owne
 
 	/** A copy renewed at {@code now}: contract: expiry bounded by policy TTL and the original maximum lifetime. */
 	public LeaseRecord renewedAt(Instant now) {
-		Instant expiry = now.plusMillis(this.ttlMs);
+		return renewedAt(now, this.ttlMs);
+	}
+
+	/**
+	 * A copy renewed at {@code now} with a new effective TTL: {@code expires_at = min(now + ttlMs, acquired_at +
+	 * maximum_lifetime_ms)} (contract: never past the original maximum lifetime).
+	 */
+	public LeaseRecord renewedAt(Instant now, long newTtlMs) {
+		Instant expiry = now.plusMillis(newTtlMs);
 		if (expiry.isAfter(lifetimeEnd())) {
 			expiry = lifetimeEnd();
 		}
 		return new LeaseRecord(this.identity, this.leaseId, this.owner, this.fencingToken, this.acquiredAt, now,
-				expiry, this.ttlMs, this.maximumLifetimeMs, this.executionId, this.jobId, this.traceId,
+				expiry, newTtlMs, this.maximumLifetimeMs, this.executionId, this.jobId, this.traceId,
 				this.requestId, this.metadata, this.state);
 	}
 

@@ -2,17 +2,39 @@ package io.starintel.lease.core;
 
 import java.time.Instant;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Input of renew-if-owner. Contract: renewal requires every field of the handle to match and never changes the
  * fencing token, owner, identity or maximum lifetime.
+ *
+ * <p>{@code ttlMs} is an optional new TTL (keep-alive with a new TTL): when given, the store checks it against the
+ * policy ({@code minimum_ttl_ms < ttl_ms <= maximum_ttl_ms}, {@link LeasePolicy#checkRenewTtl}), records it as the
+ * lease's effective {@code ttl_ms} and sets {@code expires_at = min(now + ttl_ms, acquired_at +
+ * maximum_lifetime_ms)}; when {@code null} the lease's current TTL is kept. A changed TTL is a changed request: it is
+ * part of the idempotency digest.
+ *
+ * @param handle the exact holder
+ * @param requestId the idempotency key
+ * @param deadlineAt the request deadline
+ * @param ttlMs the new TTL, or {@code null} to keep the lease's TTL
  */
-public record RenewRequest(LeaseHandle handle, String requestId, Instant deadlineAt) implements MutatingRequest {
+public record RenewRequest(LeaseHandle handle, String requestId, Instant deadlineAt,
+		@Nullable Long ttlMs) implements MutatingRequest {
 
 	/** Validates presence and identifiers. */
 	public RenewRequest {
 		Requests.requireHandle(handle);
 		Identifiers.require("request_id", requestId);
 		Requests.requireDeadline(deadlineAt);
+		if (ttlMs != null && ttlMs <= 0) {
+			throw new InvalidLeaseRequestException("ttl_ms", "must be positive");
+		}
+	}
+
+	/** A renewal that keeps the lease's TTL. */
+	public RenewRequest(LeaseHandle handle, String requestId, Instant deadlineAt) {
+		this(handle, requestId, deadlineAt, null);
 	}
 
 	@Override
@@ -30,9 +52,15 @@ public record RenewRequest(LeaseHandle handle, String requestId, Instant deadlin
 		return this.handle.ownerPrincipalId();
 	}
 
+	/** The handle's fields and, only when a new TTL is asked for, that TTL (so keep-TTL digests are unchanged). */
 	@Override
 	public String digest() {
-		return Requests.handleDigest(Operation.RENEW, this.handle);
+		if (this.ttlMs == null) {
+			return Requests.handleDigest(Operation.RENEW, this.handle);
+		}
+		LeaseHandle h = this.handle;
+		return RequestDigest.of(Operation.RENEW, h.identity().lockKey(), h.leaseId(), h.ownerPrincipalId(),
+				h.serviceInstanceId(), h.fencingToken(), "ttl_ms", this.ttlMs);
 	}
 
 }

@@ -89,6 +89,10 @@ public abstract class LeaseStoreConformanceKit {
 		return this.store.renew(new RenewRequest(handle, Identifiers.generate("request"), deadline()));
 	}
 
+	protected LeaseResult renewWithTtl(LeaseHandle handle, long ttlMs) {
+		return this.store.renew(new RenewRequest(handle, Identifiers.generate("request"), deadline(), ttlMs));
+	}
+
 	protected LeaseResult release(LeaseHandle handle) {
 		return this.store.release(new ReleaseRequest(handle, Identifiers.generate("request"), deadline()));
 	}
@@ -275,6 +279,79 @@ public abstract class LeaseStoreConformanceKit {
 				ResultCode.LEASE_LOST, ResultCode.DEADLINE_EXCEEDED, ResultCode.LEASE_RENEWED);
 		assertThat(results.get(0).lease().fencingToken()).isEqualTo(a.fencingToken());
 		assertThat(results.get(3).lease().leaseId()).isEqualTo(c.leaseId());
+	}
+
+	/**
+	 * Renew with a new TTL (keep-alive with new_ttl): the TTL becomes the lease's effective ttl_ms, expires_at =
+	 * min(now + ttl, acquired_at + maximum_lifetime_ms), the token and lease id stay, and a later renewal without a
+	 * TTL keeps the new one.
+	 */
+	@Test
+	void renewWithNewTtlChangesTtlWithinMaximumLifetime() {
+		LeaseRecord lease = acquired(identity("t1"), "alice");
+		LeaseResult longer = renewWithTtl(lease.handle(), 120_000L);
+		assertThat(longer.code()).isEqualTo(ResultCode.LEASE_RENEWED);
+		assertThat(longer.lease().ttlMs()).isEqualTo(120_000L);
+		assertThat(longer.lease().expiresAt()).isEqualTo(longer.lease().renewedAt().plusMillis(120_000));
+		assertThat(longer.lease().fencingToken()).isEqualTo(lease.fencingToken());
+		assertThat(longer.lease().leaseId()).isEqualTo(lease.leaseId());
+		LeaseResult kept = renew(lease.handle());
+		assertThat(kept.lease().ttlMs()).isEqualTo(120_000L);
+		assertThat(kept.lease().expiresAt()).isEqualTo(kept.lease().renewedAt().plusMillis(120_000));
+		LeaseResult shorter = renewWithTtl(lease.handle(), 5_000L);
+		assertThat(shorter.lease().ttlMs()).isEqualTo(5_000L);
+		assertThat(shorter.lease().expiresAt()).isEqualTo(shorter.lease().renewedAt().plusMillis(5_000));
+		// the maximum lifetime (300 s from acquisition) caps a TTL that would reach past it
+		LeaseResult capped = renewWithTtl(lease.handle(), 600_000L);
+		assertThat(capped.code()).isEqualTo(ResultCode.LEASE_RENEWED);
+		assertThat(capped.lease().expiresAt()).isEqualTo(lease.lifetimeEnd());
+		assertThat(this.store.inspect(InspectRequest.byIdentity(identity("t1"), "corr_1", deadline())).lease())
+			.isEqualTo(capped.lease());
+	}
+
+	/** A new TTL outside policy (minimum_ttl_ms < ttl_ms <= maximum_ttl_ms) is invalid and mutates nothing. */
+	@Test
+	void renewWithOutOfPolicyTtlIsInvalidWithoutMutation() {
+		LeaseRecord lease = acquired(identity("t1"), "alice");
+		assertThat(renewWithTtl(lease.handle(), 600_001L).code()).isEqualTo(ResultCode.INVALID_LEASE_REQUEST);
+		assertThat(renewWithTtl(lease.handle(), 1L).code()).isEqualTo(ResultCode.INVALID_LEASE_REQUEST);
+		assertThat(this.store.renewAll(List.of(new RenewRequest(lease.handle(), Identifiers.generate("request"),
+				deadline(), 600_001L))).get(0).code()).isEqualTo(ResultCode.INVALID_LEASE_REQUEST);
+		assertThat(this.store.inspect(InspectRequest.byIdentity(identity("t1"), "corr_1", deadline())).lease())
+			.isEqualTo(lease);
+	}
+
+	/** The new TTL is part of the request digest: the same request id with another TTL is idempotency_conflict. */
+	@Test
+	void renewRetryWithChangedTtlIsIdempotencyConflict() {
+		LeaseRecord lease = acquired(identity("t1"), "alice");
+		RenewRequest first = new RenewRequest(lease.handle(), "request_renew_ttl", deadline(), 90_000L);
+		LeaseResult renewed = this.store.renew(first);
+		assertThat(renewed.code()).isEqualTo(ResultCode.LEASE_RENEWED);
+		LeaseResult replay = this.store.renew(new RenewRequest(lease.handle(), "request_renew_ttl", deadline(), 90_000L));
+		assertThat(replay.replayed()).isTrue();
+		assertThat(replay.lease().expiresAt()).isEqualTo(renewed.lease().expiresAt());
+		assertThat(this.store.renew(new RenewRequest(lease.handle(), "request_renew_ttl", deadline(), 91_000L)).code())
+			.isEqualTo(ResultCode.IDEMPOTENCY_CONFLICT);
+		assertThat(this.store.renew(new RenewRequest(lease.handle(), "request_renew_ttl", deadline())).code())
+			.isEqualTo(ResultCode.IDEMPOTENCY_CONFLICT);
+		assertThat(this.store.inspect(InspectRequest.byIdentity(identity("t1"), "corr_1", deadline())).lease())
+			.isEqualTo(renewed.lease());
+	}
+
+	/** Batched renewal carries each lease's own new TTL. */
+	@Test
+	void renewAllAppliesEachNewTtl() {
+		LeaseRecord a = acquired(identity("t1"), "alice");
+		LeaseRecord b = acquired(identity("t2"), "alice");
+		List<LeaseResult> results = this.store.renewAll(List.of(
+				new RenewRequest(a.handle(), Identifiers.generate("request"), deadline(), 30_000L),
+				new RenewRequest(b.handle(), Identifiers.generate("request"), deadline())));
+		assertThat(results).extracting(LeaseResult::code).containsExactly(ResultCode.LEASE_RENEWED,
+				ResultCode.LEASE_RENEWED);
+		assertThat(results.get(0).lease().ttlMs()).isEqualTo(30_000L);
+		assertThat(results.get(0).lease().expiresAt()).isEqualTo(results.get(0).lease().renewedAt().plusMillis(30_000));
+		assertThat(results.get(1).lease().ttlMs()).isEqualTo(TTL_MS);
 	}
 
 	@Test

@@ -121,8 +121,18 @@ public final class InMemoryLeaseStore implements LeaseStore {
 
 	@Override
 	public LeaseResult renew(RenewRequest request) {
+		Long ttl = request.ttlMs();
+		if (ttl != null) {
+			// policy before anything else, as the Redis store does: an out-of-policy TTL is invalid, never lost
+			try {
+				this.policy.checkRenewTtl(ttl);
+			}
+			catch (InvalidLeaseRequestException ex) {
+				return LeaseResult.invalid(ex);
+			}
+		}
 		return mutateHeld(request, request.handle(), (current, now) -> {
-			LeaseRecord renewed = current.renewedAt(now);
+			LeaseRecord renewed = (ttl != null) ? current.renewedAt(now, ttl) : current.renewedAt(now);
 			this.active.put(current.lockKey(), renewed);
 			return LeaseResult.success(ResultCode.LEASE_RENEWED, renewed, now);
 		});

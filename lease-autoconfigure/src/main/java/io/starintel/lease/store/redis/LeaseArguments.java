@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.AdminRequest;
 import io.starintel.lease.core.CommitRequest;
@@ -27,6 +29,9 @@ final class LeaseArguments {
 	/** One function call: the function, its keys and its arguments. */
 	record Call(LeaseLibrary.Function function, byte[][] keys, byte[][] args) {
 	}
+
+	/** Renew's TTL argument when the request keeps the lease's TTL. */
+	private static final byte[] KEEP_TTL = new byte[0];
 
 	/** The policy argument of every function, built once per store. */
 	private final byte[] policy;
@@ -53,20 +58,37 @@ final class LeaseArguments {
 
 	Call renew(IdentityKeys t, RenewRequest r) {
 		return holder(LeaseLibrary.Function.RENEW, Operation.RENEW, t, r.handle(), r.requestId(), r.digest(),
-				r.deadlineAt());
+				r.deadlineAt(), ttl(r));
 	}
 
 	Call release(IdentityKeys t, ReleaseRequest r) {
 		return holder(LeaseLibrary.Function.RELEASE, Operation.RELEASE, t, r.handle(), r.requestId(), r.digest(),
-				r.deadlineAt());
+				r.deadlineAt(), null);
 	}
 
+	/** The holder arguments, and renew's new TTL ({@code ''}: keep the lease's) as the ninth when given. */
 	private Call holder(LeaseLibrary.Function function, Operation operation, IdentityKeys t, LeaseHandle h,
-			String requestId, String digest, Instant deadlineAt) {
+			String requestId, String digest, Instant deadlineAt, byte @Nullable [] ttl) {
 		byte[][] keys = { t.leaseKey, t.idempotency(operation, h.ownerPrincipalId(), requestId) };
-		byte[][] args = { millis(deadlineAt), t.base, t.digestBytes, this.policy, bytes(digest),
-				bytes(StoredRecord.holderPrefix(t.identityPrefix, h)), number(h.fencingToken()), bytes(h.leaseId()) };
+		byte[][] args = (ttl != null) ? new byte[9][] : new byte[8][];
+		args[0] = millis(deadlineAt);
+		args[1] = t.base;
+		args[2] = t.digestBytes;
+		args[3] = this.policy;
+		args[4] = bytes(digest);
+		args[5] = bytes(StoredRecord.holderPrefix(t.identityPrefix, h));
+		args[6] = number(h.fencingToken());
+		args[7] = bytes(h.leaseId());
+		if (ttl != null) {
+			args[8] = ttl;
+		}
 		return new Call(function, keys, args);
+	}
+
+	/** A renewal's new TTL argument: the milliseconds, or empty to keep the lease's TTL. */
+	private static byte[] ttl(RenewRequest r) {
+		Long ttl = r.ttlMs();
+		return (ttl != null) ? number(ttl) : KEEP_TTL;
 	}
 
 	/**
@@ -76,7 +98,7 @@ final class LeaseArguments {
 	Call renewBatch(List<IdentityKeys> targets, List<RenewRequest> requests) {
 		int n = requests.size();
 		byte[][] keys = new byte[n][];
-		byte[][] args = new byte[3 + n * 6][];
+		byte[][] args = new byte[3 + n * 7][];
 		args[0] = targets.get(0).base;
 		args[1] = this.policy;
 		args[2] = number(n);
@@ -85,13 +107,14 @@ final class LeaseArguments {
 			RenewRequest r = requests.get(i);
 			LeaseHandle h = r.handle();
 			keys[i] = t.idempotency(Operation.RENEW, h.ownerPrincipalId(), r.requestId());
-			int a = 3 + i * 6;
+			int a = 3 + i * 7;
 			args[a] = millis(r.deadlineAt());
 			args[a + 1] = t.digestBytes;
 			args[a + 2] = bytes(r.digest());
 			args[a + 3] = bytes(StoredRecord.holderPrefix(t.identityPrefix, h));
 			args[a + 4] = number(h.fencingToken());
 			args[a + 5] = bytes(h.leaseId());
+			args[a + 6] = ttl(r);
 		}
 		return new Call(LeaseLibrary.Function.RENEW_BATCH, keys, args);
 	}

@@ -108,6 +108,14 @@ public final class RedisLeaseStore implements LeaseStore {
 
 	@Override
 	public LeaseResult renew(RenewRequest request) {
+		if (request.ttlMs() != null) {
+			try {
+				this.policy.checkRenewTtl(request.ttlMs());
+			}
+			catch (InvalidLeaseRequestException ex) {
+				return LeaseResult.invalid(ex);
+			}
+		}
 		IdentityKeys target = IdentityKeys.of(request.handle().identity());
 		return single(this.arguments.renew(target, request), "renew", true, target, request.deadlineAt(), null, null);
 	}
@@ -127,8 +135,14 @@ public final class RedisLeaseStore implements LeaseStore {
 		}
 		long nowMs = System.currentTimeMillis();
 		for (List<Integer> group : byProgram.values()) {
-			// a lease whose deadline already passed is not sent (nothing mutated), like a single renew
+			// a lease whose deadline already passed, or whose new TTL is out of policy, is not sent (nothing
+			// mutated), like a single renew
 			group.removeIf(index -> {
+				Long ttl = requests.get(index).ttlMs();
+				if (ttl != null && (ttl <= this.policy.minimumTtl().toMillis() || ttl > this.policy.maximumTtl().toMillis())) {
+					results[index] = LeaseResult.failure(ResultCode.INVALID_LEASE_REQUEST, Reason.NONE, null);
+					return true;
+				}
 				if (requests.get(index).deadlineAt().toEpochMilli() <= nowMs) {
 					results[index] = LeaseResult.failure(ResultCode.DEADLINE_EXCEEDED, Reason.NONE, null);
 					return true;

@@ -242,14 +242,22 @@ local function holder_identity(holder)
   return string.match(holder, HOLDER_IDENTITY)
 end
 
--- renews one held lease; returns the reply
-local function renew_one(base, p, now, digest, idem_key, request_digest, holder, token, lease_id)
+-- a renewal's new TTL argument: a positive number of ms, or nil ('' or absent) to keep the record's TTL
+local function new_ttl(arg)
+  local ttl = tonumber(arg or '')
+  if ttl and ttl > 0 then return ttl end
+  return nil
+end
+
+-- renews one held lease; returns the reply. ttl: the new TTL in ms (becomes the record's ttl), or nil to keep it
+local function renew_one(base, p, now, digest, idem_key, request_digest, holder, token, lease_id, ttl)
   local identity = holder_identity(holder)
   local early = replay(base, p, digest, identity, now, idem_key, request_digest)
   if early then return early end
   local r, refused = load_held(base, p, digest, identity, now, holder, token)
   if refused then return refused end
   r.renewed = now
+  if ttl then r.ttl = ttl end
   r.expires = math.min(now + r.ttl, r.acquired + r.lifetime)
   local record = encode(r)
   local key = base .. 'lease:' .. digest
@@ -262,7 +270,8 @@ local function renew_one(base, p, now, digest, idem_key, request_digest, holder,
   return reply('lease_renewed', 'none', now, 0, 'active', false, record)
 end
 
--- renew: KEYS lease:D, idem:H. ARGV deadline, base, digest, policy, request digest, holder, token, lease_id.
+-- renew: KEYS lease:D, idem:H. ARGV deadline, base, digest, policy, request digest, holder, token, lease_id, ttl
+-- (the new TTL in ms, checked against policy by the caller and part of the request digest; '' or absent: keep).
 -- Never changes the token, never passes the maximum lifetime. Codes: lease_renewed (record), lease_lost
 -- (stale_lease), idempotency_conflict, deadline_exceeded, invalid_lease_request, lease_backend_unavailable.
 local function renew(keys, args)
@@ -271,11 +280,11 @@ local function renew(keys, args)
   local deadline = tonumber(args[1])
   if deadline > now + p.max_deadline then return refuse('invalid_lease_request', 'none', now) end
   if now > deadline then return refuse('deadline_exceeded', 'none', now) end
-  return renew_one(args[2], p, now, args[3], keys[2], args[5], args[6], args[7], args[8])
+  return renew_one(args[2], p, now, args[3], keys[2], args[5], args[6], args[7], args[8], new_ttl(args[9]))
 end
 
 -- renew_batch: KEYS idem:H of each lease, in order (all in one program: one slot). ARGV base, policy, count n,
--- then n groups of 6: deadline, digest, request digest, holder, token, lease_id.
+-- then n groups of 7: deadline, digest, request digest, holder, token, lease_id, ttl ('' = keep).
 -- Reply: a flat list of n single-lease replies, each prefixed by its length. A lease whose deadline has passed at
 -- backend time is deadline_exceeded without mutation, like a single renew.
 local function renew_batch(keys, args)
@@ -283,12 +292,13 @@ local function renew_batch(keys, args)
   local base, p, n = args[1], policy(args[2]), tonumber(args[3])
   local out = {}
   for i = 1, n do
-    local a = 3 + (i - 1) * 6
+    local a = 3 + (i - 1) * 7
     local deadline = tonumber(args[a + 1])
     local one
     if deadline > now + p.max_deadline then one = refuse('invalid_lease_request', 'none', now)
     elseif now > deadline then one = refuse('deadline_exceeded', 'none', now)
-    else one = renew_one(base, p, now, args[a + 2], keys[i], args[a + 3], args[a + 4], args[a + 5], args[a + 6]) end
+    else one = renew_one(base, p, now, args[a + 2], keys[i], args[a + 3], args[a + 4], args[a + 5], args[a + 6],
+      new_ttl(args[a + 7])) end
     out[#out + 1] = tostring(#one)
     for _, v in ipairs(one) do out[#out + 1] = v end
   end
