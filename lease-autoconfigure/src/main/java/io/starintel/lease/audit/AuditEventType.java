@@ -4,7 +4,9 @@ package io.starintel.lease.audit;
  * The closed set of audit event types of the target-lease contract.
  *
  * <p>Contract: "Events use a closed event_type such as target_lease_acquire, target_lease_renew, ...". Expiry has
- * its own type, {@code target_lease_expire}. No other value is ever written.
+ * its own type, {@code target_lease_expire}; a granted commit authorization requested over HTTP is
+ * {@code target_lease_commit_authorize} and a resolve by request id {@code target_lease_resolve}. No other value is
+ * ever written.
  */
 public enum AuditEventType {
 
@@ -16,6 +18,10 @@ public enum AuditEventType {
 	INSPECT("target_lease_inspect"),
 	LIST("target_lease_list"),
 	COMMIT_REJECTED("target_lease_commit_rejected"),
+	/** A commit authorization a caller requested (worker HTTP) and the store granted; rejections are COMMIT_REJECTED. */
+	COMMIT_AUTHORIZE("target_lease_commit_authorize"),
+	/** A resolve by request id of an earlier acquire, renew or release. */
+	RESOLVE("target_lease_resolve"),
 	EXPIRE("target_lease_expire");
 
 	private final String wireName;

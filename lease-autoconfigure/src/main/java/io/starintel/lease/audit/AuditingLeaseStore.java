@@ -1,6 +1,7 @@
 package io.starintel.lease.audit;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,8 +38,9 @@ import org.slf4j.LoggerFactory;
  * {@code delegateWritesAdminAudit}: durable sinks then skip exactly those events (no duplicate in the stream) and
  * still get replays and refusals taken before the decision. Otherwise a successful force-release or revoke whose event a durable sink
  * could not persist is reported as {@code lease_outcome_unknown}, never as success; a retry with the same request id
- * replays the transition and writes the event again. Commit authorizations are audited only when rejected
- * ({@code target_lease_commit_rejected}); {@code resolve} is not audited (it only reads an earlier result).
+ * replays the transition and writes the event again. Commit authorizations are audited when rejected
+ * ({@code target_lease_commit_rejected}) or requested over HTTP ({@code target_lease_commit_authorize});
+ * {@code resolve} is audited as {@code target_lease_resolve}; a bounded-wait acquire once, not per attempt.
  */
 public final class AuditingLeaseStore implements LeaseStore {
 
@@ -101,23 +103,37 @@ public final class AuditingLeaseStore implements LeaseStore {
 
 	@Override
 	public LeaseResult acquire(AcquireRequest request) {
-		return call(AuditEventType.ACQUIRE, request.deadlineAt(), () -> this.delegate.acquire(request), (b, r) -> {
-			b.identity(request.identity())
-				.ids(request.requestId(), null)
-				.execution(request.traceId(), request.executionId(), request.jobId())
-				.principal(PrincipalClass.WORKER, request.owner().principalId(), request.owner().credentialId(),
-						request.owner().serviceInstanceId())
-				.requestedTtlMs(request.ttlMs());
-			if (r.lease() != null && r.isSuccess()) {
-				b.record(r.lease()).states(null, LeaseState.ACTIVE.wireName());
-			}
-		});
+		return call(AuditEventType.ACQUIRE, request.deadlineAt(), () -> this.delegate.acquire(request),
+				(b, r) -> describeAcquire(b, request, r));
+	}
+
+	private static void describeAcquire(AuditEventBuilder b, AcquireRequest request, LeaseResult r) {
+		b.identity(request.identity())
+			.ids(request.requestId(), null)
+			.execution(request.traceId(), request.executionId(), request.jobId())
+			.principal(PrincipalClass.WORKER, request.owner().principalId(), request.owner().credentialId(),
+					request.owner().serviceInstanceId())
+			.requestedTtlMs(request.ttlMs());
+		if (r.lease() != null && r.isSuccess()) {
+			b.record(r.lease()).states(null, LeaseState.ACTIVE.wireName());
+		}
+	}
+
+	/** The delegate's bounded-wait acquisition, audited once with its final outcome (not once per attempt). */
+	@Override
+	public LeaseResult acquireWaiting(AcquireRequest request, Duration wait) {
+		return call(AuditEventType.ACQUIRE, request.deadlineAt(), () -> this.delegate.acquireWaiting(request, wait),
+				(b, r) -> describeAcquire(b, request, r));
 	}
 
 	@Override
 	public LeaseResult renew(RenewRequest request) {
-		return call(AuditEventType.RENEW, request.deadlineAt(), () -> this.delegate.renew(request),
-				(b, r) -> holder(b, request.handle(), request.requestId(), r, LeaseState.ACTIVE));
+		return call(AuditEventType.RENEW, request.deadlineAt(), () -> this.delegate.renew(request), (b, r) -> {
+			holder(b, request.handle(), request.requestId(), r, LeaseState.ACTIVE);
+			if (request.ttlMs() != null) {
+				b.requestedTtlMs(request.ttlMs());
+			}
+		});
 	}
 
 	/** The delegate's batched renewal (one backend call per program), with one renew audit event per lease. */
@@ -246,12 +262,19 @@ public final class AuditingLeaseStore implements LeaseStore {
 			.build();
 	}
 
+	/**
+	 * A rejected authorization is always audited ({@code target_lease_commit_rejected}); a granted one only when a
+	 * caller requested it over HTTP (an {@link AuditContext} is bound: the worker API's authorize-commit), as
+	 * {@code target_lease_commit_authorize}. A job's fenced write is audited by its outcome, not per authorization.
+	 */
 	@Override
 	public LeaseResult authorizeCommit(CommitRequest request) {
 		Instant started = this.clock.instant();
 		LeaseResult result = this.delegate.authorizeCommit(request);
-		if (!result.isSuccess()) {
-			AuditEventBuilder b = AuditEvent.builder(AuditEventType.COMMIT_REJECTED, result.code());
+		if (!result.isSuccess() || AuditContext.current() != null) {
+			AuditEventBuilder b = AuditEvent.builder(
+					result.isSuccess() ? AuditEventType.COMMIT_AUTHORIZE : AuditEventType.COMMIT_REJECTED,
+					result.code());
 			holder(b, request.handle(), null, result, LeaseState.ACTIVE);
 			b.ids(null, request.correlationId())
 				.time(result.decidedAt() != null ? result.decidedAt() : this.clock.instant(), started)
@@ -261,9 +284,17 @@ public final class AuditingLeaseStore implements LeaseStore {
 		return result;
 	}
 
+	/** A resolve by request id is a request of its own ({@code target_lease_resolve}), audited like a read. */
 	@Override
 	public LeaseResult resolve(ResolveRequest request) {
-		return this.delegate.resolve(request);
+		return call(AuditEventType.RESOLVE, request.deadlineAt(), () -> this.delegate.resolve(request), (b, r) -> {
+			b.identity(request.identity())
+				.ids(request.requestId(), null)
+				.principal(PrincipalClass.WORKER, request.principalId(), null, null);
+			if (r.lease() != null && r.isSuccess()) {
+				b.record(r.lease());
+			}
+		});
 	}
 
 	private void holder(AuditEventBuilder b, LeaseHandle handle, @Nullable String requestId, LeaseResult r,
@@ -297,7 +328,8 @@ public final class AuditingLeaseStore implements LeaseStore {
 			result = operation.get();
 		}
 		catch (RuntimeException ex) {
-			ResultCode code = (type == AuditEventType.INSPECT) ? ResultCode.LEASE_BACKEND_UNAVAILABLE
+			ResultCode code = (type == AuditEventType.INSPECT || type == AuditEventType.RESOLVE)
+					? ResultCode.LEASE_BACKEND_UNAVAILABLE
 					: ResultCode.LEASE_OUTCOME_UNKNOWN;
 			AuditEventBuilder b = AuditEvent.builder(type, code).time(this.clock.instant(), started);
 			describer.describe(b, LeaseResult.failure(code, Reason.NONE, null));
@@ -322,7 +354,7 @@ public final class AuditingLeaseStore implements LeaseStore {
 
 	/** Correlation id and, for reads, the principal from the calling HTTP layer. */
 	private void applyContextIds(AuditEventBuilder b, AuditEventType type) {
-		if (type == AuditEventType.INSPECT) {
+		if (type == AuditEventType.INSPECT || type == AuditEventType.RESOLVE) {
 			applyContext(b);
 		}
 		else {

@@ -43,8 +43,10 @@ import io.starintel.lease.store.LeaseStore;
  *
  * <p>Contract: every mutating request carries a globally unique {@code request_id} and a finite
  * {@code deadline_at}; a timeout after submission is outcome-unknown until resolved by request id. This service
- * never throws a backend exception: a store that throws anyway is answered with
- * {@code lease_backend_unavailable}, and invalid input with {@code invalid_lease_request}. Meter and
+ * never throws a backend exception: a store that throws anyway is answered, at this one place, with
+ * {@code lease_outcome_unknown} for a mutation (acquire, renew, release, force-release, revoke: the call may have
+ * reached the backend and committed, so the caller resolves by request id), {@code lease_backend_unavailable} for a
+ * read or a commit authorization, and {@code invalid_lease_request} for invalid input. Meter and
  * observation tags are only {@code operation} and {@code code} (never a lock key, target id or secret).
  */
 public final class LeaseService {
@@ -56,6 +58,13 @@ public final class LeaseService {
 	public static final String OBSERVATION = "starintel.lease.operation";
 
 	private static final Logger logger = LoggerFactory.getLogger(LeaseService.class);
+
+	/**
+	 * Contract: "If a network timeout occurs after submission, the result is outcome-unknown until resolved by
+	 * request_id". A store that throws on a mutation may have committed it, so that is the answer, never
+	 * {@code lease_backend_unavailable}.
+	 */
+	private static final ResultCode MUTATION_THREW = ResultCode.LEASE_OUTCOME_UNKNOWN;
 
 	private final LeaseStore store;
 
@@ -114,8 +123,9 @@ public final class LeaseService {
 	/**
 	 * Every SPI verb of the (audited) store with this service's timer ({@value #OPERATION_TIMER}, tags
 	 * {@code operation} and {@code code}), an observation per call, and typed exception mapping: a store that throws
-	 * answers {@code invalid_lease_request} for invalid input, {@code lease_outcome_unknown} for force-release and
-	 * revoke (they may have committed) and {@code lease_backend_unavailable} otherwise. The fence guard, the fenced
+	 * answers {@code invalid_lease_request} for invalid input, {@code lease_outcome_unknown} for the mutations
+	 * (acquire, renew, release, force-release, revoke: they may have committed) and {@code lease_backend_unavailable}
+	 * for reads and commit authorization. The fence guard, the fenced
 	 * writers and the admin endpoint call the store through this view.
 	 */
 	public LeaseStore operations() {
@@ -142,7 +152,7 @@ public final class LeaseService {
 	 */
 	public LeaseResult acquire(LockIdentity identity, LeaseOwner owner, Duration ttl, Duration maximumLifetime,
 			String executionId, String jobId, String traceId, LeaseMetadata metadata) {
-		return observe("acquire", () -> {
+		return observe("acquire", MUTATION_THREW, () -> {
 			AcquireRequest request = new AcquireRequest(identity, Identifiers.generate("request"), deadline(), owner,
 					ttl.toMillis(), maximumLifetime.toMillis(), executionId, jobId, traceId, metadata);
 			LeaseResult result = this.store.acquire(request);
@@ -172,7 +182,7 @@ public final class LeaseService {
 	 * answer is noticed before the lease expires.
 	 */
 	public LeaseResult renew(LeaseHandle handle, @Nullable Instant notAfter) {
-		return observe("renew", () -> {
+		return observe("renew", MUTATION_THREW, () -> {
 			Instant deadline = deadline();
 			if (notAfter != null && notAfter.isBefore(deadline)) {
 				deadline = notAfter;
@@ -204,7 +214,7 @@ public final class LeaseService {
 			results = this.store.renewAll(requests);
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Lease store threw on renew_batch ({}); answering lease_backend_unavailable",
+			logger.warn("Lease store threw on renew_batch ({}); answering lease_outcome_unknown",
 					ex.getClass().getName());
 			results = null;
 		}
@@ -213,7 +223,8 @@ public final class LeaseService {
 		for (int i = 0; i < requests.size(); i++) {
 			LeaseResult result = (results != null && results.size() == requests.size()) ? results.get(i) : null;
 			if (result == null) {
-				result = LeaseResult.failure(ResultCode.LEASE_BACKEND_UNAVAILABLE, Reason.BACKEND_UNREACHABLE, null);
+				// the batch may have reached the backend: as for a single renew, the outcome is unknown
+				result = LeaseResult.failure(MUTATION_THREW, Reason.BACKEND_UNREACHABLE, null);
 			}
 			else if (result.isSuccess() && now.isAfter(requests.get(i).deadlineAt())) {
 				result = LeaseResult.failure(ResultCode.LEASE_OUTCOME_UNKNOWN, Reason.REPLY_LOST, result.decidedAt());
@@ -233,7 +244,7 @@ public final class LeaseService {
 
 	/** release-if-owner with a fresh request id (contract: compare-and-delete, never a successor). */
 	public LeaseResult release(LeaseHandle handle) {
-		return observe("release",
+		return observe("release", MUTATION_THREW,
 				() -> this.store.release(new ReleaseRequest(handle, Identifiers.generate("request"), deadline())));
 	}
 
@@ -248,10 +259,10 @@ public final class LeaseService {
 	}
 
 	private LeaseResult observe(String operation, Supplier<LeaseResult> call) {
-		return observe(operation, call, ResultCode.LEASE_BACKEND_UNAVAILABLE);
+		return observe(operation, ResultCode.LEASE_BACKEND_UNAVAILABLE, call);
 	}
 
-	private LeaseResult observe(String operation, Supplier<LeaseResult> call, ResultCode whenThrown) {
+	private LeaseResult observe(String operation, ResultCode whenThrown, Supplier<LeaseResult> call) {
 		Observation observation = Observation.createNotStarted(OBSERVATION, this.observations)
 			.lowCardinalityKeyValue("operation", operation)
 			.start();
@@ -306,17 +317,22 @@ public final class LeaseService {
 
 		@Override
 		public LeaseResult acquire(AcquireRequest request) {
-			return observe("acquire", () -> LeaseService.this.store.acquire(request));
+			return observe("acquire", MUTATION_THREW, () -> LeaseService.this.store.acquire(request));
+		}
+
+		@Override
+		public LeaseResult acquireWaiting(AcquireRequest request, Duration wait) {
+			return observe("acquire", MUTATION_THREW, () -> LeaseService.this.store.acquireWaiting(request, wait));
 		}
 
 		@Override
 		public LeaseResult renew(RenewRequest request) {
-			return observe("renew", () -> LeaseService.this.store.renew(request));
+			return observe("renew", MUTATION_THREW, () -> LeaseService.this.store.renew(request));
 		}
 
 		@Override
 		public LeaseResult release(ReleaseRequest request) {
-			return observe("release", () -> LeaseService.this.store.release(request));
+			return observe("release", MUTATION_THREW, () -> LeaseService.this.store.release(request));
 		}
 
 		@Override
@@ -355,13 +371,12 @@ public final class LeaseService {
 
 		@Override
 		public LeaseResult forceRelease(AdminRequest request) {
-			return observe("force_release", () -> LeaseService.this.store.forceRelease(request),
-					ResultCode.LEASE_OUTCOME_UNKNOWN);
+			return observe("force_release", MUTATION_THREW, () -> LeaseService.this.store.forceRelease(request));
 		}
 
 		@Override
 		public LeaseResult revoke(AdminRequest request) {
-			return observe("revoke", () -> LeaseService.this.store.revoke(request), ResultCode.LEASE_OUTCOME_UNKNOWN);
+			return observe("revoke", MUTATION_THREW, () -> LeaseService.this.store.revoke(request));
 		}
 
 		@Override

@@ -1,7 +1,9 @@
 package io.starintel.lease.store;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.AdminRequest;
@@ -13,6 +15,7 @@ import io.starintel.lease.core.ListRequest;
 import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.core.ResolveRequest;
+import io.starintel.lease.core.ResultCode;
 
 /**
  * The lease-store SPI: one method per atomic backend operation, typed results in and out.
@@ -26,6 +29,38 @@ public interface LeaseStore {
 
 	/** acquire-if-free: one winner, a strictly greater fencing token per acquisition, {@code lease_conflict} otherwise. */
 	LeaseResult acquire(AcquireRequest request);
+
+	/**
+	 * acquire-if-free with a bounded wait (contract: "a caller MAY request bounded retry, but the service must
+	 * enforce a configured maximum wait, bounded jitter/backoff, and the earlier of client and server deadlines"): a
+	 * {@code lease_conflict} is retried with the same request (a conflict stores no idempotency result) after a
+	 * jittered exponential backoff (25 ms doubling, at most 500 ms) while the next attempt would still start within
+	 * {@code wait} and before the request deadline. The caller caps {@code wait} at the server's maximum wait. This is
+	 * one request: decorators report it once, with its final outcome (the audited store emits one event, not one per
+	 * attempt). An interrupt ends the wait with the last result.
+	 */
+	default LeaseResult acquireWaiting(AcquireRequest request, Duration wait) {
+		long giveUpAt = System.nanoTime() + Math.max(0, Math.min(wait.toMillis(),
+				request.deadlineAt().toEpochMilli() - System.currentTimeMillis())) * 1_000_000;
+		LeaseResult result = acquire(request);
+		long backoff = 25;
+		while (result.code() == ResultCode.LEASE_CONFLICT) {
+			long pauseMs = Math.min(backoff, 500) + ThreadLocalRandom.current().nextLong(0, 25);
+			if (System.nanoTime() + pauseMs * 1_000_000 >= giveUpAt) {
+				return result;
+			}
+			try {
+				Thread.sleep(pauseMs); // bounded, jittered backoff inside the bounded wait (never an unbounded wait)
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return result;
+			}
+			backoff *= 2;
+			result = acquire(request);
+		}
+		return result;
+	}
 
 	/** renew-if-owner: exact handle match, never past maximum lifetime; {@code lease_lost} otherwise. */
 	LeaseResult renew(RenewRequest request);

@@ -152,4 +152,53 @@ class AuditingLeaseStoreTests {
 		assertThat(AuditEventBuilder.deadlineClass(java.time.Duration.ofMinutes(5))).isEqualTo("ge_60s");
 	}
 
+
+	/** A bounded-wait acquire is one request: one event with its final outcome, however many attempts it took. */
+	@Test
+	void whenAcquireWaitsThenOneEventForTheRequest() {
+		java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();
+		InMemoryLeaseStore memory = new InMemoryLeaseStore();
+		io.starintel.lease.store.LeaseStore counting = new io.starintel.lease.job.DelegatingStore() {
+			@Override
+			public LeaseResult acquire(AcquireRequest request) {
+				attempts.incrementAndGet();
+				return memory.acquire(request);
+			}
+		};
+		AuditingLeaseStore store = new AuditingLeaseStore(counting, List.of(this.events::add),
+				java.time.Clock.systemUTC(), false);
+		assertThat(store.acquire(acquire()).code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
+		this.events.clear();
+		LeaseResult waited = store.acquireWaiting(acquire(), java.time.Duration.ofMillis(300));
+		assertThat(waited.code()).isEqualTo(ResultCode.LEASE_CONFLICT);
+		assertThat(attempts.get()).as("the wait retried").isGreaterThan(2);
+		assertThat(this.events).extracting(e -> e.eventType().wireName() + ":" + e.resultCode().wireName())
+			.containsExactly("target_lease_acquire:lease_conflict");
+	}
+
+	/**
+	 * Resolve is audited as resolve; a granted commit authorization only when a caller asked over HTTP (a bound
+	 * audit context), a rejected one always.
+	 */
+	@Test
+	void whenResolvedOrCommitAuthorizedThenTheirOwnEventTypes() {
+		AuditingLeaseStore store = store(List.of(this.events::add), false);
+		AcquireRequest request = acquire();
+		LeaseRecord lease = store.acquire(request).lease();
+		this.events.clear();
+		store.resolve(io.starintel.lease.core.ResolveRequest.of(request, Instant.now().plusSeconds(5)));
+		io.starintel.lease.core.CommitRequest commit = new io.starintel.lease.core.CommitRequest(lease.handle(),
+				"corr-commit", Instant.now().plusSeconds(5));
+		store.authorizeCommit(commit);
+		new AuditContext("corr-http", PrincipalClass.WORKER, "worker-1", "key-1")
+			.run(() -> store.authorizeCommit(commit));
+		store.revoke(admin(Operation.REVOKE, lease));
+		store.authorizeCommit(commit);
+		assertThat(this.events).extracting(e -> e.eventType().wireName() + ":" + e.resultCode().wireName())
+			.containsExactly("target_lease_resolve:lease_acquired",
+					"target_lease_commit_authorize:lease_commit_authorized", "target_lease_revoke:lease_revoked",
+					"target_lease_commit_rejected:lease_lost");
+		assertThat(this.events.get(1).correlationId()).isEqualTo("corr-commit");
+	}
+
 }

@@ -14,6 +14,9 @@ import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.Test;
 
 import io.starintel.lease.core.AcquireRequest;
+import io.starintel.lease.core.InspectRequest;
+import io.starintel.lease.core.LeaseRecord;
+import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.LeaseOwner;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.LockIdentity;
@@ -83,17 +86,47 @@ class LeaseServiceTests {
 		});
 	}
 
+	/**
+	 * Contract: a failure after submission is outcome-unknown (resolve by request id): a store that throws on a
+	 * mutation may have committed it. Reads that throw are backend-unavailable. Both through the job API and the
+	 * operations view (the worker API, the fence guard, the admin endpoint).
+	 */
 	@Test
-	void aStoreThatThrowsIsAnsweredBackendUnavailable() {
+	void aStoreThatThrowsOnAMutationIsAnsweredOutcomeUnknownAndOnAReadBackendUnavailable() {
+		LeaseRecord held = acquire(service(new InMemoryLeaseStore())).lease();
 		LeaseService service = service(new DelegatingStore() {
 			@Override
 			public LeaseResult acquire(AcquireRequest request) {
 				throw new IllegalStateException("RedisConnectionFailureException: 10.0.0.1:6379");
 			}
+
+			@Override
+			public LeaseResult renew(RenewRequest request) {
+				throw new IllegalStateException("timeout");
+			}
+
+			@Override
+			public LeaseResult release(ReleaseRequest request) {
+				throw new IllegalStateException("timeout");
+			}
+
+			@Override
+			public LeaseResult inspect(InspectRequest request) {
+				throw new IllegalStateException("timeout");
+			}
 		});
 		LeaseResult result = acquire(service);
-		assertThat(result.code()).isEqualTo(ResultCode.LEASE_BACKEND_UNAVAILABLE);
+		assertThat(result.code()).isEqualTo(ResultCode.LEASE_OUTCOME_UNKNOWN);
 		assertThat(result.reason()).isEqualTo(Reason.BACKEND_UNREACHABLE);
+		assertThat(service.renew(held.handle()).code()).isEqualTo(ResultCode.LEASE_OUTCOME_UNKNOWN);
+		assertThat(service.release(held.handle()).code()).isEqualTo(ResultCode.LEASE_OUTCOME_UNKNOWN);
+		assertThat(service.operations()
+			.renew(new RenewRequest(held.handle(), "request_r1", Instant.now().plusSeconds(5))).code())
+			.isEqualTo(ResultCode.LEASE_OUTCOME_UNKNOWN);
+		assertThat(service.operations()
+			.release(new ReleaseRequest(held.handle(), "request_r2", Instant.now().plusSeconds(5))).code())
+			.isEqualTo(ResultCode.LEASE_OUTCOME_UNKNOWN);
+		assertThat(service.inspect(IDENTITY).code()).isEqualTo(ResultCode.LEASE_BACKEND_UNAVAILABLE);
 	}
 
 	@Test
