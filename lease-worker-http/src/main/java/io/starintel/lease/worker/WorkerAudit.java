@@ -20,8 +20,9 @@ import io.starintel.lease.core.ResultCode;
 
 /**
  * The worker API's own audit events: the refusals it takes before any store call (401, 400, 403, 408 and 429, and a
- * request that never reached the store) and the reads it answers without one. Everything the store decides is
- * audited by the audited store behind the lease service, so each request emits one event. Events go through the audit
+ * request that never reached the store). Everything the store decides (including resolve, commit authorizations and
+ * a bounded-wait acquire, once) is audited by the audited store behind the lease service, so each request emits one
+ * event. Events go through the audit
  * auto-configuration's non-blocking pipeline when there is one (never a sink call with an unbounded wait on a request
  * thread). Failures are logged without detail and never change the answer (these events are not administrative).
  */
@@ -72,18 +73,6 @@ final class WorkerAudit {
 			b.identity(identity);
 		}
 		emit(b.build());
-	}
-
-	/** Records a resolve by request id (a read the store does not audit). */
-	void resolved(ResultCode code, String correlationId, WorkerCaller caller, @Nullable String requestId,
-			LockIdentity identity, String serviceInstanceId) {
-		Instant now = this.clock.instant();
-		emit(AuditEvent.builder(AuditEventType.INSPECT, code)
-			.time(now, now)
-			.ids(requestId, correlationId)
-			.principal(PrincipalClass.WORKER, caller.principalId(), caller.credentialId(), serviceInstanceId)
-			.identity(identity)
-			.build());
 	}
 
 	private void emit(AuditEvent event) {

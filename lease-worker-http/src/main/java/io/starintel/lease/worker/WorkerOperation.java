@@ -13,11 +13,11 @@ enum WorkerOperation {
 	ACQUIRE("/leases/acquire", AuditEventType.ACQUIRE, true, Set.of("request_id", "deadline_at",
 			"service_instance_id", "lock_identity", "ttl_ms", "maximum_lifetime_ms", "wait_ms", "execution_id",
 			"job_id", "trace_id", "metadata")),
-	RENEW("/leases/renew", AuditEventType.RENEW, true, handle("request_id")),
+	RENEW("/leases/renew", AuditEventType.RENEW, true, handle("request_id", "ttl_ms")),
 	RELEASE("/leases/release", AuditEventType.RELEASE, true, handle("request_id")),
 	INSPECT("/leases/inspect", AuditEventType.INSPECT, false, Set.of("deadline_at", "service_instance_id",
 			"lock_identity", "lease_id")),
-	RESOLVE("/leases/resolve", AuditEventType.INSPECT, false, Set.of("deadline_at", "service_instance_id",
+	RESOLVE("/leases/resolve", AuditEventType.RESOLVE, false, Set.of("deadline_at", "service_instance_id",
 			"lock_identity", "operation", "request_id")),
 	AUTHORIZE_COMMIT("/leases/authorize-commit", AuditEventType.COMMIT_REJECTED, true, handle());
 

@@ -3,11 +3,8 @@ package io.starintel.lease.worker;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.concurrent.ThreadLocalRandom;
 
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 import io.starintel.lease.audit.AuditContext;
@@ -50,8 +47,6 @@ final class WorkerOperations {
 	/** Deadlines earlier than this before now are malformed (400), not merely past (408). */
 	static final Duration PLAUSIBLE_PAST = Duration.ofDays(1);
 
-	private static final Logger logger = LoggerFactory.getLogger(WorkerOperations.class);
-
 	private final LeaseService service;
 
 	private final WorkerCredentials credentials;
@@ -91,6 +86,10 @@ final class WorkerOperations {
 
 	/** Input of acquire: the request and the bounded wait. */
 	private record Acquire(AcquireRequest request, long waitMs) {
+	}
+
+	/** Input of renew: the handle and the optional new TTL. */
+	private record Renew(LeaseHandle handle, @Nullable Long ttlMs) {
 	}
 
 	/** Answers one request of an operation. */
@@ -170,9 +169,11 @@ final class WorkerOperations {
 			case RESOLVE:
 				input = resolvedOperation(body);
 				break;
+			case RENEW:
+				input = new Renew(handle(body, caller, identity, instance), renewTtl(body));
+				break;
 			default:
-				input = new LeaseHandle(identity, WorkerJson.id(body, "lease_id"), caller.principalId(), instance,
-						WorkerJson.integer(body, "fencing_token", true));
+				input = handle(body, caller, identity, instance);
 		}
 		return new Parsed(identity, deadline, requestId, instance, body, input);
 	}
@@ -192,6 +193,20 @@ final class WorkerOperations {
 		// contract: minimum_ttl_ms < ttl_ms <= maximum_ttl_ms and a positive maximum lifetime within policy
 		this.policy.check(request, now);
 		return new Acquire(request, (waitMs != null) ? waitMs : 0);
+	}
+
+	private static LeaseHandle handle(ObjectNode body, WorkerCaller caller, LockIdentity identity, String instance) {
+		return new LeaseHandle(identity, WorkerJson.id(body, "lease_id"), caller.principalId(), instance,
+				WorkerJson.integer(body, "fencing_token", true));
+	}
+
+	/** The optional new TTL of a renewal, within policy (contract: ttl_ms is the effective TTL server policy chose). */
+	private @Nullable Long renewTtl(ObjectNode body) {
+		Long ttl = WorkerJson.integer(body, "ttl_ms", false);
+		if (ttl != null) {
+			this.policy.checkRenewTtl(ttl);
+		}
+		return ttl;
 	}
 
 	private static Operation resolvedOperation(ObjectNode body) {
@@ -236,36 +251,27 @@ final class WorkerOperations {
 		return deadline;
 	}
 
+	/**
+	 * One call of the service's operations view, which never throws: its one exception mapping answers a store
+	 * failure on a mutation {@code lease_outcome_unknown} (resolve by request_id) and on a read
+	 * {@code lease_backend_unavailable}.
+	 */
 	private LeaseResult call(WorkerOperation operation, WorkerCaller caller, Parsed parsed, String correlationId) {
-		try {
-			switch (operation) {
-				case ACQUIRE:
-					return acquire((Acquire) parsed.input(), parsed.deadline());
-				case RENEW:
-					return renew(parsed);
-				case RELEASE:
-					return store().release(new ReleaseRequest((LeaseHandle) parsed.input(), parsed.requestId(),
-							parsed.deadline()));
-				case INSPECT:
-					return inspect(caller, parsed, correlationId);
-				case RESOLVE:
-					return resolve(caller, parsed, correlationId);
-				default:
-					return store().authorizeCommit(new CommitRequest((LeaseHandle) parsed.input(), correlationId,
-							parsed.deadline()));
-			}
-		}
-		catch (InvalidLeaseRequestException ex) {
-			return LeaseResult.invalid(ex);
-		}
-		catch (RuntimeException ex) {
-			// contract: no raw backend error crosses the boundary; a mutation that may have been submitted is
-			// outcome-unknown (resolve by request_id); the exception's class only, never its message
-			logger.warn("Worker {} failed in the lease store ({})", operation, ex.getClass().getName());
-			boolean mutation = operation == WorkerOperation.ACQUIRE || operation == WorkerOperation.RENEW
-					|| operation == WorkerOperation.RELEASE;
-			return LeaseResult.failure(mutation ? ResultCode.LEASE_OUTCOME_UNKNOWN
-					: ResultCode.LEASE_BACKEND_UNAVAILABLE, Reason.BACKEND_UNREACHABLE, null);
+		switch (operation) {
+			case ACQUIRE:
+				return acquire((Acquire) parsed.input());
+			case RENEW:
+				return renew(parsed);
+			case RELEASE:
+				return store().release(new ReleaseRequest((LeaseHandle) parsed.input(), parsed.requestId(),
+						parsed.deadline()));
+			case INSPECT:
+				return inspect(caller, parsed, correlationId);
+			case RESOLVE:
+				return resolve(caller, parsed);
+			default:
+				return store().authorizeCommit(new CommitRequest((LeaseHandle) parsed.input(), correlationId,
+						parsed.deadline()));
 		}
 	}
 
@@ -278,43 +284,16 @@ final class WorkerOperations {
 	}
 
 	/**
-	 * acquire-if-free, non-blocking unless {@code wait_ms} asks for a bounded wait: then conflicts are retried with the
-	 * same request id (a conflict stores no idempotency result) with jittered backoff until the earliest of the wait,
-	 * the server's maximum wait and the request deadline. Contract: no indefinite blocking acquisition.
+	 * acquire-if-free, non-blocking unless {@code wait_ms} asks for a bounded wait (already capped at the server's
+	 * maximum wait): then the store's {@link LeaseStore#acquireWaiting bounded-wait acquire} retries conflicts with the
+	 * same request id until the earlier of the wait and the request deadline, as one audited request. Contract: no
+	 * indefinite blocking acquisition.
 	 */
-	private LeaseResult acquire(Acquire input, Instant deadline) {
-		AcquireRequest request = input.request();
-		long waitMs = input.waitMs();
-		LeaseResult result = store().acquire(request);
-		if (waitMs == 0) {
-			return result;
+	private LeaseResult acquire(Acquire input) {
+		if (input.waitMs() == 0) {
+			return store().acquire(input.request());
 		}
-		Instant waitUntil = this.clock.instant().plusMillis(waitMs);
-		if (deadline.isBefore(waitUntil)) {
-			waitUntil = deadline;
-		}
-		long backoff = 25;
-		while (result.code() == ResultCode.LEASE_CONFLICT) {
-			long pause = Math.min(backoff, 500) + ThreadLocalRandom.current().nextLong(0, 25);
-			if (!this.clock.instant().plusMillis(pause).isBefore(waitUntil) || !pause(pause)) {
-				return result;
-			}
-			backoff *= 2;
-			result = store().acquire(request);
-		}
-		return result;
-	}
-
-	/** A bounded, interruptible backoff pause; {@code false} when interrupted. */
-	private static boolean pause(long millis) {
-		try {
-			Thread.sleep(millis);
-			return true;
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			return false;
-		}
+		return store().acquireWaiting(input.request(), Duration.ofMillis(input.waitMs()));
 	}
 
 	/**
@@ -322,8 +301,9 @@ final class WorkerOperations {
 	 * success is answered {@code lease_outcome_unknown} (the worker inspects or retries with the same request id).
 	 */
 	private LeaseResult renew(Parsed parsed) {
-		LeaseResult result = store().renew(new RenewRequest((LeaseHandle) parsed.input(), parsed.requestId(),
-				parsed.deadline()));
+		Renew input = (Renew) parsed.input();
+		LeaseResult result = store().renew(new RenewRequest(input.handle(), parsed.requestId(), parsed.deadline(),
+				input.ttlMs()));
 		if (result.isSuccess() && this.clock.instant().isAfter(parsed.deadline())) {
 			return LeaseResult.failure(ResultCode.LEASE_OUTCOME_UNKNOWN, Reason.REPLY_LOST, result.decidedAt());
 		}
@@ -341,15 +321,17 @@ final class WorkerOperations {
 		return result;
 	}
 
-	/** Resolve by request id: the caller's own earlier acquire, renew or release (idempotency records are per owner). */
-	private LeaseResult resolve(WorkerCaller caller, Parsed parsed, String correlationId) {
+	/**
+	 * Resolve by request id: the caller's own earlier acquire, renew or release (idempotency records are per owner
+	 * principal; a record of another credential of the same principal is not found). Audited by the audited store as
+	 * {@code target_lease_resolve}.
+	 */
+	private LeaseResult resolve(WorkerCaller caller, Parsed parsed) {
 		LeaseResult result = store().resolve(new ResolveRequest((Operation) parsed.input(), parsed.identity(),
 				caller.principalId(), parsed.requestId(), parsed.deadline()));
 		if (result.isSuccess() && !ownedBy(result.lease(), caller)) {
-			result = LeaseResult.failure(ResultCode.LEASE_NOT_FOUND, Reason.NONE, result.decidedAt());
+			return LeaseResult.failure(ResultCode.LEASE_NOT_FOUND, Reason.NONE, result.decidedAt());
 		}
-		this.audit.resolved(result.code(), correlationId, caller, parsed.requestId(), parsed.identity(),
-				parsed.serviceInstanceId());
 		return result;
 	}
 

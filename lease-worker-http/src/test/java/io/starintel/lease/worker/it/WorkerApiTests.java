@@ -273,6 +273,48 @@ class WorkerApiTests {
 		assertThat(post("renew", handleBody(lease, rid(), "inst-1"), A).code()).isEqualTo("lease_lost");
 	}
 
+	/**
+	 * Renew with a new TTL: within policy it becomes the lease's ttl_ms and expires_at = renewed_at + ttl, capped by
+	 * the original maximum lifetime; outside policy it is 400; a retry with another TTL is idempotency_conflict.
+	 */
+	@Test
+	void renewWithANewTtlWithinPolicyAndTheMaximumLifetime() {
+		String target = target();
+		ObjectNode acquire = acquireBody(target, rid(), "inst-1");
+		acquire.put("maximum_lifetime_ms", 120_000);
+		JsonNode lease = post("acquire", acquire, A).json().path("lease");
+		ObjectNode renew = handleBody(lease, rid(), "inst-1");
+		renew.put("ttl_ms", 90_000);
+		WorkerHttp.Reply longer = post("renew", renew, A);
+		assertThat(longer.status()).as(longer.body()).isEqualTo(200);
+		JsonNode renewed = longer.json().path("lease");
+		assertThat(renewed.path("ttl_ms").asLong()).isEqualTo(90_000);
+		assertThat(Instant.parse(renewed.path("expires_at").asString()))
+			.isEqualTo(Instant.parse(renewed.path("renewed_at").asString()).plusMillis(90_000));
+		assertThat(renewed.path("fencing_token").asLong()).isEqualTo(lease.path("fencing_token").asLong());
+		// the same request id with another TTL is another request
+		renew.put("ttl_ms", 60_000);
+		assertThat(post("renew", renew, A).code()).isEqualTo("idempotency_conflict");
+		// a TTL reaching past the maximum lifetime ends at acquired_at + maximum_lifetime_ms
+		ObjectNode capped = handleBody(lease, rid(), "inst-1");
+		capped.put("ttl_ms", 600_000);
+		JsonNode end = post("renew", capped, A).json().path("lease");
+		assertThat(Instant.parse(end.path("expires_at").asString()))
+			.isEqualTo(Instant.parse(lease.path("acquired_at").asString()).plusMillis(120_000));
+		for (long outside : new long[] { 1, 100, 600_001, -5, 0 }) {
+			ObjectNode invalid = handleBody(lease, rid(), "inst-1");
+			invalid.put("ttl_ms", outside);
+			WorkerHttp.Reply reply = post("renew", invalid, A);
+			assertThat(reply.status()).as(outside + " " + reply.body()).isEqualTo(400);
+			assertThat(reply.body()).contains("ttl_ms");
+		}
+		ObjectNode text = handleBody(lease, rid(), "inst-1");
+		text.put("ttl_ms", "90000");
+		assertThat(post("renew", text, A).status()).isEqualTo(400);
+		assertThat(this.service.inspect(lockIdentity(target)).lease().expiresAt())
+			.isEqualTo(Instant.parse(end.path("expires_at").asString()));
+	}
+
 	@Test
 	void theServiceInstanceHeaderIsAcceptedAndMustAgreeWithTheBody() {
 		ObjectNode body = acquireBody(target(), rid(), "inst-1");
@@ -362,34 +404,81 @@ class WorkerApiTests {
 		assertThat(post("renew", handleBody(lease, rid(), "inst-1"), NARROW).code()).isEqualTo("lease_lost");
 	}
 
+	/**
+	 * Exactly one audit event per worker request, of the operation's type: a sweep over every operation with
+	 * successes, refusals (conflict, lost, scope, capability, deadline), malformed and unauthenticated requests, a
+	 * bounded-wait acquire that retries (one event, not one per attempt), a resolve ({@code target_lease_resolve}) and
+	 * an authorize-commit ({@code target_lease_commit_authorize}, or {@code target_lease_commit_rejected}). Events are
+	 * counted per correlation id once the last request's event has arrived.
+	 */
 	@Test
-	void everyRequestEmitsOneAuditEventWithTheCorrelationId() {
+	void everyRequestEmitsExactlyOneAuditEventOfItsType() {
 		String target = target();
-		List<String> correlations = new ArrayList<>();
-		List<WorkerHttp.Reply> replies = new ArrayList<>();
-		replies.add(post("acquire", acquireBody(target, rid(), "inst-1"), A));
-		replies.add(post("acquire", acquireBody(target, rid(), "inst-2"), B));
-		replies.add(post("acquire", acquireBody(target, rid(), "inst-1"), null));
-		replies.add(this.http.post("/lease/v1/leases/acquire", "{", A));
-		replies.add(post("renew", handleBody(replies.get(0).json().path("lease"), rid(), "inst-1"), A));
-		for (WorkerHttp.Reply reply : replies) {
-			correlations.add(reply.json().path("correlation_id").asString());
-		}
-		// routine events go through the asynchronous audit pipeline: wait until each has arrived, then count
-		for (String correlation : correlations) {
-			org.awaitility.Awaitility.await()
-				.atMost(java.time.Duration.ofSeconds(30))
-				.until(() -> this.audit.events.stream().anyMatch((e) -> correlation.equals(e.correlationId())));
-		}
+		Map<String, String> expected = new java.util.LinkedHashMap<>();
+		java.util.function.BiConsumer<WorkerHttp.Reply, String> expect = (reply, type) -> {
+			String correlation = reply.json().path("correlation_id").asString();
+			assertThat(correlation).as(reply.body()).isNotEmpty();
+			expected.put(correlation, type);
+		};
+		WorkerHttp.Reply acquired = post("acquire", acquireBody(target, rid(), "inst-1"), A);
+		expect.accept(acquired, "target_lease_acquire");
+		JsonNode lease = acquired.json().path("lease");
+		expect.accept(post("acquire", acquireBody(target, rid(), "inst-2"), B), "target_lease_acquire");
+		ObjectNode waiting = acquireBody(target, rid(), "inst-2");
+		waiting.put("wait_ms", 400);
+		WorkerHttp.Reply waited = post("acquire", waiting, B);
+		assertThat(waited.code()).isEqualTo("lease_conflict");
+		expect.accept(waited, "target_lease_acquire");
+		expect.accept(post("acquire", acquireBody(target, rid(), "inst-1"), null), "target_lease_acquire");
+		expect.accept(post("acquire", acquireBody(target, rid(), "inst-1"), READER), "target_lease_acquire");
+		expect.accept(this.http.post("/lease/v1/leases/acquire", "{", A), "target_lease_acquire");
+		ObjectNode late = acquireBody(target(), rid(), "inst-1");
+		late.put("deadline_at", Instant.now().minusSeconds(5).toString());
+		expect.accept(post("acquire", late, A), "target_lease_acquire");
+		ObjectNode renew = handleBody(lease, rid(), "inst-1");
+		renew.put("ttl_ms", 45_000);
+		expect.accept(post("renew", renew, A), "target_lease_renew");
+		expect.accept(post("renew", handleBody(lease, rid(), "inst-1"), B), "target_lease_renew");
+		expect.accept(this.http.post("/lease/v1/leases/renew", "[]", A), "target_lease_renew");
+		ObjectNode inspect = handleBody(lease, null, "inst-1");
+		inspect.remove("fencing_token");
+		expect.accept(post("inspect", inspect, A), "target_lease_inspect");
+		expect.accept(post("inspect", inspect, B), "target_lease_inspect");
+		ObjectNode resolve = WorkerHttp.JSON.createObjectNode();
+		resolve.put("service_instance_id", "inst-1");
+		resolve.set("lock_identity", identity(target));
+		resolve.put("operation", "renew");
+		resolve.put("request_id", renew.path("request_id").asString());
+		WorkerHttp.Reply resolved = post("resolve", resolve, A);
+		assertThat(resolved.status()).as(resolved.body()).isEqualTo(200);
+		expect.accept(resolved, "target_lease_resolve");
+		expect.accept(post("resolve", resolve, B), "target_lease_resolve");
+		expect.accept(post("resolve", resolve, null), "target_lease_resolve");
+		ObjectNode commit = handleBody(lease, null, "inst-1");
+		WorkerHttp.Reply authorized = post("authorize-commit", commit, A);
+		assertThat(authorized.code()).isEqualTo("lease_commit_authorized");
+		expect.accept(authorized, "target_lease_commit_authorize");
+		expect.accept(post("authorize-commit", commit, B), "target_lease_commit_rejected");
+		expect.accept(post("authorize-commit", commit, NARROW), "target_lease_commit_rejected");
+		expect.accept(post("release", handleBody(lease, rid(), "inst-1"), A), "target_lease_release");
+		expect.accept(post("release", handleBody(lease, rid(), "inst-1"), A), "target_lease_release");
+		expect.accept(post("authorize-commit", commit, A), "target_lease_commit_rejected");
+		expect.accept(this.http.send("POST", "/lease/v1/leases/nope", "{}", A, "application/json", Map.of()),
+				"target_lease_inspect");
+		// routine events may go through the asynchronous audit pipeline: the marker is the last request
 		WorkerHttp.Reply marker = post("acquire", acquireBody(target(), rid(), "inst-1"), null);
 		String last = marker.json().path("correlation_id").asString();
 		org.awaitility.Awaitility.await()
 			.atMost(java.time.Duration.ofSeconds(30))
 			.until(() -> this.audit.events.stream().anyMatch((e) -> last.equals(e.correlationId())));
-		for (String correlation : correlations) {
-			assertThat(this.audit.events.stream().filter((e) -> correlation.equals(e.correlationId())).count())
-				.as(correlation).isEqualTo(1);
+		for (Map.Entry<String, String> entry : expected.entrySet()) {
+			List<String> types = this.audit.events.stream()
+				.filter((e) -> entry.getKey().equals(e.correlationId()))
+				.map((e) -> e.eventType().wireName())
+				.toList();
+			assertThat(types).as(entry.getKey()).containsExactly(entry.getValue());
 		}
+		assertThat(expected).hasSize(22);
 		for (AuditEvent event : this.audit.events) {
 			assertThat(event.toFields().toString()).doesNotContain(LockIdentity.KEY_PREFIX)
 				.doesNotContain(WorkerTestApplication.SECRET_A);
