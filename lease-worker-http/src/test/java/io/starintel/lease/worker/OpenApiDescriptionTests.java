@@ -115,6 +115,31 @@ class OpenApiDescriptionTests {
 		}
 	}
 
+	/** The request body each operation documents has exactly the fields its parser accepts (e.g. renew's ttl_ms). */
+	@Test
+	void everyRequestSchemaDocumentsExactlyTheAcceptedFields() throws Exception {
+		JsonNode description = description();
+		JsonNode schemas = description.path("components").path("schemas");
+		for (WorkerOperation operation : WorkerOperation.values()) {
+			JsonNode schema = description.path("paths").path(WorkerController.BASE_PATH + operation.path())
+				.path("post").path("requestBody").path("content").path("application/json").path("schema");
+			Set<String> documented = new HashSet<>();
+			collectProperties(schema, schemas, documented);
+			assertThat(documented).as(operation.path()).containsExactlyInAnyOrderElementsOf(operation.fields());
+		}
+	}
+
+	private static void collectProperties(JsonNode schema, JsonNode schemas, Set<String> into) {
+		if (schema.has("$ref")) {
+			String ref = schema.path("$ref").asString();
+			collectProperties(schemas.path(ref.substring(ref.lastIndexOf('/') + 1)), schemas, into);
+		}
+		for (JsonNode part : schema.path("allOf")) {
+			collectProperties(part, schemas, into);
+		}
+		schema.path("properties").propertyNames().forEach(into::add);
+	}
+
 	@Test
 	void everyDocumentedOperationAnswersOnlyDocumentedStatusesWithTheDocumentedFields() throws Exception {
 		JsonNode description = description();
@@ -143,6 +168,8 @@ class OpenApiDescriptionTests {
 		// success of each, then the refusals each documents
 		assertThat(check(description, schemas, "renew", handle.deepCopy().put("request_id", "r-" + UUID.randomUUID())
 			.toString(), observed).status()).isEqualTo(200);
+		assertThat(check(description, schemas, "renew", handle.deepCopy().put("request_id", "r-" + UUID.randomUUID())
+			.put("ttl_ms", 45000).toString(), observed).status()).isEqualTo(200);
 		assertThat(check(description, schemas, "inspect", inspect.toString(), observed).status()).isEqualTo(200);
 		assertThat(check(description, schemas, "resolve", resolve.toString(), observed).status()).isEqualTo(200);
 		assertThat(check(description, schemas, "authorize-commit", handle.toString(), observed).status()).isEqualTo(200);
