@@ -10,6 +10,7 @@ Library use::
     if reply.code == "lease_acquired":
         lease = reply.lease
         client.renew(lease)                       # before expires_at, e.g. every ttl/3
+        client.renew(lease, ttl_ms=60000)         # keep-alive with a new TTL (within policy and the lifetime)
         if client.authorize_commit(lease).ok:     # just before an authoritative write
             ...
         client.release(lease)
@@ -92,8 +93,13 @@ class LeaseClient:
             body["metadata"] = metadata
         return self.post("acquire", body, deadline_in_s)
 
-    def renew(self, lease, request_id=None):
-        return self.post("renew", self._handle(lease, request_id or new_id("req")))
+    def renew(self, lease, request_id=None, ttl_ms=None):
+        """renew-if-owner; ttl_ms (optional) is a new TTL within policy, kept by later renewals; the lease's
+        maximum lifetime still caps expires_at. A retry must send the same ttl_ms (it is part of the request)."""
+        body = self._handle(lease, request_id or new_id("req"))
+        if ttl_ms is not None:
+            body["ttl_ms"] = ttl_ms
+        return self.post("renew", body)
 
     def release(self, lease, request_id=None):
         return self.post("release", self._handle(lease, request_id or new_id("req")))
@@ -224,12 +230,21 @@ class Scenario:
                     target, reply, reply.body.get("retryable"), reply.body.get("retry_after_ms")))
                 self.event("refused", target=target, code=reply.code)
 
-    def renew_all(self, quiet=False):
+    def renew_all(self, quiet=False, ttl_ms=None):
         for target, lease in list(self.held.items()):
-            reply = self.client.renew(lease)
+            reply = self.client.renew(lease, ttl_ms=ttl_ms)
             if reply.ok:
                 self.held[target] = reply.lease
-                if not quiet:
+                if ttl_ms is not None:
+                    self.say("renew %s with ttl_ms=%d -> %r token=%d ttl_ms=%d renewed_at=%s expires_at=%s" % (
+                        target, ttl_ms, reply, reply.lease["fencing_token"], reply.lease["ttl_ms"],
+                        reply.lease["renewed_at"], reply.lease["expires_at"]))
+                    if reply.lease["ttl_ms"] != ttl_ms:
+                        self.failures.append("renewal of %s with ttl_ms=%d answered ttl_ms=%d" % (
+                            target, ttl_ms, reply.lease["ttl_ms"]))
+                    self.event("renewed_with_ttl", target=target, ttl_ms=reply.lease["ttl_ms"],
+                               renewed_at=reply.lease["renewed_at"], expires_at=reply.lease["expires_at"])
+                elif not quiet:
                     self.say("renew %s -> %r token=%d expires_at=%s" % (
                         target, reply, reply.lease["fencing_token"], reply.lease["expires_at"]))
             else:
@@ -242,7 +257,9 @@ class Scenario:
         started = time.monotonic()
         for i in range(self.args.renewals):
             time.sleep(self.args.renew_every_ms / 1000.0)
-            self.renew_all(quiet=0 < i < self.args.renewals - 1)
+            # the first renewal asks for a new TTL when --renew-ttl-ms is given; later ones keep it
+            new_ttl = self.args.renew_ttl_ms if (i == 0 and self.args.renew_ttl_ms) else None
+            self.renew_all(quiet=0 < i < self.args.renewals - 1, ttl_ms=new_ttl)
         held_ms = int((time.monotonic() - started) * 1000)
         self.say("renewed %d times over %d ms = %.1f TTLs; tokens unchanged" % (
             self.args.renewals, held_ms, held_ms / float(self.args.ttl_ms)))
@@ -306,6 +323,8 @@ def main(argv=None):
     race.add_argument("--ttl-ms", type=int, default=2000)
     race.add_argument("--renew-every-ms", type=int, default=200)
     race.add_argument("--renewals", type=int, default=40)
+    race.add_argument("--renew-ttl-ms", type=int, default=0,
+                      help="a new TTL for the first renewal (keep-alive with a new TTL); 0: keep the TTL")
     args = parser.parse_args(argv)
     secret = os.environ.get("LEASE_WORKER_SECRET")
     if not secret:

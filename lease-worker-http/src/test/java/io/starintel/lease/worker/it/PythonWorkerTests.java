@@ -84,7 +84,7 @@ class PythonWorkerTests {
 			ProcessBuilder builder = new ProcessBuilder("python3", SCRIPT.toString(), "race", "--base-url",
 					"http://127.0.0.1:" + PythonWorkerTests.this.port, "--credential-id", credentialId, "--instance",
 					"inst-" + name, "--name", name, "--targets", String.join(",", targets), "--ttl-ms", "2000",
-					"--renew-every-ms", "200", "--renewals", "35");
+					"--renew-every-ms", "200", "--renewals", "35", "--renew-ttl-ms", "3000");
 			builder.environment().put("LEASE_WORKER_SECRET", secret);
 			builder.redirectErrorStream(true);
 			this.process = builder.start();
@@ -194,6 +194,15 @@ class PythonWorkerTests {
 		for (Worker w : List.of(a, b)) {
 			assertThat(w.events("ready").get(0).path("held_ms").asLong()).isGreaterThan(3 * 2000);
 			assertThat(w.events("done").get(0).path("failures").isEmpty()).as(transcript).isTrue();
+		}
+		// the first renewal asked for a new TTL (3000 ms): the server recorded it and expiry follows it
+		for (Worker w : List.of(a, b)) {
+			assertThat(w.events("renewed_with_ttl")).as(transcript).hasSize(w.acquired.size());
+			for (JsonNode renewed : w.events("renewed_with_ttl")) {
+				assertThat(renewed.path("ttl_ms").asLong()).isEqualTo(3000);
+				assertThat(Instant.parse(renewed.path("expires_at").asString()))
+					.isEqualTo(Instant.parse(renewed.path("renewed_at").asString()).plusMillis(3000));
+			}
 		}
 		// each worker that held something was revoked, refused, and reacquired with a higher token
 		for (Worker w : List.of(a, b)) {
