@@ -1,7 +1,7 @@
 package io.starintel.lease.admin;
 
 import io.starintel.lease.audit.AuditEventType;
-import io.starintel.lease.core.Identifiers;
+import io.starintel.lease.http.CorrelationIds;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 
@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
 public final class AdminRequestAudit {
 
 	/** Header carrying the caller's correlation id (echoed, or generated when absent or invalid). */
-	public static final String CORRELATION_HEADER = "X-Correlation-Id";
+	public static final String CORRELATION_HEADER = CorrelationIds.HEADER;
 
 	private static final ThreadLocal<AdminRequestAudit> CURRENT = new ThreadLocal<>();
 
@@ -66,11 +66,7 @@ public final class AdminRequestAudit {
 	}
 
 	private static String fromHeader(HttpServletRequest request) {
-		String given = request.getHeader(CORRELATION_HEADER);
-		if (given != null && given.length() <= Identifiers.MAX_LENGTH && given.matches("[A-Za-z0-9._:@-]+")) {
-			return given;
-		}
-		return Identifiers.generate("corr");
+		return CorrelationIds.of(request.getHeader(CORRELATION_HEADER));
 	}
 
 	/** The operation a request addressed, from its path (used for requests refused before parsing). */

@@ -29,8 +29,8 @@ import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.OperationClasses;
 import io.starintel.lease.service.LeaseService;
-import io.starintel.lease.core.Identifiers;
 import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.http.CorrelationIds;
 
 /**
  * The HTTP adapter of the worker operations under {@value #BASE_PATH}.
@@ -50,13 +50,11 @@ public class WorkerController {
 	public static final String OPENAPI_PATH = BASE_PATH + "/openapi.json";
 
 	/** Header carrying the caller's correlation id (echoed, or generated when absent or invalid). */
-	public static final String CORRELATION_HEADER = "X-Correlation-Id";
+	public static final String CORRELATION_HEADER = CorrelationIds.HEADER;
 
 	private static final Logger logger = LoggerFactory.getLogger(WorkerController.class);
 
 	private static final Pattern JSON = Pattern.compile("application/json(\\s*;.*)?", Pattern.CASE_INSENSITIVE);
-
-	private static final Pattern ID = Pattern.compile("[A-Za-z0-9._:@-]{1," + Identifiers.MAX_LENGTH + "}");
 
 	private final WorkerOperations operations;
 
@@ -98,7 +96,7 @@ public class WorkerController {
 			OperationClasses operationClasses, Duration maximumWait, WorkerHttpProperties properties,
 			WorkerAudit audit, Clock clock) {
 		WorkerOperations operations = new WorkerOperations(service, credentials,
-				new WorkerAdmission(properties.admission()), audit, policy, operationClasses, maximumWait, properties,
+				properties.admission().control(), audit, policy, operationClasses, maximumWait, properties,
 				clock);
 		if (properties.maxBodyBytes() < 256) {
 			throw new IllegalArgumentException("starintel.lease.worker-http.max-body-bytes must be at least 256");
@@ -210,11 +208,7 @@ public class WorkerController {
 	}
 
 	static String correlationId(HttpServletRequest request) {
-		String given = request.getHeader(CORRELATION_HEADER);
-		if (given != null && ID.matcher(given).matches()) {
-			return given;
-		}
-		return Identifiers.generate("corr");
+		return CorrelationIds.of(request.getHeader(CORRELATION_HEADER));
 	}
 
 	static ResponseEntity<String> respond(WorkerResponse response, String correlationId) {

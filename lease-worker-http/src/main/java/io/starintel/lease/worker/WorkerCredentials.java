@@ -16,8 +16,8 @@ import org.springframework.security.crypto.password.PasswordEncoder;
 
 import io.starintel.lease.core.Identifiers;
 import io.starintel.lease.core.InvalidLeaseRequestException;
-import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.ProgramScope;
+import io.starintel.lease.http.CredentialRules;
 
 /**
  * The configured worker credentials and HTTP Basic authentication against them (user name = credential id,
@@ -73,11 +73,7 @@ public final class WorkerCredentials {
 			}
 			capabilities.add(value);
 		}
-		String hash = c.secretHash();
-		if (hash == null || !hash.startsWith("{") || hash.startsWith("{noop}") || hash.indexOf('}') < 2) {
-			throw new IllegalArgumentException(prefix + "secret-hash must be a password-encoder hash such as "
-					+ "{bcrypt}$2a$10$... (plain and {noop} secrets are refused)");
-		}
+		String hash = CredentialRules.secretHash(prefix + "secret-hash", c.secretHash());
 		ProgramScope scope;
 		try {
 			scope = ProgramScope.of(c.tenant(), c.program());
@@ -85,29 +81,8 @@ public final class WorkerCredentials {
 		catch (RuntimeException ex) {
 			throw new IllegalArgumentException(prefix + "tenant and program must be canonical identifiers");
 		}
-		Set<String> targets = new HashSet<>();
-		for (String target : c.targets()) {
-			int slash = target.indexOf('/');
-			try {
-				LockIdentity probe = LockIdentity.of(scope.tenantId(), scope.programId(),
-						(slash > 0) ? target.substring(0, slash) : "", target.substring(slash + 1), "probe",
-						"default", null);
-				targets.add(probe.targetNamespace() + "/" + probe.targetId());
-			}
-			catch (InvalidLeaseRequestException ex) {
-				throw new IllegalArgumentException(prefix + "targets: each must be target_namespace/target_id");
-			}
-		}
-		Set<String> actors = new HashSet<>();
-		for (String actor : c.actors()) {
-			try {
-				actors.add(LockIdentity.of(scope.tenantId(), scope.programId(), "probe", "probe", actor, "default",
-						null).actorName());
-			}
-			catch (InvalidLeaseRequestException ex) {
-				throw new IllegalArgumentException(prefix + "actors: each must be a canonical actor name");
-			}
-		}
+		Set<String> targets = CredentialRules.targets(prefix + "targets", scope, c.targets());
+		Set<String> actors = CredentialRules.actors(prefix + "actors", scope, c.actors());
 		return new Entry(new WorkerCaller(principal, credentialId, clientId, capabilities, scope, actors, targets),
 				hash);
 	}

@@ -26,6 +26,9 @@ import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.core.ResolveRequest;
 import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.http.Deadlines;
+import io.starintel.lease.http.StrictJson;
+import io.starintel.lease.http.TenantAdmission;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.LeaseStore;
 
@@ -51,7 +54,7 @@ final class WorkerOperations {
 
 	private final WorkerCredentials credentials;
 
-	private final WorkerAdmission admission;
+	private final TenantAdmission admission;
 
 	private final WorkerAudit audit;
 
@@ -65,7 +68,7 @@ final class WorkerOperations {
 
 	private final Clock clock;
 
-	WorkerOperations(LeaseService service, WorkerCredentials credentials, WorkerAdmission admission,
+	WorkerOperations(LeaseService service, WorkerCredentials credentials, TenantAdmission admission,
 			WorkerAudit audit, LeasePolicy policy, OperationClasses operationClasses, Duration maximumWait,
 			WorkerHttpProperties properties, Clock clock) {
 		this.service = service;
@@ -118,7 +121,7 @@ final class WorkerOperations {
 		if (!parsed.deadline().isAfter(started)) {
 			return refuse(operation, ResultCode.DEADLINE_EXCEEDED, correlationId, started, caller, parsed, 0, null);
 		}
-		try (WorkerAdmission.Permit permit = this.admission.admit(caller.scope().tenantId())) {
+		try (TenantAdmission.Permit permit = this.admission.admit(caller.scope().tenantId())) {
 			if (!permit.admitted()) {
 				return refuse(operation, ResultCode.LEASE_RATE_LIMITED, correlationId, started, caller, parsed,
 						permit.retryAfterMs(), null);
@@ -153,7 +156,7 @@ final class WorkerOperations {
 
 	private Parsed parse(WorkerOperation operation, byte[] bytes, WorkerCaller caller, @Nullable String instanceHeader,
 			Instant now) {
-		ObjectNode body = WorkerJson.object(bytes, operation.fields());
+		ObjectNode body = StrictJson.object(bytes, operation.fields());
 		String instance = serviceInstance(body, instanceHeader);
 		LockIdentity identity = WorkerJson.identity(body, caller.scope(), this.operationClasses);
 		String requestId = operation.fields().contains("request_id") ? WorkerJson.id(body, "request_id") : null;
@@ -180,9 +183,9 @@ final class WorkerOperations {
 
 	private Acquire acquireInput(ObjectNode body, WorkerCaller caller, LockIdentity identity, String requestId,
 			Instant deadline, String instance, Instant now) {
-		Long ttl = WorkerJson.integer(body, "ttl_ms", true);
-		Long lifetime = WorkerJson.integer(body, "maximum_lifetime_ms", false);
-		Long waitMs = WorkerJson.integer(body, "wait_ms", false);
+		Long ttl = StrictJson.integer(body, "ttl_ms", true);
+		Long lifetime = StrictJson.integer(body, "maximum_lifetime_ms", false);
+		Long waitMs = StrictJson.integer(body, "wait_ms", false);
 		if (waitMs != null && (waitMs < 0 || waitMs > this.maximumWait.toMillis())) {
 			throw new InvalidLeaseRequestException("wait_ms", "must be 0.." + this.maximumWait.toMillis());
 		}
@@ -197,12 +200,12 @@ final class WorkerOperations {
 
 	private static LeaseHandle handle(ObjectNode body, WorkerCaller caller, LockIdentity identity, String instance) {
 		return new LeaseHandle(identity, WorkerJson.id(body, "lease_id"), caller.principalId(), instance,
-				WorkerJson.integer(body, "fencing_token", true));
+				StrictJson.integer(body, "fencing_token", true));
 	}
 
 	/** The optional new TTL of a renewal, within policy (contract: ttl_ms is the effective TTL server policy chose). */
 	private @Nullable Long renewTtl(ObjectNode body) {
-		Long ttl = WorkerJson.integer(body, "ttl_ms", false);
+		Long ttl = StrictJson.integer(body, "ttl_ms", false);
 		if (ttl != null) {
 			this.policy.checkRenewTtl(ttl);
 		}
@@ -210,7 +213,7 @@ final class WorkerOperations {
 	}
 
 	private static Operation resolvedOperation(ObjectNode body) {
-		String name = WorkerJson.string(body, "operation", true);
+		String name = StrictJson.string(body, "operation", true);
 		for (Operation operation : new Operation[] { Operation.ACQUIRE, Operation.RENEW, Operation.RELEASE }) {
 			if (operation.wireName().equals(name)) {
 				return operation;
@@ -221,7 +224,7 @@ final class WorkerOperations {
 
 	/** Contract: the service instance id is required and validated; header and field must agree when both are given. */
 	private static String serviceInstance(ObjectNode body, @Nullable String header) {
-		String field = WorkerJson.string(body, "service_instance_id", false);
+		String field = StrictJson.string(body, "service_instance_id", false);
 		if (header != null && field != null && !header.equals(field)) {
 			throw new InvalidLeaseRequestException("service_instance_id", "header and body differ");
 		}
@@ -239,16 +242,8 @@ final class WorkerOperations {
 	 * {@code deadline_exceeded} (checked by the caller before submission).
 	 */
 	private Instant deadline(ObjectNode body, Instant now) {
-		String text = WorkerJson.string(body, "deadline_at", false);
-		if (text == null) {
-			return now.plus(this.properties.defaultDeadline());
-		}
-		Instant deadline = WorkerJson.instant("deadline_at", text);
-		if (deadline.isBefore(now.minus(PLAUSIBLE_PAST))) {
-			throw new InvalidLeaseRequestException("deadline_at", "implausibly far in the past");
-		}
-		this.policy.checkDeadline(deadline, now);
-		return deadline;
+		return Deadlines.parse(StrictJson.string(body, "deadline_at", false), now, this.properties.defaultDeadline(),
+				this.policy, PLAUSIBLE_PAST);
 	}
 
 	/**

@@ -55,7 +55,7 @@ class WorkerOperationsTests {
 				Duration.ofHours(1), admission, List.of(credential));
 		LeaseService service = new LeaseService(store, clock, Duration.ofSeconds(5), null, null);
 		return new WorkerOperations(service, new WorkerCredentials(properties.credentials()),
-				new WorkerAdmission(admission), new WorkerAudit(this.audit::add, clock),
+				admission.control(), new WorkerAudit(this.audit::add, clock),
 				LeasePolicy.defaults(), OperationClasses.defaults(), Duration.ofSeconds(5), properties, clock);
 	}
 
@@ -69,7 +69,7 @@ class WorkerOperationsTests {
 	}
 
 	static JsonNode json(WorkerResponse response) {
-		return WorkerJson.MAPPER.readTree(response.body());
+		return io.starintel.lease.http.StrictJson.MAPPER.readTree(response.body());
 	}
 
 	@Test

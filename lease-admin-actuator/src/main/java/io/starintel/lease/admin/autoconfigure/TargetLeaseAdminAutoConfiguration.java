@@ -6,8 +6,8 @@ import io.starintel.lease.admin.AdminCaller;
 import io.starintel.lease.admin.AdminProperties;
 import io.starintel.lease.admin.TargetLeaseAdminController;
 import io.starintel.lease.admin.TargetLeaseAdminOperations;
-import io.starintel.lease.admin.TenantAdmissionControl;
 import io.starintel.lease.admin.TraceGuardFilter;
+import io.starintel.lease.http.TenantAdmission;
 import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.audit.redis.RedisStreamAuditSink;
 import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;
@@ -53,10 +53,10 @@ public final class TargetLeaseAdminAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	TenantAdmissionControl targetLeaseAdmissionControl(AdminProperties properties) {
+	TenantAdmission targetLeaseAdmissionControl(AdminProperties properties) {
 		AdminProperties.Admission admission = properties.getAdmission();
-		return new TenantAdmissionControl(admission.getMaxInFlight(), admission.getPermitsPerSecond(),
-				admission.getBurst());
+		return new TenantAdmission(admission.getMaxInFlight(), admission.getPermitsPerSecond(),
+				admission.getBurst(), "starintel.lease.admin.admission");
 	}
 
 	@Bean
@@ -74,7 +74,7 @@ public final class TargetLeaseAdminAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	TargetLeaseAdminOperations targetLeaseAdminOperations(LeaseService service, AdminCaller caller,
-			TenantAdmissionControl admission, AdminProperties properties, ObjectProvider<LeasePolicy> policy,
+			TenantAdmission admission, AdminProperties properties, ObjectProvider<LeasePolicy> policy,
 			ObjectProvider<OperationClasses> operationClasses, AdminAuditor auditor) {
 		return new TargetLeaseAdminOperations(service.operations(), caller, admission, properties,
 				policy.getIfAvailable(LeasePolicy::defaults), operationClasses.getIfAvailable(OperationClasses::defaults),

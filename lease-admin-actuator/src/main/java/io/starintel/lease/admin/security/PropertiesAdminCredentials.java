@@ -13,8 +13,8 @@ import io.starintel.lease.admin.Capabilities;
 import io.starintel.lease.admin.CredentialKind;
 import io.starintel.lease.core.LeaseConfigurationException;
 import io.starintel.lease.core.Identifiers;
-import io.starintel.lease.core.ListFilter;
 import io.starintel.lease.core.ProgramScope;
+import io.starintel.lease.http.CredentialRules;
 import org.springframework.security.core.userdetails.UserDetails;
 import org.springframework.security.core.userdetails.UserDetailsService;
 import org.springframework.security.core.userdetails.UsernameNotFoundException;
@@ -61,9 +61,7 @@ public final class PropertiesAdminCredentials implements UserDetailsService {
 		String where = "starintel.lease.admin.credentials[" + credential.getCredentialId() + "]";
 		Identifiers.require("principal", credential.getPrincipal());
 		Identifiers.require("credential-id", credential.getCredentialId());
-		if (credential.getSecretHash() == null || !credential.getSecretHash().startsWith("{")) {
-			throw new IllegalStateException(where + ": secret-hash must be an encoded hash such as {bcrypt}...");
-		}
+		CredentialRules.secretHash(where + ".secret-hash", credential.getSecretHash());
 		for (String capability : credential.getCapabilities()) {
 			if (!Capabilities.ALL.contains(capability)) {
 				throw new IllegalStateException(where + ": unknown capability");
@@ -82,22 +80,9 @@ public final class PropertiesAdminCredentials implements UserDetailsService {
 			tenant = scope.tenantId();
 			programs.add(scope.programId());
 		}
-		Set<String> actors = new LinkedHashSet<>();
-		for (String actor : credential.getActors()) {
-			actors.add(io.starintel.lease.core.LockIdentity
-				.of(tenant, programs.iterator().next(), "ns", "t", actor, "w", null)
-				.actorName());
-		}
-		Set<String> targets = new LinkedHashSet<>();
-		for (String target : credential.getTargets()) {
-			int slash = target.indexOf('/');
-			if (slash <= 0) {
-				throw new IllegalStateException(where + ": targets must be target_namespace/target_id");
-			}
-			ListFilter.ByTarget canonical = new ListFilter.ByTarget(ProgramScope.of(tenant, programs.iterator().next()),
-					target.substring(0, slash), target.substring(slash + 1));
-			targets.add(canonical.targetNamespace() + "/" + canonical.targetId());
-		}
+		ProgramScope first = ProgramScope.of(tenant, programs.iterator().next());
+		Set<String> actors = CredentialRules.actors(where + ".actors", first, credential.getActors());
+		Set<String> targets = CredentialRules.targets(where + ".targets", first, credential.getTargets());
 		AdminGrant grant = new AdminGrant(credential.getPrincipal(), credential.getCredentialId(),
 				credential.getKind(), credential.getCapabilities(), tenant, programs, actors, targets);
 		return new LeaseAdminUser(grant, credential.getSecretHash());

@@ -1,4 +1,4 @@
-package io.starintel.lease.admin;
+package io.starintel.lease.http;
 
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -9,16 +9,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The per-tenant token bucket and in-flight bound, on a fake nano clock.
  */
-class TenantAdmissionControlTests {
+class TenantAdmissionTests {
 
 	private final AtomicLong now = new AtomicLong();
 
 	@Test
 	void whenBucketIsEmptyThenRejectedWithRetryHintUntilRefilled() {
-		TenantAdmissionControl control = new TenantAdmissionControl(10, 2, 2, this.now::get);
+		TenantAdmission control = new TenantAdmission(10, 2, 2, this.now::get, "test.admission");
 		control.admit("t").close();
 		control.admit("t").close();
-		TenantAdmissionControl.Admission rejected = control.admit("t");
+		TenantAdmission.Permit rejected = control.admit("t");
 		assertThat(rejected.admitted()).isFalse();
 		assertThat(rejected.retryAfterMs()).isEqualTo(500);
 		assertThat(control.admit("other").admitted()).as("tenants are independent").isTrue();
@@ -28,17 +28,25 @@ class TenantAdmissionControlTests {
 
 	@Test
 	void whenInFlightLimitIsReachedThenRejectedUntilAPermitCloses() {
-		TenantAdmissionControl control = new TenantAdmissionControl(1, 1000, 1000, this.now::get);
-		TenantAdmissionControl.Admission first = control.admit("t");
+		TenantAdmission control = new TenantAdmission(1, 1000, 1000, this.now::get, "test.admission");
+		TenantAdmission.Permit first = control.admit("t");
 		assertThat(first.admitted()).isTrue();
-		TenantAdmissionControl.Admission second = control.admit("t");
+		TenantAdmission.Permit second = control.admit("t");
 		assertThat(second.admitted()).isFalse();
 		assertThat(second.retryAfterMs()).isPositive();
 		first.close();
 		first.close();
-		try (TenantAdmissionControl.Admission third = control.admit("t")) {
+		try (TenantAdmission.Permit third = control.admit("t")) {
 			assertThat(third.admitted()).isTrue();
 		}
+	}
+
+	@Test
+	void limitsMustBePositiveAndTheFailureNamesTheProperty() {
+		org.assertj.core.api.Assertions
+			.assertThatIllegalArgumentException()
+			.isThrownBy(() -> new TenantAdmission(0, 1, 1, "starintel.lease.worker-http.admission"))
+			.withMessageContaining("starintel.lease.worker-http.admission");
 	}
 
 }

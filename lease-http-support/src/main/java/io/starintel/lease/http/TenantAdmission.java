@@ -1,4 +1,4 @@
-package io.starintel.lease.worker;
+package io.starintel.lease.http;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -8,12 +8,16 @@ import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Bounded admission per tenant: at most {@code maxInFlight} concurrent worker operations and a token bucket of
- * {@code permitsPerSecond} refilled continuously up to {@code burst}.
+ * Bounded admission per tenant: at most {@code maxInFlight} concurrent operations and a token bucket of
+ * {@code permitsPerSecond} refilled continuously up to {@code burst}. Never waits: a request is admitted or refused
+ * at once with a retry hint.
  *
  * <p>Contract: "429 lease_rate_limited: bounded quota or admission control rejected work", with a retry hint.
  */
-final class WorkerAdmission {
+public final class TenantAdmission {
+
+	/** Retry hint when the tenant's in-flight limit (not its rate) refused the request. */
+	static final long IN_FLIGHT_RETRY_MS = 50;
 
 	private final int maxInFlight;
 
@@ -25,13 +29,19 @@ final class WorkerAdmission {
 
 	private final Map<String, Bucket> tenants = new ConcurrentHashMap<>();
 
-	WorkerAdmission(WorkerHttpProperties.Admission limits) {
-		this(limits.maxInFlight(), limits.permitsPerSecond(), limits.burst(), System::nanoTime);
+	/**
+	 * A control on the system nano clock.
+	 * @param property the configuration prefix named when a limit is not positive
+	 */
+	public TenantAdmission(int maxInFlight, double permitsPerSecond, int burst, String property) {
+		this(maxInFlight, permitsPerSecond, burst, System::nanoTime, property);
 	}
 
-	WorkerAdmission(int maxInFlight, double permitsPerSecond, int burst, LongSupplier nanoTime) {
+	/** A control on the given nano clock (tests). */
+	public TenantAdmission(int maxInFlight, double permitsPerSecond, int burst, LongSupplier nanoTime,
+			String property) {
 		if (maxInFlight < 1 || permitsPerSecond <= 0 || burst < 1) {
-			throw new IllegalArgumentException("starintel.lease.worker-http.admission.* limits must be positive");
+			throw new IllegalArgumentException(property + ".* limits must be positive");
 		}
 		this.maxInFlight = maxInFlight;
 		this.permitsPerSecond = permitsPerSecond;
@@ -39,21 +49,21 @@ final class WorkerAdmission {
 		this.nanoTime = nanoTime;
 	}
 
-	/** Admits one operation: a permit to close when done, or a rejection with a retry hint. */
-	Permit admit(String tenantId) {
+	/** Admits one operation of a tenant: a permit to close when done, or a rejection with a retry hint. */
+	public Permit admit(String tenantId) {
 		Bucket bucket = this.tenants.computeIfAbsent(tenantId, (t) -> new Bucket(this.burst, this.nanoTime.getAsLong()));
 		long waitMs = bucket.take(this.nanoTime.getAsLong(), this.permitsPerSecond, this.burst);
 		if (waitMs > 0) {
 			return new Permit(null, waitMs);
 		}
 		if (!bucket.inFlight.tryAcquire()) {
-			return new Permit(null, 50);
+			return new Permit(null, IN_FLIGHT_RETRY_MS);
 		}
 		return new Permit(bucket.inFlight, 0);
 	}
 
 	/** Admitted (close to release) or rejected with {@link #retryAfterMs()}. */
-	static final class Permit implements AutoCloseable {
+	public static final class Permit implements AutoCloseable {
 
 		private @Nullable Semaphore held;
 
@@ -64,11 +74,13 @@ final class WorkerAdmission {
 			this.retryAfterMs = retryAfterMs;
 		}
 
-		boolean admitted() {
+		/** Whether the operation may proceed. */
+		public boolean admitted() {
 			return this.retryAfterMs == 0;
 		}
 
-		long retryAfterMs() {
+		/** Milliseconds after which a retry may be admitted (0 when admitted). */
+		public long retryAfterMs() {
 			return this.retryAfterMs;
 		}
 
@@ -85,7 +97,7 @@ final class WorkerAdmission {
 
 	private final class Bucket {
 
-		private final Semaphore inFlight = new Semaphore(WorkerAdmission.this.maxInFlight);
+		private final Semaphore inFlight = new Semaphore(TenantAdmission.this.maxInFlight);
 
 		private double tokens;
 
@@ -96,6 +108,7 @@ final class WorkerAdmission {
 			this.refilledAt = now;
 		}
 
+		/** Takes one token, or returns how long to wait for one. */
 		synchronized long take(long now, double rate, double capacity) {
 			double elapsedSeconds = (now - this.refilledAt) / 1_000_000_000.0;
 			this.tokens = Math.min(capacity, this.tokens + Math.max(0, elapsedSeconds) * rate);
