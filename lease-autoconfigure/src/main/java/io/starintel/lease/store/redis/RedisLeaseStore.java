@@ -108,16 +108,27 @@ public final class RedisLeaseStore implements LeaseStore {
 
 	@Override
 	public LeaseResult renew(RenewRequest request) {
-		if (request.ttlMs() != null) {
-			try {
-				this.policy.checkRenewTtl(request.ttlMs());
-			}
-			catch (InvalidLeaseRequestException ex) {
-				return LeaseResult.invalid(ex);
-			}
+		LeaseResult invalid = invalidTtl(request);
+		if (invalid != null) {
+			return invalid;
 		}
 		IdentityKeys target = IdentityKeys.of(request.handle().identity());
 		return single(this.arguments.renew(target, request), "renew", true, target, request.deadlineAt(), null, null);
+	}
+
+	/** A renewal's new TTL outside policy ({@link LeasePolicy#checkRenewTtl}): invalid, nothing sent; else null. */
+	private @Nullable LeaseResult invalidTtl(RenewRequest request) {
+		Long ttl = request.ttlMs();
+		if (ttl == null) {
+			return null;
+		}
+		try {
+			this.policy.checkRenewTtl(ttl);
+			return null;
+		}
+		catch (InvalidLeaseRequestException ex) {
+			return LeaseResult.invalid(ex);
+		}
 	}
 
 	/**
@@ -138,9 +149,9 @@ public final class RedisLeaseStore implements LeaseStore {
 			// a lease whose deadline already passed, or whose new TTL is out of policy, is not sent (nothing
 			// mutated), like a single renew
 			group.removeIf(index -> {
-				Long ttl = requests.get(index).ttlMs();
-				if (ttl != null && (ttl <= this.policy.minimumTtl().toMillis() || ttl > this.policy.maximumTtl().toMillis())) {
-					results[index] = LeaseResult.failure(ResultCode.INVALID_LEASE_REQUEST, Reason.NONE, null);
+				LeaseResult invalid = invalidTtl(requests.get(index));
+				if (invalid != null) {
+					results[index] = invalid;
 					return true;
 				}
 				if (requests.get(index).deadlineAt().toEpochMilli() <= nowMs) {
