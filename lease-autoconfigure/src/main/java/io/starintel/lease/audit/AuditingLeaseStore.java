@@ -9,6 +9,11 @@ import java.util.function.Supplier;
 
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.AdminRequest;
+import io.starintel.lease.core.AttachDeleteRequest;
+import io.starintel.lease.core.AttachGetRequest;
+import io.starintel.lease.core.AttachListRequest;
+import io.starintel.lease.core.AttachPutRequest;
+import io.starintel.lease.core.AttachmentResult;
 import io.starintel.lease.core.CommitRequest;
 import io.starintel.lease.core.InspectRequest;
 import io.starintel.lease.core.LeaseHandle;
@@ -260,6 +265,31 @@ public final class AuditingLeaseStore implements LeaseStore {
 		applyContext(b);
 		return b.principal(PrincipalClass.ADMINISTRATOR, request.adminPrincipalId(), request.adminCredentialId(), null)
 			.build();
+	}
+
+	/*
+	 * Attached keys are data-plane writes of the lease's holder: delegated without an audit event of their own (their
+	 * deletion is part of the release/revoke/expiry transition, which is audited). docs/attachments.md.
+	 */
+
+	@Override
+	public AttachmentResult putAttached(AttachPutRequest request) {
+		return this.delegate.putAttached(request);
+	}
+
+	@Override
+	public AttachmentResult getAttached(AttachGetRequest request) {
+		return this.delegate.getAttached(request);
+	}
+
+	@Override
+	public AttachmentResult deleteAttached(AttachDeleteRequest request) {
+		return this.delegate.deleteAttached(request);
+	}
+
+	@Override
+	public AttachmentResult listAttached(AttachListRequest request) {
+		return this.delegate.listAttached(request);
 	}
 
 	/**

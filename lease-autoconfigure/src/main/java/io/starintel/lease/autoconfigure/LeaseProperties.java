@@ -9,7 +9,9 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
 
+import io.starintel.lease.core.AttachedKeys;
 import io.starintel.lease.core.Identifiers;
 import io.starintel.lease.core.InvalidLeaseRequestException;
 import io.starintel.lease.core.LeaseConfigurationException;
@@ -52,6 +54,7 @@ import io.starintel.lease.job.MisuseMode;
  * @param job start-up checks and shutdown of leased jobs
  * @param listCursorSecret base64 secret (16, 24 or 32 bytes) sealing list cursors; set the same value on every
  * instance serving a program so that a cursor issued by one is accepted by another (random per instance if unset)
+ * @param attachments bounds of the keys attached to a lease (put-with-lease)
  */
 @ConfigurationProperties("starintel.lease")
 public record LeaseProperties(@DefaultValue("redis") StoreType store, @Nullable String tenant,
@@ -65,7 +68,7 @@ public record LeaseProperties(@DefaultValue("redis") StoreType store, @Nullable 
 		@DefaultValue("7d") Duration historyRetention, @DefaultValue("1h") Duration retryWindow,
 		@DefaultValue("500") int maximumPageSize, @DefaultValue("30s") Duration clockSkewBound,
 		@DefaultValue List<String> operationClasses, @DefaultValue("interrupt") CancellationMode cancellation,
-		@DefaultValue Job job, @Nullable String listCursorSecret) {
+		@DefaultValue Job job, @Nullable String listCursorSecret, @DefaultValue Attachments attachments) {
 
 	private static final String PREFIX = "starintel.lease.";
 
@@ -123,6 +126,18 @@ public record LeaseProperties(@DefaultValue("redis") StoreType store, @Nullable 
 		catch (InvalidLeaseRequestException ex) {
 			problems.add(new Problem(PREFIX + "operation-classes", ": " + ex.getMessage()));
 		}
+		attachments = (attachments != null) ? attachments
+				: new Attachments(AttachedKeys.DEFAULT_MAXIMUM_KEYS_PER_LEASE,
+						DataSize.ofBytes(AttachedKeys.DEFAULT_MAXIMUM_VALUE_BYTES));
+		if (attachments.maximumKeysPerLease() < 1 || attachments.maximumKeysPerLease() > 1_000_000) {
+			problems.add(new Problem(PREFIX + "attachments.maximum-keys-per-lease",
+					"(" + attachments.maximumKeysPerLease() + ") must be between 1 and 1000000"));
+		}
+		if (attachments.maximumValueSize().toBytes() < 1
+				|| attachments.maximumValueSize().toBytes() > Attachments.VALUE_SIZE_CEILING.toBytes()) {
+			problems.add(new Problem(PREFIX + "attachments.maximum-value-size",
+					"(" + attachments.maximumValueSize() + ") must be between 1B and 16MB"));
+		}
 		try {
 			new LeasePolicy(minimumTtl, maximumTtl, maximumLifetime, maximumDeadline, retryWindow, historyLength,
 					historyRetention, maximumPageSize, clockSkewBound);
@@ -170,7 +185,8 @@ public record LeaseProperties(@DefaultValue("redis") StoreType store, @Nullable 
 	public LeasePolicy policy() {
 		return new LeasePolicy(this.minimumTtl, this.maximumTtl, this.maximumLifetime, this.maximumDeadline,
 				this.retryWindow, this.historyLength, this.historyRetention, this.maximumPageSize,
-				this.clockSkewBound);
+				this.clockSkewBound, this.attachments.maximumKeysPerLease(),
+				(int) this.attachments.maximumValueSize().toBytes());
 	}
 
 	/** The list cursors these properties describe: sealed under the configured secret, or a random one. */
@@ -218,6 +234,20 @@ public record LeaseProperties(@DefaultValue("redis") StoreType store, @Nullable 
 								+ "lifecycle phase timeout)")), "Set " + PREFIX + "job.shutdown-timeout, e.g. 5s.");
 			}
 		}
+
+	}
+
+	/**
+	 * Bounds of the keys attached to a lease ({@code starintel.lease.attachments.*}, docs/attachments.md).
+	 *
+	 * @param maximumKeysPerLease most keys attached to one lease; a put-with-lease beyond it is refused with
+	 * lease_rate_limited (attached_key_limit_reached)
+	 * @param maximumValueSize largest attached value (UTF-8 bytes), at most 16MB; larger puts are invalid_lease_request
+	 */
+	public record Attachments(@DefaultValue("10000") int maximumKeysPerLease,
+			@DefaultValue("64KB") DataSize maximumValueSize) {
+
+		static final DataSize VALUE_SIZE_CEILING = DataSize.ofMegabytes(16);
 
 	}
 

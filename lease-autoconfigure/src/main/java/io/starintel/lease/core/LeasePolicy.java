@@ -20,10 +20,12 @@ import java.time.Instant;
  * @param historyRetention how long terminal history is kept
  * @param maximumPageSize server maximum list page size
  * @param clockSkewBound how far backend time may lag the last issued token before acquisition is refused
+ * @param maximumAttachedKeys most keys attached to one lease (put-with-lease beyond it is refused)
+ * @param maximumAttachedValueBytes largest attached value, in UTF-8 bytes
  */
 public record LeasePolicy(Duration minimumTtl, Duration maximumTtl, Duration maximumLifetime,
 		Duration maximumDeadline, Duration retryWindow, int historyLength, Duration historyRetention,
-		int maximumPageSize, Duration clockSkewBound) {
+		int maximumPageSize, Duration clockSkewBound, int maximumAttachedKeys, int maximumAttachedValueBytes) {
 
 	/** Checks that the policy itself is coherent. */
 	public LeasePolicy {
@@ -40,6 +42,19 @@ public record LeasePolicy(Duration minimumTtl, Duration maximumTtl, Duration max
 		if (historyLength < 1 || maximumPageSize < 1) {
 			throw new IllegalArgumentException("history-length and maximum-page-size must be positive");
 		}
+		if (maximumAttachedKeys < 1 || maximumAttachedValueBytes < 1) {
+			throw new IllegalArgumentException(
+					"maximum-attached-keys and maximum-attached-value-size must be positive");
+		}
+	}
+
+	/** A policy with the default attached-key bounds ({@link AttachedKeys}). */
+	public LeasePolicy(Duration minimumTtl, Duration maximumTtl, Duration maximumLifetime, Duration maximumDeadline,
+			Duration retryWindow, int historyLength, Duration historyRetention, int maximumPageSize,
+			Duration clockSkewBound) {
+		this(minimumTtl, maximumTtl, maximumLifetime, maximumDeadline, retryWindow, historyLength, historyRetention,
+				maximumPageSize, clockSkewBound, AttachedKeys.DEFAULT_MAXIMUM_KEYS_PER_LEASE,
+				AttachedKeys.DEFAULT_MAXIMUM_VALUE_BYTES);
 	}
 
 	/** Defaults: TTL in (1s, 10m], lifetime up to 24h, deadlines up to 2m ahead, 16 history entries, pages of 500. */
@@ -51,13 +66,34 @@ public record LeasePolicy(Duration minimumTtl, Duration maximumTtl, Duration max
 	/** A copy with other TTL bounds. */
 	public LeasePolicy withTtlBounds(Duration minimum, Duration maximum) {
 		return new LeasePolicy(minimum, maximum, this.maximumLifetime, this.maximumDeadline, this.retryWindow,
-				this.historyLength, this.historyRetention, this.maximumPageSize, this.clockSkewBound);
+				this.historyLength, this.historyRetention, this.maximumPageSize, this.clockSkewBound,
+				this.maximumAttachedKeys, this.maximumAttachedValueBytes);
 	}
 
 	/** A copy with another clock-skew bound. */
 	public LeasePolicy withClockSkewBound(Duration bound) {
 		return new LeasePolicy(this.minimumTtl, this.maximumTtl, this.maximumLifetime, this.maximumDeadline,
-				this.retryWindow, this.historyLength, this.historyRetention, this.maximumPageSize, bound);
+				this.retryWindow, this.historyLength, this.historyRetention, this.maximumPageSize, bound,
+				this.maximumAttachedKeys, this.maximumAttachedValueBytes);
+	}
+
+	/** A copy with other attached-key bounds. */
+	public LeasePolicy withAttachedKeyBounds(int maximumKeys, int maximumValueBytes) {
+		return new LeasePolicy(this.minimumTtl, this.maximumTtl, this.maximumLifetime, this.maximumDeadline,
+				this.retryWindow, this.historyLength, this.historyRetention, this.maximumPageSize, this.clockSkewBound,
+				maximumKeys, maximumValueBytes);
+	}
+
+	/**
+	 * Checks a put-with-lease against the policy: the value bound and a finite deadline.
+	 * @throws InvalidLeaseRequestException naming {@code attached_value} or {@code deadline_at}
+	 */
+	public void check(AttachPutRequest request, Instant now) {
+		if (AttachedKeys.valueBytes(request.value()) > this.maximumAttachedValueBytes) {
+			throw new InvalidLeaseRequestException("attached_value",
+					"larger than " + this.maximumAttachedValueBytes + " bytes");
+		}
+		checkDeadline(request.deadlineAt(), now);
 	}
 
 	/** How long idempotency records are kept: maximum lifetime plus retry window. */

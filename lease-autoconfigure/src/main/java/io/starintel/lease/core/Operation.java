@@ -7,7 +7,11 @@ package io.starintel.lease.core;
  */
 public enum Operation {
 
-	ACQUIRE("acquire"), RENEW("renew"), RELEASE("release"), FORCE_RELEASE("force_release"), REVOKE("revoke");
+	ACQUIRE("acquire"), RENEW("renew"), RELEASE("release"), FORCE_RELEASE("force_release"), REVOKE("revoke"),
+	/** put-with-lease of an attached key. */
+	ATTACH_PUT("attach_put"),
+	/** delete of an attached key by its lease's holder. */
+	ATTACH_DELETE("attach_delete");
 
 	private final String wireName;
 

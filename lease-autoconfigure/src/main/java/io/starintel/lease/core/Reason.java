@@ -23,7 +23,13 @@ public enum Reason {
 	/** A commit token is below the identity's fenced-write high-water mark. */
 	TOKEN_BELOW_HIGH_WATER_MARK("token_below_high_water_mark"),
 	/** The maximum lifetime of the lease has been reached; renewal cannot extend it. */
-	MAXIMUM_LIFETIME_REACHED("maximum_lifetime_reached");
+	MAXIMUM_LIFETIME_REACHED("maximum_lifetime_reached"),
+	/** A put-with-lease named a key attached to another lease (delete it there first). */
+	ATTACHED_TO_ANOTHER_LEASE("attached_to_another_lease"),
+	/** A put-with-lease would exceed the policy's maximum number of keys attached to one lease. */
+	ATTACHED_KEY_LIMIT_REACHED("attached_key_limit_reached"),
+	/** No such attached key (or it belongs to a lease that is no longer active, or to another lease). */
+	ATTACHMENT_NOT_FOUND("attachment_not_found");
 
 	private final String wireName;
 

@@ -18,6 +18,14 @@ public enum ResultCode {
 	LEASE_REVOKED("lease_revoked", 200, false),
 	/** A fenced commit was authorized at backend time (FenceGuard). */
 	LEASE_COMMIT_AUTHORIZED("lease_commit_authorized", 200, false),
+	/** A key was stored attached to a lease (put-with-lease). */
+	ATTACHMENT_STORED("attachment_stored", 200, false),
+	/** An attached key was read. */
+	ATTACHMENT_READ("attachment_read", 200, false),
+	/** An attached key was deleted by its lease's holder. */
+	ATTACHMENT_DELETED("attachment_deleted", 200, false),
+	/** The names of a lease's attached keys were listed. */
+	ATTACHMENTS_LISTED("attachments_listed", 200, false),
 	INVALID_LEASE_REQUEST("invalid_lease_request", 400, false),
 	INVALID_CREDENTIAL("invalid_credential", 401, false),
 	ACCESS_DENIED("access_denied", 403, false),

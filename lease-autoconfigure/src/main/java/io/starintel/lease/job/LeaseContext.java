@@ -1,16 +1,20 @@
 package io.starintel.lease.job;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.jspecify.annotations.Nullable;
 
+import io.starintel.lease.core.AttachmentResult;
 import io.starintel.lease.core.LeaseHandle;
 import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.Reason;
+import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.service.LeaseService;
 
 /**
  * The fencing context of one leased execution: lock identity, lease id, fencing token, expiry, execution, job and
@@ -30,10 +34,18 @@ public final class LeaseContext {
 
 	private final AtomicReference<@Nullable Reason> lossReason = new AtomicReference<>();
 
-	/** A context for a freshly acquired lease. */
+	private final @Nullable LeaseService service;
+
+	/** A context for a freshly acquired lease, without attached keys ({@link #attachments()} answers unavailable). */
 	public LeaseContext(LeaseRecord lease) {
+		this(lease, null);
+	}
+
+	/** A context for a freshly acquired lease whose {@link #attachments()} go through {@code service}. */
+	public LeaseContext(LeaseRecord lease, @Nullable LeaseService service) {
 		this.lease = Objects.requireNonNull(lease, "lease");
 		this.expiresAt = lease.expiresAt();
+		this.service = service;
 	}
 
 	/** The context bound to the current thread, if a leased execution runs on it. */
@@ -147,10 +159,62 @@ public final class LeaseContext {
 		}
 	}
 
+	/**
+	 * The keys attached to this lease (docs/attachments.md): put, get, delete and list bound to this lease's handle
+	 * and program. Every ending transition of the lease deletes them atomically.
+	 */
+	public Attachments attachments() {
+		return new Attachments(this.lease, this.service);
+	}
+
 	/** Never prints the lock key or target id. */
 	@Override
 	public String toString() {
 		return "LeaseContext[" + leaseId() + ", token=" + fencingToken() + ", lost=" + isLost() + "]";
+	}
+
+	/**
+	 * Attached keys bound to one lease: every method returns a typed {@link AttachmentResult} (never throws for a
+	 * backend problem or invalid input).
+	 */
+	public static final class Attachments {
+
+		private final LeaseRecord lease;
+
+		private final @Nullable LeaseService service;
+
+		Attachments(LeaseRecord lease, @Nullable LeaseService service) {
+			this.lease = lease;
+			this.service = service;
+		}
+
+		/** put-with-lease: stores {@code value} under {@code name}, attached to this lease. */
+		public AttachmentResult put(String name, String value) {
+			return (this.service != null) ? this.service.putAttached(this.lease.handle(), name, value) : unavailable();
+		}
+
+		/** Reads a key of this lease's program (a key of another active lease of the program is readable too). */
+		public AttachmentResult get(String name) {
+			return (this.service != null) ? this.service.getAttached(this.lease.identity().scope(), name)
+					: unavailable();
+		}
+
+		/** Deletes a key attached to this lease. */
+		public AttachmentResult delete(String name) {
+			return (this.service != null) ? this.service.deleteAttached(this.lease.handle(), name) : unavailable();
+		}
+
+		/** The names of every key attached to this lease. */
+		public AttachmentResult list() {
+			return (this.service != null)
+					? this.service.listAttached(this.lease.identity().scope(), this.lease.leaseId()) : unavailable();
+		}
+
+		private static AttachmentResult unavailable() {
+			return new AttachmentResult(ResultCode.LEASE_BACKEND_UNAVAILABLE, Reason.NONE, null, null, null,
+					List.of(), false, null, "this lease context has no lease service");
+		}
+
 	}
 
 	/** A binding scope; closing it restores the previous binding. */

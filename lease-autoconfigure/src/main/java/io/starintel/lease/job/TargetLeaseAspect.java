@@ -132,7 +132,7 @@ public class TargetLeaseAspect {
 					"Could not acquire the target lease for " + plan.name
 							+ ((result.detail() != null) ? " (" + result.detail() + ")" : ""));
 		}
-		LeaseContext context = new LeaseContext(result.lease());
+		LeaseContext context = new LeaseContext(result.lease(), this.service);
 		logger.debug("Lease acquired for {}: {}", plan.name, context);
 		return plan.async ? runAsync(joinPoint, context) : runSync(joinPoint, context);
 	}

@@ -19,6 +19,12 @@ import org.slf4j.LoggerFactory;
 
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.AdminRequest;
+import io.starintel.lease.core.AttachDeleteRequest;
+import io.starintel.lease.core.AttachGetRequest;
+import io.starintel.lease.core.AttachListRequest;
+import io.starintel.lease.core.AttachPutRequest;
+import io.starintel.lease.core.AttachmentResult;
+import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.core.CommitRequest;
 import io.starintel.lease.core.LeasePage;
 import io.starintel.lease.core.ListRequest;
@@ -254,6 +260,58 @@ public final class LeaseService {
 			.inspect(InspectRequest.byIdentity(identity, Identifiers.generate("correlation"), deadline())));
 	}
 
+	/**
+	 * put-with-lease (docs/attachments.md) with a fresh request id: stores {@code value} under {@code name}, attached
+	 * to the exact lease of {@code handle}; deleted with the lease by every ending transition.
+	 */
+	public AttachmentResult putAttached(LeaseHandle handle, String name, String value) {
+		return attached("attach_put", () -> this.store
+			.putAttached(new AttachPutRequest(handle, name, value, Identifiers.generate("request"), deadline())));
+	}
+
+	/** Reads an attached key of a program (visible only while its lease is active). */
+	public AttachmentResult getAttached(ProgramScope scope, String name) {
+		return attached("attach_get", () -> this.store
+			.getAttached(new AttachGetRequest(scope, name, Identifiers.generate("correlation"), deadline())));
+	}
+
+	/** Deletes a key attached to the exact lease of {@code handle}, with a fresh request id. */
+	public AttachmentResult deleteAttached(LeaseHandle handle, String name) {
+		return attached("attach_delete", () -> this.store
+			.deleteAttached(new AttachDeleteRequest(handle, name, Identifiers.generate("request"), deadline())));
+	}
+
+	/** The names of the keys attached to an active lease of a program, read at one backend instant. */
+	public AttachmentResult listAttached(ProgramScope scope, String leaseId) {
+		return attached("attach_list", () -> this.store
+			.listAttached(new AttachListRequest(scope, leaseId, Identifiers.generate("correlation"), deadline())));
+	}
+
+	/** An attached-key call, timed like the lease operations, with typed exception mapping. */
+	private AttachmentResult attached(String operation, Supplier<AttachmentResult> call) {
+		long start = System.nanoTime();
+		AttachmentResult result;
+		try {
+			result = call.get();
+			if (result == null) {
+				result = AttachmentResult.failure(ResultCode.LEASE_BACKEND_UNAVAILABLE, Reason.BACKEND_UNREACHABLE,
+						null);
+			}
+		}
+		catch (InvalidLeaseRequestException ex) {
+			result = AttachmentResult.invalid(ex);
+		}
+		catch (RuntimeException ex) {
+			ResultCode code = operation.equals("attach_put") || operation.equals("attach_delete")
+					? ResultCode.LEASE_OUTCOME_UNKNOWN : ResultCode.LEASE_BACKEND_UNAVAILABLE;
+			logger.warn("Lease store threw on {} ({}); answering {}", operation, ex.getClass().getName(),
+					code.wireName());
+			result = AttachmentResult.failure(code, Reason.BACKEND_UNREACHABLE, null);
+		}
+		record(operation, result.code(), System.nanoTime() - start);
+		return result;
+	}
+
 	private Instant deadline() {
 		return this.clock.instant().plus(this.operationTimeout);
 	}
@@ -387,6 +445,26 @@ public final class LeaseService {
 		@Override
 		public LeaseResult resolve(ResolveRequest request) {
 			return observe("resolve", () -> LeaseService.this.store.resolve(request));
+		}
+
+		@Override
+		public AttachmentResult putAttached(AttachPutRequest request) {
+			return attached("attach_put", () -> LeaseService.this.store.putAttached(request));
+		}
+
+		@Override
+		public AttachmentResult getAttached(AttachGetRequest request) {
+			return attached("attach_get", () -> LeaseService.this.store.getAttached(request));
+		}
+
+		@Override
+		public AttachmentResult deleteAttached(AttachDeleteRequest request) {
+			return attached("attach_delete", () -> LeaseService.this.store.deleteAttached(request));
+		}
+
+		@Override
+		public AttachmentResult listAttached(AttachListRequest request) {
+			return attached("attach_list", () -> LeaseService.this.store.listAttached(request));
 		}
 
 		@Override

@@ -7,6 +7,13 @@ import java.util.concurrent.ThreadLocalRandom;
 
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.AdminRequest;
+import io.starintel.lease.core.AttachDeleteRequest;
+import io.starintel.lease.core.AttachGetRequest;
+import io.starintel.lease.core.AttachListRequest;
+import io.starintel.lease.core.AttachPutRequest;
+import io.starintel.lease.core.AttachmentResult;
+import io.starintel.lease.core.Reason;
+import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.core.CommitRequest;
 import io.starintel.lease.core.InspectRequest;
 import io.starintel.lease.core.LeasePage;
@@ -102,6 +109,39 @@ public interface LeaseStore {
 
 	/** Return the committed result of an earlier mutating request, or {@code lease_not_found} if none was committed. */
 	LeaseResult resolve(ResolveRequest request);
+
+	/**
+	 * put-with-lease (docs/attachments.md): stores a key attached to the exact, active lease of the request's handle,
+	 * in the lease's program. {@code lease_lost} when that lease is not active at backend time; {@code lease_conflict}
+	 * ({@code attached_to_another_lease}) when the name is attached to another active lease; {@code lease_rate_limited}
+	 * ({@code attached_key_limit_reached}) beyond the policy's keys per lease; {@code invalid_lease_request} for a
+	 * value over the policy's bound. Every ending transition of the lease (release, force-release, revoke, expiry)
+	 * deletes all its attached keys in the same atomic step. Stores without attached keys answer
+	 * {@code lease_backend_unavailable} (the default).
+	 */
+	default AttachmentResult putAttached(AttachPutRequest request) {
+		return unsupportedAttachments();
+	}
+
+	/** Reads an attached key of the program: visible only while its lease is active at backend time. */
+	default AttachmentResult getAttached(AttachGetRequest request) {
+		return unsupportedAttachments();
+	}
+
+	/** Deletes a key attached to the exact, active lease of the request's handle. */
+	default AttachmentResult deleteAttached(AttachDeleteRequest request) {
+		return unsupportedAttachments();
+	}
+
+	/** The names of every key attached to an active lease, read at one backend instant (never a partial set). */
+	default AttachmentResult listAttached(AttachListRequest request) {
+		return unsupportedAttachments();
+	}
+
+	private static AttachmentResult unsupportedAttachments() {
+		return new AttachmentResult(ResultCode.LEASE_BACKEND_UNAVAILABLE, Reason.NONE, null, null, null,
+				List.of(), false, null, "this store does not support attached keys");
+	}
 
 	/**
 	 * Whether this store writes the audit event of each force-release and revoke decision durably in the same atomic

@@ -11,9 +11,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.BiFunction;
+import java.util.function.Function;
 
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.AdminRequest;
+import io.starintel.lease.core.AttachDeleteRequest;
+import io.starintel.lease.core.AttachGetRequest;
+import io.starintel.lease.core.AttachListRequest;
+import io.starintel.lease.core.AttachPutRequest;
+import io.starintel.lease.core.AttachmentResult;
+import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.core.CommitRequest;
 import io.starintel.lease.core.FencingTokens;
 import io.starintel.lease.core.Identifiers;
@@ -70,7 +77,18 @@ public final class InMemoryLeaseStore implements LeaseStore {
 	/** Opaque, tamper-evident list cursors (core's one cursor rule), per store. */
 	private final ListCursors cursors = new ListCursors();
 
+	/** Attached keys per lease id: name to value, in name order. */
+	private final Map<String, TreeMap<String, String>> attached = new HashMap<>();
+
+	/** Which lease id each attached name of a program belongs to. */
+	private final Map<ProgramScope, Map<String, String>> attachedOwners = new HashMap<>();
+
+	private final Map<String, StoredAttachment> attachmentIdempotency = new HashMap<>();
+
 	private record Stored(String digest, LeaseResult result, Instant expiresAt) {
+	}
+
+	private record StoredAttachment(String digest, AttachmentResult result, Instant expiresAt) {
 	}
 
 	/** A store on the given backend clock and policy. */
@@ -256,6 +274,139 @@ public final class InMemoryLeaseStore implements LeaseStore {
 		});
 	}
 
+	@Override
+	public AttachmentResult putAttached(AttachPutRequest request) {
+		return mutateAttached(request.handle(), request.operation(), request.requestId(), request.digest(),
+				request.deadlineAt(), (current, now) -> {
+					this.policy.check(request, now);
+					ProgramScope scope = current.identity().scope();
+					Map<String, String> owners = this.attachedOwners.computeIfAbsent(scope, k -> new HashMap<>());
+					String owner = owners.get(request.name());
+					if (owner != null && !owner.equals(current.leaseId())) {
+						if (activeById(owner, now) != null) {
+							return AttachmentResult.failure(ResultCode.LEASE_CONFLICT, Reason.ATTACHED_TO_ANOTHER_LEASE,
+									now);
+						}
+						owners.remove(request.name());
+					}
+					TreeMap<String, String> keys = this.attached.computeIfAbsent(current.leaseId(), k -> new TreeMap<>());
+					if (!keys.containsKey(request.name()) && keys.size() >= this.policy.maximumAttachedKeys()) {
+						return AttachmentResult.failure(ResultCode.LEASE_RATE_LIMITED, Reason.ATTACHED_KEY_LIMIT_REACHED,
+								now);
+					}
+					keys.put(request.name(), request.value());
+					owners.put(request.name(), current.leaseId());
+					return AttachmentResult.done(ResultCode.ATTACHMENT_STORED, request.name(), now);
+				});
+	}
+
+	@Override
+	public AttachmentResult deleteAttached(AttachDeleteRequest request) {
+		return mutateAttached(request.handle(), request.operation(), request.requestId(), request.digest(),
+				request.deadlineAt(), (current, now) -> {
+					TreeMap<String, String> keys = this.attached.get(current.leaseId());
+					if (keys == null || keys.remove(request.name()) == null) {
+						return AttachmentResult.failure(ResultCode.LEASE_NOT_FOUND, Reason.ATTACHMENT_NOT_FOUND, now);
+					}
+					this.attachedOwners.get(current.identity().scope()).remove(request.name());
+					return AttachmentResult.done(ResultCode.ATTACHMENT_DELETED, request.name(), now);
+				});
+	}
+
+	@Override
+	public AttachmentResult getAttached(AttachGetRequest request) {
+		return readAttached(request.deadlineAt(), now -> {
+			String owner = this.attachedOwners.getOrDefault(request.scope(), Map.of()).get(request.name());
+			LeaseRecord lease = (owner != null) ? activeById(owner, now) : null;
+			if (lease == null || !lease.identity().scope().equals(request.scope())) {
+				return AttachmentResult.failure(ResultCode.LEASE_NOT_FOUND, Reason.ATTACHMENT_NOT_FOUND, now);
+			}
+			return AttachmentResult.read(request.name(), this.attached.get(owner).get(request.name()), owner, now);
+		});
+	}
+
+	@Override
+	public AttachmentResult listAttached(AttachListRequest request) {
+		return readAttached(request.deadlineAt(), now -> {
+			LeaseRecord lease = activeById(request.leaseId(), now);
+			if (lease == null || !lease.identity().scope().equals(request.scope())) {
+				return AttachmentResult.failure(ResultCode.LEASE_NOT_FOUND, Reason.NONE, now);
+			}
+			TreeMap<String, String> keys = this.attached.get(request.leaseId());
+			return AttachmentResult.listed(request.leaseId(),
+					(keys != null) ? new ArrayList<>(keys.keySet()) : List.of(), now);
+		});
+	}
+
+	/** The active record of a lease id at {@code now} (expiring it first when due), or {@code null}. */
+	private LeaseRecord activeById(String leaseId, Instant now) {
+		String key = this.leaseIdToKey.get(leaseId);
+		LeaseRecord current = (key != null) ? currentRecord(key, now) : null;
+		return (current != null && current.leaseId().equals(leaseId)) ? current : null;
+	}
+
+	private interface AttachmentDecision {
+
+		AttachmentResult decide(LeaseRecord held, Instant now);
+
+	}
+
+	/** An attached-key mutation of the exact holder with deadline and idempotency handling (like {@link #mutate}). */
+	private AttachmentResult mutateAttached(LeaseHandle handle, Operation operation, String requestId, String digest,
+			Instant deadlineAt, AttachmentDecision decision) {
+		synchronized (this.lock) {
+			Instant now = backendNow();
+			try {
+				this.policy.checkDeadline(deadlineAt, now);
+			}
+			catch (InvalidLeaseRequestException ex) {
+				return AttachmentResult.invalid(ex);
+			}
+			if (now.isAfter(deadlineAt)) {
+				return AttachmentResult.failure(ResultCode.DEADLINE_EXCEEDED, Reason.NONE, now);
+			}
+			String idemKey = idempotencyKey(operation, handle.identity().lockKey(), handle.ownerPrincipalId(),
+					requestId);
+			StoredAttachment stored = this.attachmentIdempotency.get(idemKey);
+			if (stored != null && !now.isBefore(stored.expiresAt())) {
+				this.attachmentIdempotency.remove(idemKey);
+				stored = null;
+			}
+			if (stored != null) {
+				if (!stored.digest().equals(digest)) {
+					return AttachmentResult.failure(ResultCode.IDEMPOTENCY_CONFLICT, Reason.NONE, now);
+				}
+				return stored.result().asReplay();
+			}
+			LeaseRecord current = heldRecord(handle, now);
+			if (current == null) {
+				return AttachmentResult.failure(ResultCode.LEASE_LOST, Reason.STALE_LEASE, now);
+			}
+			AttachmentResult result;
+			try {
+				result = decision.decide(current, now);
+			}
+			catch (InvalidLeaseRequestException ex) {
+				return AttachmentResult.invalid(ex);
+			}
+			if (result.isSuccess()) {
+				this.attachmentIdempotency.put(idemKey,
+						new StoredAttachment(digest, result, now.plus(this.policy.idempotencyRetention())));
+			}
+			return result;
+		}
+	}
+
+	private AttachmentResult readAttached(Instant deadlineAt, Function<Instant, AttachmentResult> read) {
+		synchronized (this.lock) {
+			Instant now = backendNow();
+			if (now.isAfter(deadlineAt)) {
+				return AttachmentResult.failure(ResultCode.DEADLINE_EXCEEDED, Reason.NONE, now);
+			}
+			return read.apply(now);
+		}
+	}
+
 	/** Runs a non-idempotent operation at one linearization point after the backend-time deadline check. */
 	private LeaseResult read(Instant deadlineAt, Decision decision) {
 		synchronized (this.lock) {
@@ -355,6 +506,14 @@ public final class InMemoryLeaseStore implements LeaseStore {
 	private LeaseRecord end(LeaseRecord record, LeaseState terminal) {
 		LeaseRecord ended = record.withState(terminal);
 		this.active.remove(record.lockKey());
+		TreeMap<String, String> keys = this.attached.remove(record.leaseId());
+		if (keys != null) {
+			// the ending transition deletes every attached key of exactly this lease, in the same step
+			Map<String, String> owners = this.attachedOwners.get(record.identity().scope());
+			for (String name : keys.keySet()) {
+				owners.remove(name, record.leaseId());
+			}
+		}
 		this.terminalStates.put(record.leaseId(), terminal);
 		Deque<LeaseRecord> entries = this.history.computeIfAbsent(record.lockKey(), k -> new ArrayDeque<>());
 		entries.addFirst(ended);

@@ -8,6 +8,10 @@ import org.jspecify.annotations.Nullable;
 
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.AdminRequest;
+import io.starintel.lease.core.AttachDeleteRequest;
+import io.starintel.lease.core.AttachGetRequest;
+import io.starintel.lease.core.AttachListRequest;
+import io.starintel.lease.core.AttachPutRequest;
 import io.starintel.lease.core.CommitRequest;
 import io.starintel.lease.core.LeaseHandle;
 import io.starintel.lease.core.LeasePolicy;
@@ -183,6 +187,38 @@ final class LeaseArguments {
 		byte[][] args = { millis(deadlineAt), bytes(keys.base()), number(batch), bytes(adminPrincipalId),
 				bytes(adminCredentialId), bytes(reason), bytes(requestId), this.policy, number(auditLength) };
 		return new Call(LeaseLibrary.Function.RECOVER, k, args);
+	}
+
+	Call attachPut(IdentityKeys t, AttachPutRequest r, int maximumKeys) {
+		LeaseHandle h = r.handle();
+		byte[][] keys = { t.leaseKey, t.idempotency(Operation.ATTACH_PUT, h.ownerPrincipalId(), r.requestId()) };
+		byte[][] args = { millis(r.deadlineAt()), t.base, t.digestBytes, this.policy, bytes(r.digest()),
+				bytes(StoredRecord.holderPrefix(t.identityPrefix, h)), number(h.fencingToken()), bytes(h.leaseId()),
+				bytes(RedisKeys.attachedKeyHash(r.name())), bytes(r.name()), bytes(r.value()), number(maximumKeys) };
+		return new Call(LeaseLibrary.Function.ATTACH_PUT, keys, args);
+	}
+
+	Call attachDelete(IdentityKeys t, AttachDeleteRequest r) {
+		LeaseHandle h = r.handle();
+		byte[][] keys = { t.leaseKey, t.idempotency(Operation.ATTACH_DELETE, h.ownerPrincipalId(), r.requestId()) };
+		byte[][] args = { millis(r.deadlineAt()), t.base, t.digestBytes, this.policy, bytes(r.digest()),
+				bytes(StoredRecord.holderPrefix(t.identityPrefix, h)), number(h.fencingToken()), bytes(h.leaseId()),
+				bytes(RedisKeys.attachedKeyHash(r.name())) };
+		return new Call(LeaseLibrary.Function.ATTACH_DELETE, keys, args);
+	}
+
+	Call attachGet(AttachGetRequest r) {
+		RedisKeys keys = new RedisKeys(r.scope());
+		byte[][] k = { bytes(keys.attachedKey(r.name())) };
+		byte[][] args = { millis(r.deadlineAt()), bytes(keys.base()), this.policy };
+		return new Call(LeaseLibrary.Function.ATTACH_GET, k, args);
+	}
+
+	Call attachList(AttachListRequest r) {
+		RedisKeys keys = new RedisKeys(r.scope());
+		byte[][] k = { bytes(keys.base() + "lid:" + r.leaseId()) };
+		byte[][] args = { millis(r.deadlineAt()), bytes(keys.base()), this.policy, bytes(r.leaseId()) };
+		return new Call(LeaseLibrary.Function.ATTACH_LIST, k, args);
 	}
 
 	/** The policy's maximum deadline (checked again inside the functions). */

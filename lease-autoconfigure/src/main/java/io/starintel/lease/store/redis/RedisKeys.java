@@ -24,6 +24,8 @@ import io.starintel.lease.core.ProgramScope;
  * P{T}:idx:program   sorted set (score 0, member D): list by program (owner/target filters scan it)
  * P{T}:idx:expiry    sorted set (score expires_at ms, member D): the expiry queue
  * P{T}:audit         stream: audit events of the program
+ * P{T}:kv:K          hash: an attached key (o = owning lease id + token, n = name, v = value), K = SHA-1 of the name
+ * P{T}:att:L:N       hash: the attached keys of lease L with token N (K to name); deleted by every ending transition
  * </pre>
  * P is {@value LockIdentity#KEY_PREFIX}, T is {@link ProgramScope#hashTag()}, D is {@link LockIdentity#keyDigest()}.
  * Raw principals and targets never appear in key names: they are hashed.
@@ -95,6 +97,16 @@ public final class RedisKeys {
 	/** The expiry queue. */
 	public String expiryQueue() {
 		return this.base + "idx:expiry";
+	}
+
+	/** An attached key of the program (attach.lua), named by the SHA-1 of its name. */
+	public String attachedKey(String name) {
+		return this.base + "kv:" + attachedKeyHash(name);
+	}
+
+	/** The hash part of an attached key's name. */
+	static String attachedKeyHash(String name) {
+		return sha1Hex(name);
 	}
 
 	/** The program's audit stream. */

@@ -13,6 +13,11 @@ import org.jspecify.annotations.Nullable;
 
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.AdminRequest;
+import io.starintel.lease.core.AttachDeleteRequest;
+import io.starintel.lease.core.AttachGetRequest;
+import io.starintel.lease.core.AttachListRequest;
+import io.starintel.lease.core.AttachPutRequest;
+import io.starintel.lease.core.AttachmentResult;
 import io.starintel.lease.core.CommitRequest;
 import io.starintel.lease.core.CorruptRecordException;
 import io.starintel.lease.core.Identifiers;
@@ -315,6 +320,85 @@ public final class RedisLeaseStore implements LeaseStore {
 		}
 		return new LeasePage(ResultCode.LEASE_LISTED, Reason.NONE, leases,
 				next.isEmpty() ? null : this.cursors.encode(next, filter), decidedAt);
+	}
+
+	@Override
+	public AttachmentResult putAttached(AttachPutRequest request) {
+		try {
+			this.policy.check(request, Instant.now());
+		}
+		catch (InvalidLeaseRequestException ex) {
+			return AttachmentResult.invalid(ex);
+		}
+		IdentityKeys target = IdentityKeys.of(request.handle().identity());
+		return attachment(this.arguments.attachPut(target, request, this.policy.maximumAttachedKeys()), true,
+				target.identity.scope(), request.deadlineAt(), request.name());
+	}
+
+	@Override
+	public AttachmentResult deleteAttached(AttachDeleteRequest request) {
+		IdentityKeys target = IdentityKeys.of(request.handle().identity());
+		return attachment(this.arguments.attachDelete(target, request), true, target.identity.scope(),
+				request.deadlineAt(), request.name());
+	}
+
+	@Override
+	public AttachmentResult getAttached(AttachGetRequest request) {
+		return attachment(this.arguments.attachGet(request), false, request.scope(), request.deadlineAt(),
+				request.name());
+	}
+
+	@Override
+	public AttachmentResult listAttached(AttachListRequest request) {
+		return attachment(this.arguments.attachList(request), false, request.scope(), request.deadlineAt(), null);
+	}
+
+	/** One attached-key function call and its typed reply (attach.lua's reply shapes). */
+	private AttachmentResult attachment(LeaseArguments.Call call, boolean mutating, ProgramScope scope,
+			Instant deadlineAt, @Nullable String name) {
+		List<Object> reply;
+		try {
+			reply = this.executor.run(call.function(), deadlineAt, call.keys(), call.args());
+		}
+		catch (ScriptFailure failure) {
+			LeaseResult failed = failed(failure, mutating);
+			return AttachmentResult.failure(failed.code(), failed.reason(), null);
+		}
+		try {
+			ResultCode code = ResultCode.fromWireName(ReplyReader.text(reply, 0));
+			if (code == ResultCode.INVALID_LEASE_REQUEST) {
+				return AttachmentResult.invalid(
+						new InvalidLeaseRequestException("deadline_at", "further ahead than the policy allows"));
+			}
+			Reason reason = Reason.fromWireName(ReplyReader.text(reply, 1));
+			Instant decidedAt = Instant.ofEpochMilli(Long.parseLong(ReplyReader.text(reply, 2)));
+			if (reason == Reason.CORRUPT_RECORD) {
+				raise(new LeaseAlert(Reason.CORRUPT_RECORD, scope, call.function().name().toLowerCase(), "attached"));
+			}
+			switch (code) {
+				case ATTACHMENT_READ:
+					return AttachmentResult.read(ReplyReader.text(reply, 5), ReplyReader.text(reply, 6),
+							ReplyReader.text(reply, 4), decidedAt);
+				case ATTACHMENTS_LISTED:
+					List<String> names = new ArrayList<>(reply.size() - 5);
+					for (int i = 5; i < reply.size(); i++) {
+						names.add(ReplyReader.text(reply, i));
+					}
+					names.sort(null);
+					return AttachmentResult.listed(ReplyReader.text(reply, 4), names, decidedAt);
+				case ATTACHMENT_STORED:
+				case ATTACHMENT_DELETED:
+					boolean replayed = reply.size() >= 6 && "1".equals(ReplyReader.text(reply, 5));
+					AttachmentResult done = AttachmentResult.done(code, Objects.requireNonNull(name), decidedAt);
+					return replayed ? done.asReplay() : done;
+				default:
+					return AttachmentResult.failure(code, reason, decidedAt);
+			}
+		}
+		catch (CorruptRecordException | IllegalArgumentException | IndexOutOfBoundsException ex) {
+			raise(new LeaseAlert(Reason.CORRUPT_RECORD, scope, call.function().name().toLowerCase(), "attached"));
+			return AttachmentResult.failure(ResultCode.LEASE_BACKEND_UNAVAILABLE, Reason.CORRUPT_RECORD, null);
+		}
 	}
 
 	/** The administer script appends each force-release/revoke decision to {@code P{T}:audit} atomically. */

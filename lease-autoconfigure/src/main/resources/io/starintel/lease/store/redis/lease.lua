@@ -16,7 +16,8 @@
 -- hwm; never deleted), hist:D (list of ended records, newest first, bounded), idem:H (string: request digest \31
 -- code \31 decided_ms \31 record), lid:<lease id> (string: D while active; D \31 terminal state afterwards, for the
 -- idempotency retention: the replay state of a lease), idx:program (zset, score 0, member D), idx:expiry (zset,
--- score expires_ms), quarantine:D (DUMP of a corrupt record), audit (stream).
+-- score expires_ms), quarantine:D (DUMP of a corrupt record), audit (stream), att:<lease id>:<token> and kv:K (the
+-- attached keys of attach.lua, deleted by end_lease).
 
 local MAX_TOKEN = 9007199254740991 -- 2^53 - 1 (core: LeaseRecord.MAX_FENCING_TOKEN)
 local TOKENS_PER_MS = 1024         -- core: FencingTokens.PER_MILLISECOND
@@ -42,10 +43,29 @@ local function quarantine(base, digest)
   redis.call('PERSIST', key)
 end
 
--- ends an active record: terminal entry in bounded history, per-lease terminal evidence for the replay retention,
--- record and index entries removed. Never touches the fencing counter.
+-- deletes every key attached to the lease (lease id, token) (attach.lua): the hash att:<lease id>:<token> names
+-- them (field K -> attached name) and each kv:K goes, UNLINKed in chunks far below Lua's unpack limit. Conditional on
+-- lease id and token by construction: a successor's keys live under its own att key. One HKEYS when there are none.
+local ATTACH_CHUNK = 1000
+local function delete_attached(base, lease_id, token)
+  local att = base .. 'att:' .. lease_id .. ':' .. token
+  local hashes = redis.call('HKEYS', att)
+  local n = #hashes
+  if n == 0 then return 0 end
+  for i = 1, n, ATTACH_CHUNK do
+    local chunk = {}
+    for j = i, math.min(i + ATTACH_CHUNK - 1, n) do chunk[#chunk + 1] = base .. 'kv:' .. hashes[j] end
+    redis.call('UNLINK', unpack(chunk))
+  end
+  redis.call('UNLINK', att)
+  return n
+end
+
+-- ends an active record: its attached keys deleted, terminal entry in bounded history, per-lease terminal evidence
+-- for the replay retention, record and index entries removed. Never touches the fencing counter.
 local function end_lease(base, p, digest, r, state, lease_id)
   r.state = state
+  delete_attached(base, lease_id or lease_id_of(r), r.token)
   local hist = base .. 'hist:' .. digest
   redis.call('LPUSH', hist, encode(r))
   redis.call('LTRIM', hist, 0, p.history_length - 1)

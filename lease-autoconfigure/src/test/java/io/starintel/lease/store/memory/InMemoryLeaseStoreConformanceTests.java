@@ -28,6 +28,14 @@ class InMemoryLeaseStoreConformanceTests extends LeaseStoreConformanceKit {
 	}
 
 	@Override
+	protected LeaseStore createStoreWithAttachedKeyLimit(int maximumKeys) {
+		this.memory = new InMemoryLeaseStore(new OffsetClock(this.offsetMillis),
+				LeasePolicy.defaults().withTtlBounds(Duration.ofMillis(100), Duration.ofMinutes(10))
+					.withAttachedKeyBounds(maximumKeys, 64 * 1024));
+		return this.memory;
+	}
+
+	@Override
 	protected void advanceBackendTime(long millis) {
 		this.offsetMillis.addAndGet(millis);
 	}

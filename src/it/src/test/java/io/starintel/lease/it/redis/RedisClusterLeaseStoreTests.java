@@ -20,6 +20,11 @@ import io.lettuce.core.FlushMode;
 import io.lettuce.core.cluster.SlotHash;
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.AdminRequest;
+import io.starintel.lease.core.AttachDeleteRequest;
+import io.starintel.lease.core.AttachGetRequest;
+import io.starintel.lease.core.AttachListRequest;
+import io.starintel.lease.core.AttachPutRequest;
+import io.starintel.lease.core.AttachmentResult;
 import io.starintel.lease.core.CommitRequest;
 import io.starintel.lease.core.Identifiers;
 import io.starintel.lease.core.InspectRequest;
@@ -181,6 +186,33 @@ class RedisClusterLeaseStoreTests {
 				.isEqualTo(ResultCode.LEASE_REVOKED);
 			assertThat(store.inspect(InspectRequest.byIdentity(identity, "corr_4", deadline())).code())
 				.isEqualTo(ResultCode.LEASE_NOT_FOUND);
+		});
+	}
+
+	@Test
+	void attachedKeysWorkOnEveryNodeAndGoWithTheLease() {
+		programByNode().forEach((port, program) -> {
+			LockIdentity identity = identity(program, "t1");
+			LeaseRecord lease = acquired(identity, "alice");
+			ProgramScope scope = identity.scope();
+			for (String name : List.of("progress", "claim")) {
+				assertThat(store.putAttached(new AttachPutRequest(lease.handle(), name, "v-" + name,
+						Identifiers.generate("request"), deadline())).code()).as("put on node %d", port)
+					.isEqualTo(ResultCode.ATTACHMENT_STORED);
+			}
+			assertStoredOnlyOn(port, new RedisKeys(scope).attachedKey("progress"));
+			AttachmentResult read = store.getAttached(new AttachGetRequest(scope, "progress", "corr_1", deadline()));
+			assertThat(read.code()).as("get on node %d", port).isEqualTo(ResultCode.ATTACHMENT_READ);
+			assertThat(read.value()).isEqualTo("v-progress");
+			assertThat(store.listAttached(new AttachListRequest(scope, lease.leaseId(), "corr_2", deadline())).names())
+				.as("list on node %d", port).containsExactly("claim", "progress");
+			assertThat(store.deleteAttached(new AttachDeleteRequest(lease.handle(), "claim",
+					Identifiers.generate("request"), deadline())).code()).as("delete on node %d", port)
+				.isEqualTo(ResultCode.ATTACHMENT_DELETED);
+			assertThat(store.revoke(admin(Operation.REVOKE, lease)).code()).isEqualTo(ResultCode.LEASE_REVOKED);
+			assertThat(store.getAttached(new AttachGetRequest(scope, "progress", "corr_3", deadline())).code())
+				.as("get after revoke on node %d", port).isEqualTo(ResultCode.LEASE_NOT_FOUND);
+			assertThat(cluster.node(port).exists(new RedisKeys(scope).attachedKey("progress"))).isZero();
 		});
 	}
 

@@ -5,7 +5,9 @@ import java.time.Duration;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.store.LeaseStore;
 import io.starintel.lease.store.LeaseStoreConformanceKit;
+import io.starintel.lease.store.LeaseAlerts;
 import io.starintel.lease.store.redis.RedisKeys;
+import io.starintel.lease.store.redis.RedisLeaseStore;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInfo;
@@ -42,6 +44,12 @@ class RedisLeaseStoreConformanceTests extends LeaseStoreConformanceKit {
 	@Override
 	protected LeaseStore createStore() {
 		return RedisServers.store(factory);
+	}
+
+	@Override
+	protected LeaseStore createStoreWithAttachedKeyLimit(int maximumKeys) {
+		return new RedisLeaseStore(factory, RedisServers.POLICY.withAttachedKeyBounds(maximumKeys, 64 * 1024),
+				LeaseAlerts.LOG);
 	}
 
 	/** Real backend time cannot be moved: wait until it has passed (Awaitility, polling the server's clock). */

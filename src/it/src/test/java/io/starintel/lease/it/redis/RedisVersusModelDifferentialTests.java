@@ -13,6 +13,11 @@ import java.util.UUID;
 
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.AdminRequest;
+import io.starintel.lease.core.AttachDeleteRequest;
+import io.starintel.lease.core.AttachGetRequest;
+import io.starintel.lease.core.AttachListRequest;
+import io.starintel.lease.core.AttachPutRequest;
+import io.starintel.lease.core.AttachmentResult;
 import io.starintel.lease.core.CommitRequest;
 import io.starintel.lease.core.Identifiers;
 import io.starintel.lease.core.InspectRequest;
@@ -36,7 +41,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Differential test: the same random operation sequences (acquires, replays with the same and with a changed
  * body, renewals and releases by current and stale holders, admin operations on observed and stale leases, commit
- * authorizations, inspections and resolutions) run in lock-step against the in-memory model and against Redis
+ * authorizations, inspections and resolutions, and attached-key puts, replays, deletes, reads and lists by current
+ * and stale holders) run in lock-step against the in-memory model and against Redis
  * must give the same typed results, modulo generated ids and timestamps. TTLs are long so time never decides;
  * expiry is covered separately with short TTLs.
  */
@@ -59,7 +65,8 @@ class RedisVersusModelDifferentialTests extends SharedRedisTests {
 		assertThat(this.seen).contains("lease_acquired", "lease_conflict", "lease_renewed", "lease_released",
 				"lease_revoked", "lease_lost", "idempotency_conflict", "lease_commit_authorized", "lease_not_found",
 				"lease_inspected", "replayed", "current=released", "current=revoked", "stale_lease",
-				"token_below_high_water_mark");
+				"token_below_high_water_mark", "attachment_stored", "attachment_read", "attachment_deleted",
+				"attachments_listed", "attached_to_another_lease", "attachment_not_found");
 	}
 
 	private int runSequence(long seed) {
@@ -67,23 +74,46 @@ class RedisVersusModelDifferentialTests extends SharedRedisTests {
 		Side model = new Side(new InMemoryLeaseStore(java.time.Clock.systemUTC(), RedisServers.POLICY));
 		Side redis = new Side(RedisServers.store(factory));
 		Random random = new Random(seed);
+		// attached-key steps are interleaved from their own random stream, so the lease steps stay as they were
+		Random attach = new Random(-seed);
 		for (int step = 0; step < STEPS; step++) {
 			Step next = Step.random(random, program, model);
-			String expected = model.apply(next);
-			String actual = redis.apply(next);
-			assertThat(actual).as("seed %d step %d (%s)", seed, step, next.kind).isEqualTo(expected);
-			for (String word : expected.split(" ")) {
-				this.seen.add(word.equals("replayed=true") ? "replayed" : word);
+			compare(model, redis, next, seed, step);
+			if (attach.nextInt(3) > 0) {
+				compare(model, redis, Step.randomAttach(attach, program), seed, step);
 			}
 		}
 		return STEPS;
 	}
 
+	private void compare(Side model, Side redis, Step next, long seed, int step) {
+		String expected = model.apply(next);
+		String actual = redis.apply(next);
+		assertThat(actual).as("seed %d step %d (%s)", seed, step, next.kind).isEqualTo(expected);
+		for (String word : expected.split(" ")) {
+			this.seen.add(word.equals("replayed=true") ? "replayed" : word);
+		}
+	}
+
 	/** One abstract step; concrete requests are built per side from that side's own leases and requests. */
 	private record Step(Kind kind, LockIdentity identity, String owner, long ttlMs, int pick, String requestId) {
 
+		private static final Kind[] LEASE_KINDS = { Kind.ACQUIRE, Kind.ACQUIRE_REPLAY, Kind.ACQUIRE_CHANGED_BODY,
+				Kind.RENEW, Kind.RENEW_REPLAY, Kind.RELEASE, Kind.FORCE_RELEASE, Kind.REVOKE, Kind.AUTHORIZE,
+				Kind.INSPECT, Kind.RESOLVE };
+
+		private static final Kind[] ATTACH_KINDS = { Kind.ATTACH_PUT, Kind.ATTACH_PUT_AGAIN, Kind.ATTACH_PUT_REPLAY,
+				Kind.ATTACH_DELETE, Kind.ATTACH_GET, Kind.ATTACH_LIST };
+
+		static Step randomAttach(Random random, String program) {
+			Kind kind = ATTACH_KINDS[random.nextInt(ATTACH_KINDS.length)];
+			LockIdentity identity = LockIdentity.of("tenant-diff", program, "starintel-target",
+					"t" + random.nextInt(3), "usernamegen", "default", null);
+			return new Step(kind, identity, "owner-0", 60_000, random.nextInt(1 << 20), Identifiers.generate("request"));
+		}
+
 		static Step random(Random random, String program, Side model) {
-			Kind kind = Kind.values()[random.nextInt(Kind.values().length)];
+			Kind kind = LEASE_KINDS[random.nextInt(LEASE_KINDS.length)];
 			LockIdentity identity = LockIdentity.of("tenant-diff", program, "starintel-target",
 					"t" + random.nextInt(3), "usernamegen", "default", null);
 			String owner = "owner-" + random.nextInt(3);
@@ -96,7 +126,7 @@ class RedisVersusModelDifferentialTests extends SharedRedisTests {
 	private enum Kind {
 
 		ACQUIRE, ACQUIRE_REPLAY, ACQUIRE_CHANGED_BODY, RENEW, RENEW_REPLAY, RELEASE, FORCE_RELEASE, REVOKE, AUTHORIZE,
-		INSPECT, RESOLVE
+		INSPECT, RESOLVE, ATTACH_PUT, ATTACH_PUT_AGAIN, ATTACH_PUT_REPLAY, ATTACH_DELETE, ATTACH_GET, ATTACH_LIST
 
 	}
 
@@ -112,6 +142,8 @@ class RedisVersusModelDifferentialTests extends SharedRedisTests {
 		private final List<MutatingRequest> mutations = new ArrayList<>();
 
 		private final Map<String, Long> maxTokens = new HashMap<>();
+
+		private final List<AttachPutRequest> puts = new ArrayList<>();
 
 		Side(LeaseStore store) {
 			this.store = store;
@@ -155,6 +187,27 @@ class RedisVersusModelDifferentialTests extends SharedRedisTests {
 						.authorizeCommit(new CommitRequest(pick(this.leases, step).handle(), "corr_1", deadline)));
 				case INSPECT:
 					return describe(this.store.inspect(InspectRequest.byIdentity(step.identity, "corr_1", deadline)));
+				case ATTACH_PUT:
+				case ATTACH_PUT_AGAIN:
+					if (this.leases.isEmpty()) {
+						return "none";
+					}
+					AttachPutRequest put = new AttachPutRequest(pick(this.leases, step).handle(), name(step),
+							"v" + (step.pick % 5), step.requestId, deadline);
+					this.puts.add(put);
+					return describe(this.store.putAttached(put));
+				case ATTACH_PUT_REPLAY:
+					return this.puts.isEmpty() ? "none" : describe(this.store.putAttached(pick(this.puts, step)));
+				case ATTACH_DELETE:
+					return this.leases.isEmpty() ? "none" : describe(this.store.deleteAttached(
+							new AttachDeleteRequest(pick(this.leases, step).handle(), name(step), step.requestId,
+									deadline)));
+				case ATTACH_GET:
+					return describe(this.store.getAttached(
+							new AttachGetRequest(step.identity.scope(), name(step), "corr_1", deadline)));
+				case ATTACH_LIST:
+					return this.leases.isEmpty() ? "none" : describe(this.store.listAttached(new AttachListRequest(
+							step.identity.scope(), pick(this.leases, step).leaseId(), "corr_1", deadline)));
 				default:
 					if (this.mutations.isEmpty()) {
 						return "none";
@@ -205,6 +258,26 @@ class RedisVersusModelDifferentialTests extends SharedRedisTests {
 					+ " current=" + Objects.toString(result.currentState() == null ? null
 							: result.currentState().wireName())
 					+ " lease=" + lease;
+		}
+
+		private static String name(Step step) {
+			return "k" + ((step.pick >> 4) % 4);
+		}
+
+		/** An attached-key result without generated ids and timestamps: the owning lease becomes its symbol. */
+		private String describe(AttachmentResult result) {
+			String owner = "-";
+			if (result.leaseId() != null) {
+				owner = "?";
+				for (int i = 0; i < this.leases.size(); i++) {
+					if (this.leases.get(i).leaseId().equals(result.leaseId())) {
+						owner = "L" + i;
+					}
+				}
+			}
+			return result.code().wireName() + " " + result.reason().wireName() + " replayed=" + result.replayed()
+					+ " name=" + result.name() + " value=" + result.value() + " lease=" + owner + " names="
+					+ result.names();
 		}
 
 		private int symbol(LeaseRecord record) {

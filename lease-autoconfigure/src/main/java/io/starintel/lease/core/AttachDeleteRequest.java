@@ -1,0 +1,33 @@
+package io.starintel.lease.core;
+
+import java.time.Instant;
+
+/**
+ * Input of deleting one attached key of the exact lease of {@code handle}.
+ *
+ * <p>Contract: only the holder of the lease the key is attached to deletes it ({@code lease_lost} when that lease is
+ * no longer active, {@code lease_not_found} with {@code attachment_not_found} when this lease holds no such key).
+ * Idempotent by request id within (operation, lock key, owner principal).
+ */
+public record AttachDeleteRequest(LeaseHandle handle, String name, String requestId, Instant deadlineAt) {
+
+	/** Validates presence, the name rule and identifiers. */
+	public AttachDeleteRequest {
+		Requests.requireHandle(handle);
+		AttachedKeys.requireName(name);
+		Identifiers.require("request_id", requestId);
+		Requests.requireDeadline(deadlineAt);
+	}
+
+	/** The operation scoping the idempotency record. */
+	public Operation operation() {
+		return Operation.ATTACH_DELETE;
+	}
+
+	/** Digest over every behaviour-affecting input. */
+	public String digest() {
+		return RequestDigest.of(Operation.ATTACH_DELETE, this.handle.identity().lockKey(), this.handle.leaseId(),
+				this.handle.ownerPrincipalId(), this.handle.serviceInstanceId(), this.handle.fencingToken(), this.name);
+	}
+
+}

@@ -1,0 +1,43 @@
+package io.starintel.lease.core;
+
+import java.time.Instant;
+
+/**
+ * Input of put-with-lease: store {@code value} under {@code name}, attached to the exact lease of {@code handle}.
+ *
+ * <p>Contract: accepted only while that lease (id, owner, instance, token) is active at backend time, else
+ * {@code lease_lost}; a name attached to another lease is refused ({@code lease_conflict},
+ * {@code attached_to_another_lease}) until that lease deletes it or ends; a put of a name this lease already holds
+ * replaces the value. Idempotent by request id within (operation, lock key, owner principal).
+ */
+public record AttachPutRequest(LeaseHandle handle, String name, String value, String requestId, Instant deadlineAt) {
+
+	/** Validates presence, the name rule and identifiers (the value bound is policy: stores check it). */
+	public AttachPutRequest {
+		Requests.requireHandle(handle);
+		AttachedKeys.requireName(name);
+		if (value == null) {
+			throw new InvalidLeaseRequestException("attached_value", "missing");
+		}
+		Identifiers.require("request_id", requestId);
+		Requests.requireDeadline(deadlineAt);
+	}
+
+	/** The operation scoping the idempotency record. */
+	public Operation operation() {
+		return Operation.ATTACH_PUT;
+	}
+
+	/** Digest over every behaviour-affecting input (the value by its SHA-256, never as text). */
+	public String digest() {
+		return RequestDigest.of(Operation.ATTACH_PUT, this.handle.identity().lockKey(), this.handle.leaseId(),
+				this.handle.ownerPrincipalId(), this.handle.serviceInstanceId(), this.handle.fencingToken(), this.name,
+				RequestDigest.of(Operation.ATTACH_PUT, this.value));
+	}
+
+	@Override
+	public String toString() {
+		return "AttachPutRequest[lease=" + this.handle.leaseId() + ", requestId=" + this.requestId + "]";
+	}
+
+}
