@@ -26,6 +26,7 @@ import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.Expression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 
+import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.core.Identifiers;
 import io.starintel.lease.core.InvalidLeaseRequestException;
 import io.starintel.lease.core.LeaseMetadata;

@@ -43,11 +43,11 @@ import io.starintel.lease.fence.FenceGuard;
 import io.starintel.lease.fence.FenceStamp;
 import io.starintel.lease.fence.FencedWriteRejectedException;
 import io.starintel.lease.fence.FencedWriteResult;
-import io.starintel.lease.job.LeaseContext;
+import io.starintel.lease.context.LeaseContext;
 
 /**
  * A fenced decorator of Ektorp's {@link CouchDbConnector}: {@code create}, {@code update}, {@code delete} and
- * {@code executeBulk} require a bound {@link io.starintel.lease.job.LeaseContext}, authorize through
+ * {@code executeBulk} require a bound {@link io.starintel.lease.context.LeaseContext}, authorize through
  * {@link FenceGuard} (one backend-time check per call), stamp a {@code starintel_fence} object
  * ({@link FenceStamp}: lock-key digest, token, lease id, execution id, trace id, accepted backend time) into each
  * document and write conditionally on the document's {@code _rev}. Reads delegate unchanged.

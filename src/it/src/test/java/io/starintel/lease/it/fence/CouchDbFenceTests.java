@@ -24,7 +24,7 @@ import io.starintel.lease.fence.FencedWriteResult;
 import io.starintel.lease.fence.couchdb.FenceDesignDocument;
 import io.starintel.lease.fence.couchdb.FencedCouchDbConnector;
 import io.starintel.lease.fence.couchdb.FencedDocumentResult;
-import io.starintel.lease.job.LeaseContext;
+import io.starintel.lease.context.LeaseContext;
 import org.ektorp.CouchDbConnector;
 import org.ektorp.CouchDbInstance;
 import org.ektorp.http.StdHttpClient;

@@ -14,7 +14,7 @@ import io.starintel.lease.fence.amqp.FencedDestinations;
 import io.starintel.lease.fence.amqp.FencedRabbitTemplate;
 import io.starintel.lease.fence.couchdb.FenceDesignDocument;
 import io.starintel.lease.fence.couchdb.FencedCouchDbConnector;
-import io.starintel.lease.job.LeaseContext;
+import io.starintel.lease.context.LeaseContext;
 import org.ektorp.CouchDbConnector;
 import org.ektorp.CouchDbInstance;
 import org.ektorp.http.StdHttpClient;
