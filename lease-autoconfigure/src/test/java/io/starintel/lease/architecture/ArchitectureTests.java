@@ -8,7 +8,8 @@ import org.junit.jupiter.api.Test;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 /**
- * Keeps the core plain Java and package dependencies pointing down (core <- store <- store.memory).
+ * Keeps the core plain Java and package dependencies pointing down (core <- store <- store.memory; core <-
+ * context <- job, fence). docs/ARCHITECTURE.md draws the same graph.
  */
 class ArchitectureTests {
 
@@ -68,6 +69,22 @@ class ArchitectureTests {
 		noClasses().that().resideInAPackage("io.starintel.lease.job..")
 			.should().dependOnClassesThat().resideInAnyPackage("io.starintel.lease.autoconfigure..",
 					"io.starintel.lease.store.memory..", "io.starintel.lease.store.redis..", "io.lettuce..")
+			.check(this.classes);
+	}
+
+	@Test
+	void fenceDoesNotDependOnJobs() {
+		noClasses().that().resideInAPackage("io.starintel.lease.fence..")
+			.should().dependOnClassesThat().resideInAPackage("io.starintel.lease.job..")
+			.check(this.classes);
+	}
+
+	@Test
+	void leaseContextDependsOnlyOnCore() {
+		noClasses().that().resideInAPackage("io.starintel.lease.context..")
+			.should().dependOnClassesThat().resideInAnyPackage("io.starintel.lease.store..", "io.starintel.lease.job..",
+					"io.starintel.lease.fence..", "io.starintel.lease.service..", "io.starintel.lease.audit..",
+					"io.starintel.lease.autoconfigure..", "org.springframework..")
 			.check(this.classes);
 	}
 
