@@ -12,6 +12,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.BiFunction;
 
+import org.jspecify.annotations.Nullable;
+
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.AdminRequest;
 import io.starintel.lease.core.CommitRequest;
@@ -305,7 +307,7 @@ public final class InMemoryLeaseStore implements LeaseStore {
 		}
 	}
 
-	private Stored stored(String idemKey, Instant now) {
+	private @Nullable Stored stored(String idemKey, Instant now) {
 		Stored stored = this.idempotency.get(idemKey);
 		if (stored != null && !now.isBefore(stored.expiresAt())) {
 			this.idempotency.remove(idemKey);
@@ -314,7 +316,7 @@ public final class InMemoryLeaseStore implements LeaseStore {
 		return stored;
 	}
 
-	private LeaseState currentStateOf(LeaseResult result, Instant now) {
+	private @Nullable LeaseState currentStateOf(LeaseResult result, Instant now) {
 		if (result.lease() == null) {
 			return null;
 		}
@@ -327,7 +329,7 @@ public final class InMemoryLeaseStore implements LeaseStore {
 	}
 
 	/** The active record of a key, after expiring it if backend time has reached {@code expires_at}. */
-	private LeaseRecord currentRecord(String key, Instant now) {
+	private @Nullable LeaseRecord currentRecord(String key, Instant now) {
 		LeaseRecord record = this.active.get(key);
 		if (record != null && !record.isAuthoritativeAt(now)) {
 			end(record, LeaseState.EXPIRED);
@@ -336,7 +338,7 @@ public final class InMemoryLeaseStore implements LeaseStore {
 		return record;
 	}
 
-	private LeaseRecord heldRecord(LeaseHandle handle, Instant now) {
+	private @Nullable LeaseRecord heldRecord(LeaseHandle handle, Instant now) {
 		LeaseRecord current = currentRecord(handle.identity().lockKey(), now);
 		return (current != null && current.isHeldBy(handle)) ? current : null;
 	}
