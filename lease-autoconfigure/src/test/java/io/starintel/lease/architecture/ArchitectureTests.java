@@ -1,11 +1,16 @@
 package io.starintel.lease.architecture;
 
+import java.util.List;
+
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import org.jspecify.annotations.NullMarked;
 import org.junit.jupiter.api.Test;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Keeps the core plain Java and package dependencies pointing down (core <- store <- store.memory; core <-
@@ -86,6 +91,21 @@ class ArchitectureTests {
 					"io.starintel.lease.fence..", "io.starintel.lease.service..", "io.starintel.lease.audit..",
 					"io.starintel.lease.autoconfigure..", "org.springframework..")
 			.check(this.classes);
+	}
+
+	@Test
+	void everyPackageIsNullMarked() {
+		List<String> packages = this.classes.stream().map(JavaClass::getPackageName).distinct().sorted().toList();
+		assertThat(packages).isNotEmpty().allSatisfy((name) -> assertThat(nullMarked(name)).as(name).isTrue());
+	}
+
+	private static boolean nullMarked(String packageName) {
+		try {
+			return Class.forName(packageName + ".package-info").isAnnotationPresent(NullMarked.class);
+		}
+		catch (ClassNotFoundException ex) {
+			return false;
+		}
 	}
 
 }
