@@ -14,6 +14,7 @@ import io.starintel.lease.admin.CredentialKind;
 import io.starintel.lease.core.LeaseConfigurationException;
 import io.starintel.lease.core.Identifiers;
 import io.starintel.lease.core.ListFilter;
+import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.ProgramScope;
 import org.springframework.security.core.userdetails.UserDetails;
 import org.springframework.security.core.userdetails.UserDetailsService;
@@ -84,7 +85,7 @@ public final class PropertiesAdminCredentials implements UserDetailsService {
 		}
 		Set<String> actors = new LinkedHashSet<>();
 		for (String actor : credential.getActors()) {
-			actors.add(io.starintel.lease.core.LockIdentity
+			actors.add(LockIdentity
 				.of(tenant, programs.iterator().next(), "ns", "t", actor, "w", null)
 				.actorName());
 		}

@@ -144,7 +144,7 @@ public final class FencedDocuments {
 			errors = this.raw.executeBulk(documents);
 		}
 		catch (RuntimeException ex) {
-			FencedWriteResult failed = CouchWriteErrors.map(authorized, ex);
+			FencedWriteResult failed = CouchWriteExceptionTranslator.translate(authorized, ex);
 			for (Object document : documents) {
 				results.add(new FencedDocumentResult(String.valueOf(Documents.getId(document)), null, failed));
 			}
@@ -165,7 +165,7 @@ public final class FencedDocuments {
 			}
 			else {
 				results.add(new FencedDocumentResult(id, null,
-						CouchWriteErrors.mapBulk(authorized, error.getError(), error.getReason())));
+						CouchWriteExceptionTranslator.translateBulkError(authorized, error.getError(), error.getReason())));
 			}
 		}
 		return results;
@@ -189,7 +189,7 @@ public final class FencedDocuments {
 			return authorized;
 		}
 		catch (RuntimeException ex) {
-			return CouchWriteErrors.map(authorized, ex);
+			return CouchWriteExceptionTranslator.translate(authorized, ex);
 		}
 	}
 
