@@ -3,6 +3,8 @@ package io.starintel.lease.core;
 import java.util.List;
 import java.util.function.UnaryOperator;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The canonical lock identity: the ordered, normalized seven-component tuple of the contract.
  *
@@ -38,7 +40,8 @@ public record LockIdentity(String tenantId, String programId, String targetNames
 	 * @throws InvalidLeaseRequestException naming the first offending component
 	 */
 	public static LockIdentity of(OperationClasses operationClasses, String tenantId, String programId,
-			String targetNamespace, String targetId, String actorName, String workflowName, String operationClass) {
+			String targetNamespace, String targetId, String actorName, String workflowName,
+			@Nullable String operationClass) {
 		String[] n = normalizeAll(operationClasses::normalize,
 				new String[] { tenantId, programId, targetNamespace, targetId, actorName, workflowName, operationClass });
 		return new LockIdentity(n[0], n[1], n[2], n[3], n[4], n[5], n[6]);
@@ -46,7 +49,7 @@ public record LockIdentity(String tenantId, String programId, String targetNames
 
 	/** As {@link #of(OperationClasses, String, String, String, String, String, String, String)} with only {@code default}. */
 	public static LockIdentity of(String tenantId, String programId, String targetNamespace, String targetId,
-			String actorName, String workflowName, String operationClass) {
+			String actorName, String workflowName, @Nullable String operationClass) {
 		return of(OperationClasses.defaults(), tenantId, programId, targetNamespace, targetId, actorName, workflowName,
 				operationClass);
 	}

@@ -5,6 +5,8 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The closed set of operation classes (lock-key v1): {@code default} plus those an application declares at
  * start-up. The set is immutable once built.
@@ -42,7 +44,7 @@ public final class OperationClasses {
 	}
 
 	/** Normalizes a raw operation class: null/empty means {@code default}; unknown values are rejected. */
-	String normalize(String raw) {
+	String normalize(@Nullable String raw) {
 		if (raw == null || raw.isEmpty()) {
 			return DEFAULT;
 		}

@@ -13,7 +13,7 @@ import io.starintel.lease.core.Identifiers;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.ResultCode;
-import io.starintel.lease.job.LeaseContext;
+import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.store.LeaseStore;
 
 /**

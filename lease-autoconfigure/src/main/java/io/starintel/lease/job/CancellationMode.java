@@ -1,5 +1,7 @@
 package io.starintel.lease.job;
 
+import io.starintel.lease.context.LeaseContext;
+
 /** How a leased job is told that its lease is lost (contract: lease loss signals cancellation immediately). */
 public enum CancellationMode {
 

@@ -1,5 +1,8 @@
 package io.starintel.lease.job;
 
+import io.starintel.lease.core.Reason;
+import io.starintel.lease.core.ResultCode;
+
 /**
  * Thrown by a {@link ConflictPolicy#THROW} method when another holder has the lease ({@code lease_conflict}); the
  * method did not run. Carries no owner identity (contract: errors never expose another owner).
@@ -10,7 +13,7 @@ public class LeaseConflictException extends LeaseAcquisitionException {
 
 	/** A conflict with a retry hint. */
 	public LeaseConflictException(String actor, long retryAfterMs) {
-		super(io.starintel.lease.core.ResultCode.LEASE_CONFLICT, io.starintel.lease.core.Reason.NONE,
+		super(ResultCode.LEASE_CONFLICT, Reason.NONE,
 				"Target lease is unavailable (actor " + actor + ")");
 		this.retryAfterMs = retryAfterMs;
 	}

@@ -2,6 +2,7 @@ package io.starintel.lease.job;
 
 import java.util.Objects;
 
+import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.core.Reason;
 
 /**

@@ -23,6 +23,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.core.LeaseHandle;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.Reason;

@@ -9,6 +9,7 @@ import org.slf4j.LoggerFactory;
 
 import org.springframework.context.SmartLifecycle;
 
+import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.service.LeaseService;

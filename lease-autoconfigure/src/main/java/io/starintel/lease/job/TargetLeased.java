@@ -6,6 +6,8 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
+import io.starintel.lease.context.LeaseContext;
+
 /**
  * Runs a Spring bean method under a fenced, renewed lease on one target.
  *

@@ -1,5 +1,7 @@
 package io.starintel.lease.job;
 
+import java.util.UUID;
+
 /**
  * Turns the target reference a {@link TargetLeased} expression yields into the trusted
  * {@code (target_namespace, target_id)}.
@@ -21,7 +23,7 @@ public interface TargetResolver {
 	 */
 	TargetResolver PASS_THROUGH = (namespace, reference) -> {
 		if (reference instanceof CharSequence || reference instanceof Long || reference instanceof Integer
-				|| reference instanceof java.util.UUID) {
+				|| reference instanceof UUID) {
 			return new ResolvedTarget(namespace, reference.toString());
 		}
 		throw new IllegalArgumentException("target reference must be a string, integer or UUID, not "

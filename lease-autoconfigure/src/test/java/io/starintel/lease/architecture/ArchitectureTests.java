@@ -1,14 +1,20 @@
 package io.starintel.lease.architecture;
 
+import java.util.List;
+
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import org.jspecify.annotations.NullMarked;
 import org.junit.jupiter.api.Test;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Keeps the core plain Java and package dependencies pointing down (core <- store <- store.memory).
+ * Keeps the core plain Java and package dependencies pointing down (core <- store <- store.memory; core <-
+ * context <- job, fence). docs/ARCHITECTURE.md draws the same graph.
  */
 class ArchitectureTests {
 
@@ -69,6 +75,37 @@ class ArchitectureTests {
 			.should().dependOnClassesThat().resideInAnyPackage("io.starintel.lease.autoconfigure..",
 					"io.starintel.lease.store.memory..", "io.starintel.lease.store.redis..", "io.lettuce..")
 			.check(this.classes);
+	}
+
+	@Test
+	void fenceDoesNotDependOnJobs() {
+		noClasses().that().resideInAPackage("io.starintel.lease.fence..")
+			.should().dependOnClassesThat().resideInAPackage("io.starintel.lease.job..")
+			.check(this.classes);
+	}
+
+	@Test
+	void leaseContextDependsOnlyOnCore() {
+		noClasses().that().resideInAPackage("io.starintel.lease.context..")
+			.should().dependOnClassesThat().resideInAnyPackage("io.starintel.lease.store..", "io.starintel.lease.job..",
+					"io.starintel.lease.fence..", "io.starintel.lease.service..", "io.starintel.lease.audit..",
+					"io.starintel.lease.autoconfigure..", "org.springframework..")
+			.check(this.classes);
+	}
+
+	@Test
+	void everyPackageIsNullMarked() {
+		List<String> packages = this.classes.stream().map(JavaClass::getPackageName).distinct().sorted().toList();
+		assertThat(packages).isNotEmpty().allSatisfy((name) -> assertThat(nullMarked(name)).as(name).isTrue());
+	}
+
+	private static boolean nullMarked(String packageName) {
+		try {
+			return Class.forName(packageName + ".package-info").isAnnotationPresent(NullMarked.class);
+		}
+		catch (ClassNotFoundException ex) {
+			return false;
+		}
 	}
 
 }

@@ -30,7 +30,7 @@ import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.fence.FenceDecision;
 import io.starintel.lease.fence.FenceGuard;
 import io.starintel.lease.fence.FenceOutcome;
-import io.starintel.lease.job.LeaseContext;
+import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.LeaseStore;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;

@@ -16,7 +16,7 @@ import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.ResultCode;
-import io.starintel.lease.job.LeaseContext;
+import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.job.TargetLeased;
 import io.starintel.lease.service.LeaseService;
 

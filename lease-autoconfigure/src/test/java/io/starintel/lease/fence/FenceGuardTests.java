@@ -19,7 +19,7 @@ import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.ResultCode;
-import io.starintel.lease.job.LeaseContext;
+import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.store.LeaseStore;
 import io.starintel.lease.store.OffsetClock;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;

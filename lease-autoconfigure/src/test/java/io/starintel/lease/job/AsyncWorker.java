@@ -4,6 +4,8 @@ import java.util.concurrent.CompletableFuture;
 
 import org.springframework.scheduling.annotation.Async;
 
+import io.starintel.lease.context.LeaseContext;
+
 /** An {@code @Async} bean: reports the lease context visible on its executor thread. */
 public class AsyncWorker {
 

@@ -6,6 +6,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.starintel.lease.context.LeaseContext;
+
 /** What the leased test methods observed (a plain bean, so tests read it without going through a proxy). */
 public class JobState {
 

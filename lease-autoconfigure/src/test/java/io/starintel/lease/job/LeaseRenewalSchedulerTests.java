@@ -15,6 +15,7 @@ import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.core.LeaseOwner;
 import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.LeaseResult;

@@ -12,6 +12,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
+import io.starintel.lease.context.LeaseContext;
+
 /** Leased test methods; every call records the context it saw. */
 public class LeasedJobs {
 

@@ -30,6 +30,7 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 
 import io.starintel.lease.autoconfigure.LeaseJobAutoConfiguration;
 import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
+import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.core.AdminRequest;
 import io.starintel.lease.core.Identifiers;
 import io.starintel.lease.core.InspectRequest;

@@ -13,7 +13,7 @@ import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.job.DelegatingStore;
-import io.starintel.lease.job.LeaseContext;
+import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -2,8 +2,6 @@ package io.starintel.lease.service;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -24,6 +22,7 @@ import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.job.DelegatingStore;
+import io.starintel.lease.store.OffsetClock;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -155,7 +154,7 @@ class LeaseServiceTests {
 	void aRenewalAnsweredAfterItsDeadlineGrantsNoAuthority() {
 		InMemoryLeaseStore memory = new InMemoryLeaseStore();
 		LeaseResult acquired = acquire(service(memory));
-		MutableClock clock = new MutableClock();
+		OffsetClock clock = new OffsetClock();
 		LeaseService service = new LeaseService(new DelegatingStore() {
 			@Override
 			public LeaseResult renew(RenewRequest request) {
@@ -166,31 +165,6 @@ class LeaseServiceTests {
 		LeaseResult renewed = service.renew(acquired.lease().handle());
 		assertThat(renewed.code()).isEqualTo(ResultCode.LEASE_OUTCOME_UNKNOWN);
 		assertThat(renewed.reason()).isEqualTo(Reason.REPLY_LOST);
-	}
-
-	static final class MutableClock extends Clock {
-
-		private Instant now = Instant.now();
-
-		void advance(Duration duration) {
-			this.now = this.now.plus(duration);
-		}
-
-		@Override
-		public ZoneOffset getZone() {
-			return ZoneOffset.UTC;
-		}
-
-		@Override
-		public Clock withZone(java.time.ZoneId zone) {
-			return this;
-		}
-
-		@Override
-		public Instant instant() {
-			return this.now;
-		}
-
 	}
 
 }

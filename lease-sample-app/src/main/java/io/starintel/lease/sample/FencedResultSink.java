@@ -20,7 +20,7 @@ import io.starintel.lease.fence.amqp.FencedRabbitTemplate;
 import io.starintel.lease.fence.checkpoint.CheckpointState;
 import io.starintel.lease.fence.checkpoint.CheckpointStore;
 import io.starintel.lease.fence.couchdb.FencedCouchDbConnector;
-import io.starintel.lease.job.LeaseContext;
+import io.starintel.lease.context.LeaseContext;
 
 /**
  * The {@code real} profile's results, each commit fenced by the job's lease: a Redis checkpoint

@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.starintel.lease.job.LeaseContext;
+import io.starintel.lease.context.LeaseContext;
 
 /**
  * The default profile's results: logged only (no servers). Used whenever no other {@link ResultSink} is defined.

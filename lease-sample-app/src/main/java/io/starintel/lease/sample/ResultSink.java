@@ -2,7 +2,7 @@ package io.starintel.lease.sample;
 
 import java.util.List;
 
-import io.starintel.lease.job.LeaseContext;
+import io.starintel.lease.context.LeaseContext;
 
 /**
  * Where a job's results go. The default profile only logs them; the {@code real} profile commits them through the

@@ -23,7 +23,7 @@ import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.fence.FenceDecision;
 import io.starintel.lease.fence.FenceGuard;
 import io.starintel.lease.fence.FenceOutcome;
-import io.starintel.lease.job.LeaseContext;
+import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.store.LeaseStore;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;

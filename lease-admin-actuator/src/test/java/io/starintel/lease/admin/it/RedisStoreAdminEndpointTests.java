@@ -21,8 +21,8 @@ import tools.jackson.databind.node.ObjectNode;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The admin endpoint over real HTTP on the Redis store against real Redis (REDIS_HOST/REDIS_PORT, default
- * 127.0.0.1:6379). The store writes force-release/revoke audit events in its transition script; the endpoint's own
+ * The admin endpoint over real HTTP on the Redis store against real Redis ({@code STARINTEL_REDIS_URL}, default
+ * redis://127.0.0.1:6379). The store writes force-release/revoke audit events in its transition script; the endpoint's own
  * stream sink skips exactly those, so each admin decision appears once in the program's stream.
  */
 @SpringBootTest(classes = AdminTestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,

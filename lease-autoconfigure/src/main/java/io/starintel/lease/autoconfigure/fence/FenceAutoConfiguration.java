@@ -9,6 +9,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 
+import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;
+import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
 import io.starintel.lease.fence.FenceGuard;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.LeaseStore;
@@ -18,9 +20,8 @@ import io.starintel.lease.store.LeaseStore;
  * {@link LeaseStore} is present. The guard, and through it the fenced CouchDB connector, RabbitTemplate, listener
  * advice and checkpoint store, authorizes through {@link LeaseService#operations()}: the one audited store.
  */
-@AutoConfiguration(afterName = { "io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration",
-		"io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration",
-		"org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration" })
+@AutoConfiguration(after = { LeaseStoreAutoConfiguration.class, LeaseAuditAutoConfiguration.class },
+		afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 @ConditionalOnBean(LeaseStore.class)
 @EnableConfigurationProperties(FenceProperties.class)
 public final class FenceAutoConfiguration {

@@ -7,6 +7,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
+import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
 import io.starintel.lease.fence.checkpoint.CheckpointStore;
 import io.starintel.lease.fence.checkpoint.RedisCheckpointStore;
 import io.starintel.lease.store.redis.RedisLeaseStore;
@@ -16,11 +17,8 @@ import io.starintel.lease.store.redis.RedisLeaseStore;
  * (its script reads the lease record that store writes). Contract: job checkpoint and terminal-state writes are
  * fenced.
  */
-@AutoConfiguration(after = FenceAutoConfiguration.class, afterName = {
-		"io.starintel.lease.autoconfigure.LeaseAutoConfiguration",
-		"io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration",
-		"io.starintel.lease.autoconfigure.TargetLeaseAutoConfiguration",
-		"org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration" })
+@AutoConfiguration(after = { FenceAutoConfiguration.class, LeaseStoreAutoConfiguration.class },
+		afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 @ConditionalOnClass(StringRedisTemplate.class)
 @ConditionalOnBean({ RedisLeaseStore.class, StringRedisTemplate.class })
 public final class FenceCheckpointAutoConfiguration {

@@ -19,7 +19,7 @@ import io.starintel.lease.fence.FenceGuard;
 import io.starintel.lease.fence.FenceOutcome;
 import io.starintel.lease.fence.FencedWriteRejectedException;
 import io.starintel.lease.fence.FencedWriteResult;
-import io.starintel.lease.job.LeaseContext;
+import io.starintel.lease.context.LeaseContext;
 
 /**
  * A {@link RabbitTemplate} whose publishes are fenced whenever a {@link LeaseContext} is bound: each publish is

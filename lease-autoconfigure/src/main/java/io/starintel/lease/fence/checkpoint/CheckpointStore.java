@@ -2,7 +2,7 @@ package io.starintel.lease.fence.checkpoint;
 
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.fence.FencedWriteResult;
-import io.starintel.lease.job.LeaseContext;
+import io.starintel.lease.context.LeaseContext;
 
 /**
  * Fenced job checkpoints and terminal states, one per lock identity.

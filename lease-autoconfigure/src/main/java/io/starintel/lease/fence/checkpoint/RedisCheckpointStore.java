@@ -30,7 +30,7 @@ import io.starintel.lease.core.Reason;
 import io.starintel.lease.fence.FenceOutcome;
 import io.starintel.lease.fence.FenceStamp;
 import io.starintel.lease.fence.FencedWriteResult;
-import io.starintel.lease.job.LeaseContext;
+import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.store.redis.RedisKeys;
 
 /**

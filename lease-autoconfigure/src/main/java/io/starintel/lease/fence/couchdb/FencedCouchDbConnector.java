@@ -3,14 +3,9 @@ package io.starintel.lease.fence.couchdb;
 import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.ektorp.AttachmentInputStream;
 import org.ektorp.CouchDbConnector;
 import org.ektorp.DbInfo;
@@ -34,43 +29,29 @@ import org.ektorp.changes.ChangesFeed;
 import org.ektorp.changes.DocumentChange;
 import org.ektorp.http.HttpClient;
 import org.ektorp.util.Documents;
-
 import org.jspecify.annotations.Nullable;
 
-import io.starintel.lease.fence.FenceDecision;
-import io.starintel.lease.fence.FenceOutcome;
 import io.starintel.lease.fence.FenceGuard;
-import io.starintel.lease.fence.FenceStamp;
 import io.starintel.lease.fence.FencedWriteRejectedException;
 import io.starintel.lease.fence.FencedWriteResult;
-import io.starintel.lease.job.LeaseContext;
 
 /**
- * A fenced decorator of Ektorp's {@link CouchDbConnector}: {@code create}, {@code update}, {@code delete} and
- * {@code executeBulk} require a bound {@link io.starintel.lease.job.LeaseContext}, authorize through
- * {@link FenceGuard} (one backend-time check per call), stamp a {@code starintel_fence} object
- * ({@link FenceStamp}: lock-key digest, token, lease id, execution id, trace id, accepted backend time) into each
- * document and write conditionally on the document's {@code _rev}. Reads delegate unchanged.
+ * Ektorp's {@link CouchDbConnector} with fenced writes: {@code create}, {@code update}, {@code delete} and
+ * {@code executeBulk} go through {@link FencedDocuments} (the typed {@code try*} methods here are the same calls)
+ * and throw {@link FencedWriteRejectedException} for anything but acceptance. Writes that cannot carry a stamp
+ * (attachments, copy, purge, update handlers, streams, the bulk buffer) throw {@link UnsupportedOperationException}:
+ * use {@link #delegate()} deliberately for unfenced data. Reads go to the undecorated connector unchanged.
  *
- * <p>Contract (fenced writes): the acceptance point is the authorization; the write is additionally conditioned on
- * the revision and on the token guard of {@link FenceDesignDocument}, so a holder paused after its authorization
- * cannot overwrite a successor's document. The {@code try*} methods return typed {@link FencedWriteResult}s; the
- * {@link CouchDbConnector} methods throw {@link FencedWriteRejectedException} for anything but acceptance. Writes
- * that cannot carry a stamp (attachments, copy, purge, update handlers, streams, the bulk buffer) throw
- * {@link UnsupportedOperationException}: use the undecorated connector deliberately for unfenced data.
+ * <p>Why the reads are written out: this class is the bean type applications inject (and hand to Ektorp's
+ * repositories as a {@link CouchDbConnector}), so it has to be a class implementing the interface; a
+ * {@code java.lang.reflect.Proxy} cannot be that class, and Ektorp has no forwarding base class.
  */
 public final class FencedCouchDbConnector implements CouchDbConnector {
 
-	private static final ObjectMapper JSON = new ObjectMapper();
+	/** Top-level field of a fenced tombstone (see {@link FencedDocuments#DELETED_FIELD}). */
+	public static final String DELETED_FIELD = FencedDocuments.DELETED_FIELD;
 
-	private final CouchDbConnector delegate;
-
-	/** Top-level field of a fenced tombstone (a fenced document is never {@code _deleted} in CouchDB). */
-	public static final String DELETED_FIELD = "starintel_deleted";
-
-	private final FenceGuard guard;
-
-	private final @Nullable CouchDbFenceMarks marks;
+	private final FencedDocuments documents;
 
 	/** Decorates {@code delegate}; every write is authorized by {@code guard}; no durable marks are kept. */
 	public FencedCouchDbConnector(CouchDbConnector delegate, FenceGuard guard) {
@@ -82,192 +63,383 @@ public final class FencedCouchDbConnector implements CouchDbConnector {
 	 * (what {@link FencedCouchDbReader} compares with, so a purged and re-created stale document is reported).
 	 */
 	public FencedCouchDbConnector(CouchDbConnector delegate, FenceGuard guard, @Nullable CouchDbFenceMarks marks) {
-		this.delegate = Objects.requireNonNull(delegate, "delegate");
-		this.guard = Objects.requireNonNull(guard, "guard");
-		this.marks = marks;
+		this.documents = new FencedDocuments(delegate, guard, marks);
 	}
 
 	/** The undecorated connector (unfenced: for reads, design documents and deliberate unfenced data). */
 	public CouchDbConnector delegate() {
-		return this.delegate;
+		return this.documents.raw();
 	}
 
-	/**
-	 * Creates a new document (fenced); the document's {@code _id}/{@code _rev} are updated on acceptance. When the id
-	 * holds a fenced tombstone, the document is written over the tombstone (so the design document checks its token
-	 * against the deleted document's).
-	 */
+	/** The fenced writes with typed results. */
+	public FencedDocuments documents() {
+		return this.documents;
+	}
+
+	/** See {@link FencedDocuments#tryCreate(Object)}. */
 	public FencedWriteResult tryCreate(Object document) {
-		FencedWriteResult result = write(document, () -> this.delegate.create(document));
-		return overTombstone(document, result);
+		return this.documents.tryCreate(document);
 	}
 
-	/** Creates a document with the given id (fenced), over a fenced tombstone of that id if there is one. */
+	/** See {@link FencedDocuments#tryCreate(String, Object)}. */
 	public FencedWriteResult tryCreate(String id, Object document) {
-		FencedWriteResult result = write(document, () -> this.delegate.create(id, document));
-		return overTombstone(document, result);
+		return this.documents.tryCreate(id, document);
 	}
 
-	private FencedWriteResult overTombstone(Object document, FencedWriteResult result) {
-		String id = Documents.getId(document);
-		if (result.outcome() != FenceOutcome.CONFLICT || id == null || Documents.getRevision(document) != null) {
-			return result;
-		}
-		ObjectNode existing;
-		try {
-			existing = this.delegate.find(ObjectNode.class, id);
-		}
-		catch (RuntimeException ex) {
-			return result;
-		}
-		if (existing == null || !existing.path(DELETED_FIELD).asBoolean(false) || !existing.has("_rev")) {
-			return result;
-		}
-		Documents.setRevision(document, existing.get("_rev").asText());
-		FencedWriteResult over = tryUpdate(document);
-		if (!over.isAccepted()) {
-			clearRevision(document);
-		}
-		return over;
-	}
-
-	/** Updates a document conditionally on its {@code _rev} (fenced). */
+	/** See {@link FencedDocuments#tryUpdate(Object)}. */
 	public FencedWriteResult tryUpdate(Object document) {
-		return write(document, () -> this.delegate.update(document));
+		return this.documents.tryUpdate(document);
 	}
 
-	/**
-	 * Deletes a document conditionally on its {@code _rev} (fenced): writes a tombstone document
-	 * ({@code starintel_deleted: true}, not {@code _deleted}) that carries the fence, so the design document checks
-	 * the deleting token against the stored one and a later re-create against the tombstone's token.
-	 */
+	/** See {@link FencedDocuments#tryDelete(String, String)}. */
 	public FencedWriteResult tryDelete(String id, String revision) {
-		Map<String, Object> tombstone = tombstone(id, revision);
-		return write(tombstone, () -> this.delegate.update(tombstone));
+		return this.documents.tryDelete(id, revision);
 	}
 
-	/** Deletes the given document (its id and {@code _rev} are read from the document, fenced). */
+	/** See {@link FencedDocuments#tryDelete(Object)}. */
 	public FencedWriteResult tryDelete(Object document) {
-		return tryDelete(Documents.getId(document), Documents.getRevision(document));
+		return this.documents.tryDelete(document);
 	}
 
-	/**
-	 * Writes many documents under one authorization; per-document errors ({@code forbidden}, {@code conflict}) become
-	 * typed results matched by id (servers may reorder bulk results). When the authorization is refused, nothing is
-	 * sent and every document gets the refusal.
-	 */
+	/** See {@link FencedDocuments#tryExecuteBulk(Collection)}. */
 	public List<FencedDocumentResult> tryExecuteBulk(Collection<?> documents) {
-		FenceDecision decision = this.guard.authorizeCurrent();
-		FencedWriteResult authorized = decision.toWriteResult();
-		List<FencedDocumentResult> results = new ArrayList<>(documents.size());
-		if (!decision.isAuthorized()) {
-			for (Object document : documents) {
-				results.add(new FencedDocumentResult(String.valueOf(Documents.getId(document)), null, authorized));
-			}
-			return results;
-		}
-		for (Object document : documents) {
-			stamp(document, decision.requireStamp());
-		}
-		List<DocumentOperationResult> errors;
-		try {
-			errors = this.delegate.executeBulk(documents);
-		}
-		catch (RuntimeException ex) {
-			FencedWriteResult failed = CouchWriteErrors.map(authorized, ex);
-			for (Object document : documents) {
-				results.add(new FencedDocumentResult(String.valueOf(Documents.getId(document)), null, failed));
-			}
-			return results;
-		}
-		Map<String, DocumentOperationResult> errorsById = new HashMap<>();
-		for (DocumentOperationResult error : errors) {
-			if (error.isErroneous()) {
-				errorsById.put(error.getId(), error);
-			}
-		}
-		for (Object document : documents) {
-			String id = Documents.getId(document);
-			DocumentOperationResult error = errorsById.get(id);
-			if (error == null) {
-				raiseMark(decision, document);
-				results.add(new FencedDocumentResult(id, Documents.getRevision(document), authorized));
-			}
-			else {
-				results.add(new FencedDocumentResult(id, null,
-						CouchWriteErrors.mapBulk(authorized, error.getError(), error.getReason())));
-			}
-		}
-		return results;
+		return this.documents.tryExecuteBulk(documents);
 	}
 
-	private FencedWriteResult write(Object document, Runnable write) {
-		FenceDecision decision = this.guard.authorizeCurrent();
-		FencedWriteResult authorized = decision.toWriteResult();
-		if (!decision.isAuthorized()) {
-			return authorized;
-		}
-		stamp(document, decision.requireStamp());
-		try {
-			write.run();
-			raiseMark(decision, document);
-			return authorized;
-		}
-		catch (RuntimeException ex) {
-			return CouchWriteErrors.map(authorized, ex);
-		}
+	// ---- fenced writes of the CouchDbConnector interface
+
+	@Override
+	public void create(String id, Object document) {
+		requireAccepted(tryCreate(id, document));
 	}
 
-	private void raiseMark(FenceDecision decision, Object document) {
-		LeaseContext context = LeaseContext.currentOrNull();
-		if (this.marks == null || context == null) {
-			return;
-		}
-		String id = Documents.getId(document);
-		if (id == null) {
-			return;
-		}
-		FenceStamp stamp = decision.requireStamp();
-		this.marks.raise(context.identity().scope(), this.delegate.getDatabaseName(), id, stamp.lockKeyDigest(),
-				stamp.fencingToken());
+	@Override
+	public void create(Object document) {
+		requireAccepted(tryCreate(document));
 	}
 
-	@SuppressWarnings("unchecked")
-	static void stamp(Object document, FenceStamp stamp) {
-		Map<String, Object> fence = stamp.toMap();
-		if (document instanceof FenceStamped stamped) {
-			stamped.setStarintelFence(fence);
-		}
-		else if (document instanceof ObjectNode node) {
-			node.set(FenceStamp.FIELD, JSON.valueToTree(fence));
-		}
-		else if (document instanceof Map<?, ?> map) {
-			((Map<String, Object>) map).put(FenceStamp.FIELD, fence);
-		}
-		else {
-			throw new IllegalArgumentException("A fenced document must be a Map, an ObjectNode or implement "
-					+ FenceStamped.class.getSimpleName() + ": " + document.getClass().getName());
-		}
+	@Override
+	public void update(Object document) {
+		requireAccepted(tryUpdate(document));
 	}
 
-	private static void clearRevision(Object document) {
-		if (document instanceof Map<?, ?> map) {
-			map.remove("_rev");
-		}
-		else if (document instanceof ObjectNode node) {
-			node.remove("_rev");
-		}
-		else {
-			Documents.setRevision(document, null);
-		}
+	@Override
+	public String delete(Object document) {
+		return delete(Documents.getId(document), Documents.getRevision(document));
 	}
 
-	private static Map<String, Object> tombstone(String id, String revision) {
-		Map<String, Object> tombstone = new LinkedHashMap<>();
-		tombstone.put("_id", id);
-		tombstone.put("_rev", revision);
-		tombstone.put(DELETED_FIELD, Boolean.TRUE);
-		return tombstone;
+	@Override
+	public String delete(String id, String revision) {
+		Map<String, Object> tombstone = FencedDocuments.tombstone(id, revision);
+		requireAccepted(this.documents.writeTombstone(tombstone));
+		return Documents.getRevision(tombstone);
+	}
+
+	/** Per-document refusals are reported like Ektorp's errors, with the typed outcome's wire name as error. */
+	@Override
+	public List<DocumentOperationResult> executeBulk(Collection<?> documents) {
+		return toOperationResults(tryExecuteBulk(documents));
+	}
+
+	/** As {@link #executeBulk(Collection)}: CouchDB 2+ no longer offers all-or-nothing semantics. */
+	@Override
+	public List<DocumentOperationResult> executeAllOrNothing(Collection<?> documents) {
+		return toOperationResults(tryExecuteBulk(documents));
+	}
+
+	// ---- writes that cannot carry a fence stamp
+
+	@Override
+	public String copy(String sourceId, String targetId) {
+		throw notFenced("copy");
+	}
+
+	@Override
+	public String copy(String sourceId, String targetId, String targetRevision) {
+		throw notFenced("copy");
+	}
+
+	@Override
+	public PurgeResult purge(Map<String, List<String>> revisionsToPurge) {
+		throw notFenced("purge");
+	}
+
+	@Override
+	public String createAttachment(String documentId, AttachmentInputStream data) {
+		throw notFenced("createAttachment");
+	}
+
+	@Override
+	public String createAttachment(String documentId, String revision, AttachmentInputStream data) {
+		throw notFenced("createAttachment");
+	}
+
+	@Override
+	public String deleteAttachment(String documentId, String revision, String attachmentId) {
+		throw notFenced("deleteAttachment");
+	}
+
+	@Override
+	public List<DocumentOperationResult> executeBulk(InputStream documents) {
+		throw notFenced("executeBulk");
+	}
+
+	@Override
+	public List<DocumentOperationResult> executeAllOrNothing(InputStream documents) {
+		throw notFenced("executeAllOrNothing");
+	}
+
+	@Override
+	public String callUpdateHandler(String designDocumentId, String function, String documentId) {
+		throw notFenced("callUpdateHandler");
+	}
+
+	@Override
+	public String callUpdateHandler(String designDocumentId, String function, String documentId,
+			Map<String, String> parameters) {
+		throw notFenced("callUpdateHandler");
+	}
+
+	@Override
+	public <T> T callUpdateHandler(UpdateHandlerRequest request, Class<T> type) {
+		throw notFenced("callUpdateHandler");
+	}
+
+	@Override
+	public String callUpdateHandler(UpdateHandlerRequest request) {
+		throw notFenced("callUpdateHandler");
+	}
+
+	@Override
+	public void updateMultipart(String id, InputStream stream, String boundary, long length, Options options) {
+		throw notFenced("updateMultipart");
+	}
+
+	@Override
+	public void update(String id, InputStream document, long length, Options options) {
+		throw notFenced("update");
+	}
+
+	@Override
+	public void addToBulkBuffer(Object document) {
+		throw notFenced("addToBulkBuffer");
+	}
+
+	@Override
+	public List<DocumentOperationResult> flushBulkBuffer() {
+		throw notFenced("flushBulkBuffer");
+	}
+
+	// ---- reads and administration: the undecorated connector
+
+	@Override
+	public <T> T get(Class<T> type, String id) {
+		return this.documents.raw().get(type, id);
+	}
+
+	@Override
+	public <T> T get(Class<T> type, String id, Options options) {
+		return this.documents.raw().get(type, id, options);
+	}
+
+	@Override
+	public <T> T find(Class<T> type, String id) {
+		return this.documents.raw().find(type, id);
+	}
+
+	@Override
+	public <T> T find(Class<T> type, String id, Options options) {
+		return this.documents.raw().find(type, id, options);
+	}
+
+	@Override
+	public <T> T get(Class<T> type, String id, String revision) {
+		return this.documents.raw().get(type, id, revision);
+	}
+
+	@Override
+	public <T> T getWithConflicts(Class<T> type, String id) {
+		return this.documents.raw().getWithConflicts(type, id);
+	}
+
+	@Override
+	public boolean contains(String id) {
+		return this.documents.raw().contains(id);
+	}
+
+	@Override
+	public InputStream getAsStream(String id) {
+		return this.documents.raw().getAsStream(id);
+	}
+
+	@Override
+	public InputStream getAsStream(String id, String revision) {
+		return this.documents.raw().getAsStream(id, revision);
+	}
+
+	@Override
+	public InputStream getAsStream(String id, Options options) {
+		return this.documents.raw().getAsStream(id, options);
+	}
+
+	@Override
+	public List<Revision> getRevisions(String id) {
+		return this.documents.raw().getRevisions(id);
+	}
+
+	@Override
+	public String getCurrentRevision(String id) {
+		return this.documents.raw().getCurrentRevision(id);
+	}
+
+	@Override
+	public AttachmentInputStream getAttachment(String id, String attachmentId) {
+		return this.documents.raw().getAttachment(id, attachmentId);
+	}
+
+	@Override
+	public AttachmentInputStream getAttachment(String id, String attachmentId, String revision) {
+		return this.documents.raw().getAttachment(id, attachmentId, revision);
+	}
+
+	@Override
+	public List<String> getAllDocIds() {
+		return this.documents.raw().getAllDocIds();
+	}
+
+	@Override
+	public <T> List<T> queryView(ViewQuery query, Class<T> type) {
+		return this.documents.raw().queryView(query, type);
+	}
+
+	@Override
+	public <T> Page<T> queryForPage(ViewQuery query, PageRequest pageRequest, Class<T> type) {
+		return this.documents.raw().queryForPage(query, pageRequest, type);
+	}
+
+	@Override
+	public ViewResult queryView(ViewQuery query) {
+		return this.documents.raw().queryView(query);
+	}
+
+	@Override
+	public StreamingViewResult queryForStreamingView(ViewQuery query) {
+		return this.documents.raw().queryForStreamingView(query);
+	}
+
+	@Override
+	public InputStream queryForStream(ViewQuery query) {
+		return this.documents.raw().queryForStream(query);
+	}
+
+	@Override
+	public void createDatabaseIfNotExists() {
+		this.documents.raw().createDatabaseIfNotExists();
+	}
+
+	@Override
+	public String getDatabaseName() {
+		return this.documents.raw().getDatabaseName();
+	}
+
+	@Override
+	public String path() {
+		return this.documents.raw().path();
+	}
+
+	@Override
+	public HttpClient getConnection() {
+		return this.documents.raw().getConnection();
+	}
+
+	@Override
+	public DbInfo getDbInfo() {
+		return this.documents.raw().getDbInfo();
+	}
+
+	@Override
+	public Security getSecurity() {
+		return this.documents.raw().getSecurity();
+	}
+
+	@Override
+	public Status updateSecurity(Security security) {
+		return this.documents.raw().updateSecurity(security);
+	}
+
+	@Override
+	public DesignDocInfo getDesignDocInfo(String designDocumentId) {
+		return this.documents.raw().getDesignDocInfo(designDocumentId);
+	}
+
+	@Override
+	public void compact() {
+		this.documents.raw().compact();
+	}
+
+	@Override
+	public void compactViews(String designDocumentId) {
+		this.documents.raw().compactViews(designDocumentId);
+	}
+
+	@Override
+	public void cleanupViews() {
+		this.documents.raw().cleanupViews();
+	}
+
+	@Override
+	public int getRevisionLimit() {
+		return this.documents.raw().getRevisionLimit();
+	}
+
+	@Override
+	public void setRevisionLimit(int limit) {
+		this.documents.raw().setRevisionLimit(limit);
+	}
+
+	@Override
+	public ReplicationStatus replicateFrom(String source) {
+		return this.documents.raw().replicateFrom(source);
+	}
+
+	@Override
+	public ReplicationStatus replicateFrom(String source, Collection<String> documentIds) {
+		return this.documents.raw().replicateFrom(source, documentIds);
+	}
+
+	@Override
+	public ReplicationStatus replicateTo(String target) {
+		return this.documents.raw().replicateTo(target);
+	}
+
+	@Override
+	public ReplicationStatus replicateTo(String target, Collection<String> documentIds) {
+		return this.documents.raw().replicateTo(target, documentIds);
+	}
+
+	@Override
+	public List<DocumentChange> changes(ChangesCommand command) {
+		return this.documents.raw().changes(command);
+	}
+
+	@Override
+	public StreamingChangesResult changesAsStream(ChangesCommand command) {
+		return this.documents.raw().changesAsStream(command);
+	}
+
+	@Override
+	public ChangesFeed changesFeed(ChangesCommand command) {
+		return this.documents.raw().changesFeed(command);
+	}
+
+	@Override
+	public void ensureFullCommit() {
+		this.documents.raw().ensureFullCommit();
+	}
+
+	@Override
+	public void clearBulkBuffer() {
+		this.documents.raw().clearBulkBuffer();
 	}
 
 	private static UnsupportedOperationException notFenced(String operation) {
@@ -293,332 +465,4 @@ public final class FencedCouchDbConnector implements CouchDbConnector {
 		return errors;
 	}
 
-	@Override
-	public void create(String id, Object node) {
-		requireAccepted(tryCreate(id, node));
-	}
-
-	@Override
-	public void create(Object document) {
-		requireAccepted(tryCreate(document));
-	}
-
-	@Override
-	public void update(Object document) {
-		requireAccepted(tryUpdate(document));
-	}
-
-	@Override
-	public String delete(Object document) {
-		return delete(Documents.getId(document), Documents.getRevision(document));
-	}
-
-	@Override
-	public String delete(String id, String revision) {
-		Map<String, Object> tombstone = tombstone(id, revision);
-		requireAccepted(write(tombstone, () -> this.delegate.update(tombstone)));
-		return Documents.getRevision(tombstone);
-	}
-
-	/** Per-document refusals are reported like Ektorp's errors, with the typed outcome's wire name as error. */
-	@Override
-	public List<DocumentOperationResult> executeBulk(Collection<?> documents) {
-		return toOperationResults(tryExecuteBulk(documents));
-	}
-
-	/** As {@link #executeBulk(Collection)}: CouchDB 2+ no longer offers all-or-nothing semantics. */
-	@Override
-	public List<DocumentOperationResult> executeAllOrNothing(Collection<?> documents) {
-		return toOperationResults(tryExecuteBulk(documents));
-	}
-
-	@Override
-	public String copy(String a0, String a1) {
-		throw notFenced("copy");
-	}
-
-	@Override
-	public String copy(String a0, String a1, String a2) {
-		throw notFenced("copy");
-	}
-
-	@Override
-	public PurgeResult purge(Map<String, List<String>> a0) {
-		throw notFenced("purge");
-	}
-
-	@Override
-	public <T> T get(Class<T> a0, String a1) {
-		return this.delegate.get(a0, a1);
-	}
-
-	@Override
-	public <T> T get(Class<T> a0, String a1, Options a2) {
-		return this.delegate.get(a0, a1, a2);
-	}
-
-	@Override
-	public <T> T find(Class<T> a0, String a1) {
-		return this.delegate.find(a0, a1);
-	}
-
-	@Override
-	public <T> T find(Class<T> a0, String a1, Options a2) {
-		return this.delegate.find(a0, a1, a2);
-	}
-
-	@Override
-	public <T> T get(Class<T> a0, String a1, String a2) {
-		return this.delegate.get(a0, a1, a2);
-	}
-
-	@Override
-	public <T> T getWithConflicts(Class<T> a0, String a1) {
-		return this.delegate.getWithConflicts(a0, a1);
-	}
-
-	@Override
-	public boolean contains(String a0) {
-		return this.delegate.contains(a0);
-	}
-
-	@Override
-	public InputStream getAsStream(String a0) {
-		return this.delegate.getAsStream(a0);
-	}
-
-	@Override
-	public InputStream getAsStream(String a0, String a1) {
-		return this.delegate.getAsStream(a0, a1);
-	}
-
-	@Override
-	public InputStream getAsStream(String a0, Options a1) {
-		return this.delegate.getAsStream(a0, a1);
-	}
-
-	@Override
-	public List<Revision> getRevisions(String a0) {
-		return this.delegate.getRevisions(a0);
-	}
-
-	@Override
-	public String getCurrentRevision(String a0) {
-		return this.delegate.getCurrentRevision(a0);
-	}
-
-	@Override
-	public AttachmentInputStream getAttachment(String a0, String a1) {
-		return this.delegate.getAttachment(a0, a1);
-	}
-
-	@Override
-	public AttachmentInputStream getAttachment(String a0, String a1, String a2) {
-		return this.delegate.getAttachment(a0, a1, a2);
-	}
-
-	@Override
-	public String createAttachment(String a0, AttachmentInputStream a1) {
-		throw notFenced("createAttachment");
-	}
-
-	@Override
-	public String createAttachment(String a0, String a1, AttachmentInputStream a2) {
-		throw notFenced("createAttachment");
-	}
-
-	@Override
-	public String deleteAttachment(String a0, String a1, String a2) {
-		throw notFenced("deleteAttachment");
-	}
-
-	@Override
-	public List<String> getAllDocIds() {
-		return this.delegate.getAllDocIds();
-	}
-
-	@Override
-	public <T> List<T> queryView(ViewQuery a0, Class<T> a1) {
-		return this.delegate.queryView(a0, a1);
-	}
-
-	@Override
-	public <T> Page<T> queryForPage(ViewQuery a0, PageRequest a1, Class<T> a2) {
-		return this.delegate.queryForPage(a0, a1, a2);
-	}
-
-	@Override
-	public ViewResult queryView(ViewQuery a0) {
-		return this.delegate.queryView(a0);
-	}
-
-	@Override
-	public StreamingViewResult queryForStreamingView(ViewQuery a0) {
-		return this.delegate.queryForStreamingView(a0);
-	}
-
-	@Override
-	public InputStream queryForStream(ViewQuery a0) {
-		return this.delegate.queryForStream(a0);
-	}
-
-	@Override
-	public void createDatabaseIfNotExists() {
-		this.delegate.createDatabaseIfNotExists();
-	}
-
-	@Override
-	public String getDatabaseName() {
-		return this.delegate.getDatabaseName();
-	}
-
-	@Override
-	public String path() {
-		return this.delegate.path();
-	}
-
-	@Override
-	public HttpClient getConnection() {
-		return this.delegate.getConnection();
-	}
-
-	@Override
-	public DbInfo getDbInfo() {
-		return this.delegate.getDbInfo();
-	}
-
-	@Override
-	public Security getSecurity() {
-		return this.delegate.getSecurity();
-	}
-
-	@Override
-	public Status updateSecurity(Security a0) {
-		return this.delegate.updateSecurity(a0);
-	}
-
-	@Override
-	public DesignDocInfo getDesignDocInfo(String a0) {
-		return this.delegate.getDesignDocInfo(a0);
-	}
-
-	@Override
-	public void compact() {
-		this.delegate.compact();
-	}
-
-	@Override
-	public void compactViews(String a0) {
-		this.delegate.compactViews(a0);
-	}
-
-	@Override
-	public void cleanupViews() {
-		this.delegate.cleanupViews();
-	}
-
-	@Override
-	public int getRevisionLimit() {
-		return this.delegate.getRevisionLimit();
-	}
-
-	@Override
-	public void setRevisionLimit(int a0) {
-		this.delegate.setRevisionLimit(a0);
-	}
-
-	@Override
-	public ReplicationStatus replicateFrom(String a0) {
-		return this.delegate.replicateFrom(a0);
-	}
-
-	@Override
-	public ReplicationStatus replicateFrom(String a0, Collection<String> a1) {
-		return this.delegate.replicateFrom(a0, a1);
-	}
-
-	@Override
-	public ReplicationStatus replicateTo(String a0) {
-		return this.delegate.replicateTo(a0);
-	}
-
-	@Override
-	public ReplicationStatus replicateTo(String a0, Collection<String> a1) {
-		return this.delegate.replicateTo(a0, a1);
-	}
-
-	@Override
-	public List<DocumentOperationResult> executeBulk(InputStream a0) {
-		throw notFenced("executeBulk");
-	}
-
-	@Override
-	public List<DocumentOperationResult> executeAllOrNothing(InputStream a0) {
-		throw notFenced("executeAllOrNothing");
-	}
-
-	@Override
-	public List<DocumentChange> changes(ChangesCommand a0) {
-		return this.delegate.changes(a0);
-	}
-
-	@Override
-	public StreamingChangesResult changesAsStream(ChangesCommand a0) {
-		return this.delegate.changesAsStream(a0);
-	}
-
-	@Override
-	public ChangesFeed changesFeed(ChangesCommand a0) {
-		return this.delegate.changesFeed(a0);
-	}
-
-	@Override
-	public String callUpdateHandler(String a0, String a1, String a2) {
-		throw notFenced("callUpdateHandler");
-	}
-
-	@Override
-	public String callUpdateHandler(String a0, String a1, String a2, Map<String, String> a3) {
-		throw notFenced("callUpdateHandler");
-	}
-
-	@Override
-	public <T> T callUpdateHandler(UpdateHandlerRequest a0, Class<T> a1) {
-		throw notFenced("callUpdateHandler");
-	}
-
-	@Override
-	public String callUpdateHandler(UpdateHandlerRequest a0) {
-		throw notFenced("callUpdateHandler");
-	}
-
-	@Override
-	public void ensureFullCommit() {
-		this.delegate.ensureFullCommit();
-	}
-
-	@Override
-	public void updateMultipart(String a0, InputStream a1, String a2, long a3, Options a4) {
-		throw notFenced("updateMultipart");
-	}
-
-	@Override
-	public void update(String a0, InputStream a1, long a2, Options a3) {
-		throw notFenced("update");
-	}
-
-	@Override
-	public void addToBulkBuffer(Object a0) {
-		throw notFenced("addToBulkBuffer");
-	}
-
-	@Override
-	public List<DocumentOperationResult> flushBulkBuffer() {
-		throw notFenced("flushBulkBuffer");
-	}
-
-	@Override
-	public void clearBulkBuffer() {
-		this.delegate.clearBulkBuffer();
-	}
 }

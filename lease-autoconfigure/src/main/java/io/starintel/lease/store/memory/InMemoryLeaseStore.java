@@ -13,6 +13,8 @@ import java.util.TreeMap;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 
+import org.jspecify.annotations.Nullable;
+
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.AdminRequest;
 import io.starintel.lease.core.AttachDeleteRequest;
@@ -466,7 +468,7 @@ public final class InMemoryLeaseStore implements LeaseStore {
 		}
 	}
 
-	private Stored stored(String idemKey, Instant now) {
+	private @Nullable Stored stored(String idemKey, Instant now) {
 		Stored stored = this.idempotency.get(idemKey);
 		if (stored != null && !now.isBefore(stored.expiresAt())) {
 			this.idempotency.remove(idemKey);
@@ -475,7 +477,7 @@ public final class InMemoryLeaseStore implements LeaseStore {
 		return stored;
 	}
 
-	private LeaseState currentStateOf(LeaseResult result, Instant now) {
+	private @Nullable LeaseState currentStateOf(LeaseResult result, Instant now) {
 		if (result.lease() == null) {
 			return null;
 		}
@@ -488,7 +490,7 @@ public final class InMemoryLeaseStore implements LeaseStore {
 	}
 
 	/** The active record of a key, after expiring it if backend time has reached {@code expires_at}. */
-	private LeaseRecord currentRecord(String key, Instant now) {
+	private @Nullable LeaseRecord currentRecord(String key, Instant now) {
 		LeaseRecord record = this.active.get(key);
 		if (record != null && !record.isAuthoritativeAt(now)) {
 			end(record, LeaseState.EXPIRED);
@@ -497,7 +499,7 @@ public final class InMemoryLeaseStore implements LeaseStore {
 		return record;
 	}
 
-	private LeaseRecord heldRecord(LeaseHandle handle, Instant now) {
+	private @Nullable LeaseRecord heldRecord(LeaseHandle handle, Instant now) {
 		LeaseRecord current = currentRecord(handle.identity().lockKey(), now);
 		return (current != null && current.isHeldBy(handle)) ? current : null;
 	}

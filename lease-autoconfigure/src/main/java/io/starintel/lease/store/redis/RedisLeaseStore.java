@@ -482,7 +482,7 @@ public final class RedisLeaseStore implements LeaseStore {
 		return result;
 	}
 
-	private void alert(Reason reason, LockIdentity identity, String reference, String operation) {
+	private void alert(Reason reason, @Nullable LockIdentity identity, String reference, String operation) {
 		ProgramScope scope = (identity != null) ? identity.scope() : ProgramScope.of("unknown", "unknown");
 		raise(new LeaseAlert(reason, scope, operation, reference));
 	}

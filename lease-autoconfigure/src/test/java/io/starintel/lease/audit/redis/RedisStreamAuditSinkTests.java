@@ -1,5 +1,6 @@
 package io.starintel.lease.audit.redis;
 
+import java.net.URI;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -23,21 +24,28 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Against real Redis (REDIS_HOST/REDIS_PORT or 127.0.0.1:6379): events land in the program's bounded stream with the
+ * Against real Redis ({@code STARINTEL_REDIS_URL} or redis://127.0.0.1:6379, the convention of lease-test-support's
+ * {@code ServiceEnvironment}): events land in the program's bounded stream with the
  * shared field names, and a failed write is reported, not swallowed.
  */
 class RedisStreamAuditSinkTests {
 
-	private final LettuceConnectionFactory factory = connect(System.getenv().getOrDefault("REDIS_PORT", "6379"));
+	private final LettuceConnectionFactory factory = connect(redisUri());
 
 	private final StringRedisTemplate redis = new StringRedisTemplate(this.factory);
 
 	private final LockIdentity identity = LockIdentity.of("tenant-a",
 			"p-" + UUID.randomUUID().toString().substring(0, 8), "ns", "Target-1", "actor", "default", null);
 
-	private static LettuceConnectionFactory connect(String port) {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(
-				System.getenv().getOrDefault("REDIS_HOST", "127.0.0.1"), Integer.parseInt(port)));
+	// lease-test-support depends on this module, so its tests read the variable themselves (same name, same default)
+	private static URI redisUri() {
+		String url = System.getenv("STARINTEL_REDIS_URL");
+		return URI.create((url == null || url.isBlank()) ? "redis://127.0.0.1:6379" : url);
+	}
+
+	private static LettuceConnectionFactory connect(URI uri) {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(uri.getHost(), (uri.getPort() > 0) ? uri.getPort() : 6379));
 		factory.afterPropertiesSet();
 		return factory;
 	}
@@ -87,7 +95,7 @@ class RedisStreamAuditSinkTests {
 
 	@Test
 	void whenRedisIsUnreachableThenWriteFails() {
-		LettuceConnectionFactory closed = connect("1");
+		LettuceConnectionFactory closed = connect(URI.create("redis://127.0.0.1:1"));
 		try {
 			RedisStreamAuditSink sink = new RedisStreamAuditSink(new StringRedisTemplate(closed), 10);
 			assertThatExceptionOfType(AuditWriteException.class).isThrownBy(() -> sink.record(event(1)))

@@ -9,7 +9,7 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 
 /**
  * A small application for the worker API's HTTP tests: the auto-configured Redis store on real Redis
- * (REDIS_HOST/REDIS_PORT, default 127.0.0.1:6379), and worker credentials in a random program per test class.
+ * ({@code STARINTEL_REDIS_URL}, default redis://127.0.0.1:6379), and worker credentials in a random program per test class.
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration

@@ -5,7 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import io.starintel.lease.fence.FencedWriteResult;
-import io.starintel.lease.job.LeaseContext;
+import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.job.LeaseLostEvent;
 import org.springframework.context.event.EventListener;
 import org.springframework.stereotype.Component;

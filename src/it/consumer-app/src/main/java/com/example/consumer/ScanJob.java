@@ -8,7 +8,7 @@ import java.util.Map;
 import io.starintel.lease.fence.FencedWriteResult;
 import io.starintel.lease.fence.amqp.FencedRabbitTemplate;
 import io.starintel.lease.fence.couchdb.FencedCouchDbConnector;
-import io.starintel.lease.job.LeaseContext;
+import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.job.TargetLeased;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageBuilder;

@@ -13,6 +13,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.starintel.lease.it.redis.RedisServerKind;
 import io.starintel.lease.it.redis.RedisServers;
+import io.starintel.lease.test.ServiceEnvironment;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.RedisConnection;

@@ -20,7 +20,7 @@ import io.starintel.lease.core.LeaseOwner;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.it.redis.RedisServers;
-import io.starintel.lease.job.LeaseContext;
+import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.job.LeaseRenewalScheduler;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.LeaseAlerts;

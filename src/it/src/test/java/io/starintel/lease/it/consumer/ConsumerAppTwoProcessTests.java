@@ -3,6 +3,7 @@ package io.starintel.lease.it.consumer;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -27,7 +28,7 @@ import org.springframework.security.crypto.bcrypt.BCryptPasswordEncoder;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
-import io.starintel.lease.it.ServiceEnvironment;
+import io.starintel.lease.test.ServiceEnvironment;
 import io.starintel.lease.it.redis.ReplyDroppingProxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -68,7 +69,7 @@ class ConsumerAppTwoProcessTests {
 		Path root = Paths.get(System.getProperty("lease.root", "../..")).toAbsolutePath().normalize();
 		Path app = root.resolve("src/it/consumer-app");
 		Path jar = build(root, app);
-		java.net.URI redisUrl = java.net.URI.create(ServiceEnvironment.env("STARINTEL_REDIS_URL", "redis://127.0.0.1:6379"));
+		URI redisUrl = ServiceEnvironment.redisUri();
 		InetSocketAddress redis = new InetSocketAddress(redisUrl.getHost(),
 				(redisUrl.getPort() > 0) ? redisUrl.getPort() : 6379);
 		proxyA = new ReplyDroppingProxy(redis);
@@ -96,10 +97,9 @@ class ConsumerAppTwoProcessTests {
 
 	private static Map<String, String> environment(String instance, int redisPort, String hash) {
 		Map<String, String> env = new HashMap<>();
-		env.put("REDIS_HOST", "127.0.0.1");
-		env.put("REDIS_PORT", Integer.toString(redisPort));
-		env.put("RABBITMQ_HOST", ServiceEnvironment.env("STARINTEL_RABBIT_HOST", "127.0.0.1"));
-		env.put("COUCHDB_URL", ServiceEnvironment.env("STARINTEL_COUCHDB_URL", "http://127.0.0.1:5984"));
+		env.put(ServiceEnvironment.REDIS_URL, "redis://127.0.0.1:" + redisPort);
+		env.put(ServiceEnvironment.RABBIT_HOST, ServiceEnvironment.rabbitHost());
+		env.put(ServiceEnvironment.COUCHDB_URL, ServiceEnvironment.couchDbUrl());
 		env.put("CONSUMER_PROGRAM", PROGRAM);
 		env.put("CONSUMER_INSTANCE", instance);
 		env.put("CONSUMER_QUEUE", "consumer.results." + PROGRAM);

@@ -1,6 +1,6 @@
 package io.starintel.lease.it.fence;
 
-import io.starintel.lease.it.ServiceEnvironment;
+import io.starintel.lease.test.ServiceEnvironment;
 
 /**
  * {@link CouchDbFenceTests} on Apache CouchDB 3.4.3 ({@code STARINTEL_COUCHDB_REAL_URL}, default 127.0.0.1:5986 with

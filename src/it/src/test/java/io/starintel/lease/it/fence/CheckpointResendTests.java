@@ -14,7 +14,7 @@ import io.starintel.lease.fence.FencedWriteResult;
 import io.starintel.lease.fence.checkpoint.CheckpointState;
 import io.starintel.lease.fence.checkpoint.RedisCheckpointStore;
 import io.starintel.lease.it.redis.RedisServers;
-import io.starintel.lease.job.LeaseContext;
+import io.starintel.lease.context.LeaseContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

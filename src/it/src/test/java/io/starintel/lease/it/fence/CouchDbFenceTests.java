@@ -16,7 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-import io.starintel.lease.it.ServiceEnvironment;
+import io.starintel.lease.test.ServiceEnvironment;
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.fence.FenceOutcome;
 import io.starintel.lease.fence.FencedWriteRejectedException;
@@ -24,7 +24,7 @@ import io.starintel.lease.fence.FencedWriteResult;
 import io.starintel.lease.fence.couchdb.FenceDesignDocument;
 import io.starintel.lease.fence.couchdb.FencedCouchDbConnector;
 import io.starintel.lease.fence.couchdb.FencedDocumentResult;
-import io.starintel.lease.job.LeaseContext;
+import io.starintel.lease.context.LeaseContext;
 import org.ektorp.CouchDbConnector;
 import org.ektorp.CouchDbInstance;
 import org.ektorp.http.StdHttpClient;

@@ -8,13 +8,13 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
-import io.starintel.lease.it.ServiceEnvironment;
+import io.starintel.lease.test.ServiceEnvironment;
 import io.starintel.lease.fence.FenceGuard;
 import io.starintel.lease.fence.amqp.FencedDestinations;
 import io.starintel.lease.fence.amqp.FencedRabbitTemplate;
 import io.starintel.lease.fence.couchdb.FenceDesignDocument;
 import io.starintel.lease.fence.couchdb.FencedCouchDbConnector;
-import io.starintel.lease.job.LeaseContext;
+import io.starintel.lease.context.LeaseContext;
 import org.ektorp.CouchDbConnector;
 import org.ektorp.CouchDbInstance;
 import org.ektorp.http.StdHttpClient;

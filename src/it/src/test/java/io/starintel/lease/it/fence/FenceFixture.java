@@ -13,7 +13,7 @@ import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.fence.FenceGuard;
 import io.starintel.lease.it.redis.RedisServers;
-import io.starintel.lease.job.LeaseContext;
+import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.store.redis.RedisLeaseStore;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;

@@ -1,6 +1,6 @@
 package io.starintel.lease.it.fence;
 
-import io.starintel.lease.it.ServiceEnvironment;
+import io.starintel.lease.test.ServiceEnvironment;
 
 /** {@link CouchDbFenceTests} on pouchdb-server ({@code STARINTEL_COUCHDB_URL}, default 127.0.0.1:5984). */
 class PouchDbServerFenceTests extends CouchDbFenceTests {

@@ -8,7 +8,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import io.starintel.lease.it.ServiceEnvironment;
+import io.starintel.lease.test.ServiceEnvironment;
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.fence.FenceOutcome;
 import io.starintel.lease.fence.FencedWriteRejectedException;
@@ -23,7 +23,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.starintel.lease.fence.amqp.FencedDestinations;
 import io.starintel.lease.fence.amqp.FencedListenerAdvice;
 import io.starintel.lease.fence.amqp.FencedRabbitTemplate;
-import io.starintel.lease.job.LeaseContext;
+import io.starintel.lease.context.LeaseContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

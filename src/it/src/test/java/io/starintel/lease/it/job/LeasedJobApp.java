@@ -20,7 +20,7 @@ import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
 import io.starintel.lease.core.CommitRequest;
 import io.starintel.lease.core.Identifiers;
 import io.starintel.lease.core.ResultCode;
-import io.starintel.lease.job.LeaseContext;
+import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.job.LeaseLostEvent;
 import io.starintel.lease.job.TargetLeased;
 import io.starintel.lease.store.LeaseStore;

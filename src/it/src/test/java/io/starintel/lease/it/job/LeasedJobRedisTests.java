@@ -27,7 +27,7 @@ import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.it.redis.RedisServers;
 import io.starintel.lease.it.redis.ReplyDroppingProxy;
-import io.starintel.lease.job.LeaseContext;
+import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.job.LeaseLostEvent;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.LeaseStore;

@@ -24,6 +24,8 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 
+import io.starintel.lease.test.RedisServerProcess;
+
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -56,7 +58,7 @@ public final class LocalRedisCluster implements AutoCloseable {
 
 	private final int basePort;
 
-	private final List<Process> processes = new ArrayList<>();
+	private final List<RedisServerProcess> processes = new ArrayList<>();
 
 	private final List<RedisClient> clients = new ArrayList<>();
 
@@ -150,17 +152,10 @@ public final class LocalRedisCluster implements AutoCloseable {
 
 	private void startNodes() {
 		for (int port : ports()) {
-			ProcessBuilder builder = new ProcessBuilder(this.serverBinary.toString(), "--port", Integer.toString(port),
-					"--bind", "127.0.0.1", "--dir", this.directory.toString(), "--cluster-enabled", "yes",
-					"--cluster-config-file", "nodes-" + port + ".conf", "--save", "", "--appendonly", "no",
-					"--daemonize", "no")
-				.directory(this.directory.toFile())
-				.redirectErrorStream(true)
-				.redirectOutput(this.directory.resolve("redis-" + port + ".log").toFile());
 			try {
-				Process process = builder.start();
-				process.getOutputStream().close();
-				this.processes.add(process);
+				this.processes.add(RedisServerProcess.launch(this.serverBinary, port, this.directory,
+						"--cluster-enabled", "yes", "--cluster-config-file", "nodes-" + port + ".conf", "--daemonize",
+						"no"));
 			}
 			catch (IOException ex) {
 				throw new IllegalStateException("could not start " + this.serverBinary + " on port " + port, ex);
@@ -242,7 +237,7 @@ public final class LocalRedisCluster implements AutoCloseable {
 		for (int i = 0; i < this.processes.size(); i++) {
 			if (!this.processes.get(i).isAlive()) {
 				throw new IllegalStateException(this.kind + " node on port " + (this.basePort + i) + " exited: "
-						+ read(this.directory.resolve("redis-" + (this.basePort + i) + ".log")));
+						+ this.processes.get(i).log());
 			}
 		}
 	}
@@ -268,20 +263,7 @@ public final class LocalRedisCluster implements AutoCloseable {
 	}
 
 	private void destroyProcesses() {
-		for (Process process : this.processes) {
-			process.destroy();
-		}
-		for (Process process : this.processes) {
-			try {
-				if (!process.waitFor(5, TimeUnit.SECONDS)) {
-					process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-				}
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				process.destroyForcibly();
-			}
-		}
+		this.processes.forEach(RedisServerProcess::stop);
 	}
 
 	private static int freeBasePort() {

@@ -6,7 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
 
-import io.starintel.lease.it.ServiceEnvironment;
+import io.starintel.lease.test.ServiceEnvironment;
 import org.junit.jupiter.api.TestInfo;
 import org.opentest4j.TestAbortedException;
 
@@ -29,7 +29,7 @@ import org.opentest4j.TestAbortedException;
 public enum RedisServerKind {
 
 	/** Redis OSS (Debian 12 packages 7.0). */
-	REDIS("Redis", "STARINTEL_REDIS_URL", "redis://127.0.0.1:6379", "redis-server") {
+	REDIS("Redis", ServiceEnvironment.REDIS_URL, "redis://127.0.0.1:6379", "redis-server") {
 
 		@Override
 		Optional<Path> serverBinary() {
@@ -49,11 +49,11 @@ public enum RedisServerKind {
 	},
 
 	/** Valkey (8.0.1 from {@code ../shared/valkey}). */
-	VALKEY("Valkey", "STARINTEL_VALKEY_URL", "redis://127.0.0.1:6390", "valkey-server") {
+	VALKEY("Valkey", ServiceEnvironment.VALKEY_URL, "redis://127.0.0.1:6390", "valkey-server") {
 
 		@Override
 		Optional<Path> serverBinary() {
-			String configured = ServiceEnvironment.env("STARINTEL_VALKEY_SERVER", "");
+			String configured = ServiceEnvironment.env(ServiceEnvironment.VALKEY_SERVER, "");
 			if (!configured.isEmpty()) {
 				return Optional.of(Path.of(configured)).filter(Files::isExecutable);
 			}

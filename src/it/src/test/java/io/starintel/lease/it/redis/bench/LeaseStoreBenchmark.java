@@ -7,7 +7,6 @@ import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -57,6 +56,7 @@ import io.starintel.lease.it.redis.RedisServers;
 import io.starintel.lease.store.LeaseAlerts;
 import io.starintel.lease.store.redis.RedisKeys;
 import io.starintel.lease.store.redis.RedisLeaseStore;
+import io.starintel.lease.test.RedisServerProcess;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
@@ -560,12 +560,8 @@ public final class LeaseStoreBenchmark {
 		System.out.printf(Locale.ROOT, "%n# one round trip per operation: %d store acquire+release cycles%n",
 				this.checkCycles);
 		Path dir = Files.createTempDirectory("lease-bench-redis");
-		int port = freePort();
-		Process server = new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
-				"--save", "", "--appendonly", "no", "--dir", dir.toString())
-			.redirectErrorStream(true)
-			.redirectOutput(dir.resolve("redis.log").toFile())
-			.start();
+		int port = RedisServerProcess.freePort();
+		RedisServerProcess server = RedisServerProcess.start(Path.of("redis-server"), port, dir);
 		Map<String, LongAdder> clientCommands = new ConcurrentHashMap<>();
 		AtomicBoolean counting = new AtomicBoolean();
 		CommandListener listener = new CommandListener() {
@@ -578,7 +574,7 @@ public final class LeaseStoreBenchmark {
 			}
 		};
 		try (RedisClient admin = RedisClient.create(RedisURI.create("127.0.0.1", port))) {
-			StatefulRedisConnection<String, String> adminConnection = awaitConnect(admin, server);
+			StatefulRedisConnection<String, String> adminConnection = admin.connect();
 			RedisCommands<String, String> redis = adminConnection.sync();
 			LettuceConnectionFactory factory = factory("127.0.0.1", port, listener);
 			try {
@@ -643,37 +639,11 @@ public final class LeaseStoreBenchmark {
 			}
 		}
 		finally {
-			server.destroy();
-			if (!server.waitFor(5, TimeUnit.SECONDS)) {
-				server.destroyForcibly();
-			}
+			server.stop();
 			try (var files = Files.walk(dir)) {
 				files.sorted(java.util.Comparator.reverseOrder()).forEach((p) -> p.toFile().delete());
 			}
 		}
-	}
-
-	private static StatefulRedisConnection<String, String> awaitConnect(RedisClient client, Process server) {
-		long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-		RuntimeException last = null;
-		while (System.nanoTime() < until) {
-			require(server.isAlive(), "private redis-server exited");
-			try {
-				return client.connect();
-			}
-			catch (RuntimeException ex) {
-				last = ex;
-				try {
-					// a bounded poll while the private server starts (no Awaitility outside tests needed here)
-					server.waitFor(50, TimeUnit.MILLISECONDS);
-				}
-				catch (InterruptedException ie) {
-					Thread.currentThread().interrupt();
-					throw new IllegalStateException(ie);
-				}
-			}
-		}
-		throw new IllegalStateException("private redis-server did not answer", last);
 	}
 
 	private static Map<String, Long> commandStats(RedisCommands<String, String> redis) {
@@ -864,12 +834,6 @@ public final class LeaseStoreBenchmark {
 			}
 		}
 		return "?";
-	}
-
-	private static int freePort() throws IOException {
-		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-			return socket.getLocalPort();
-		}
 	}
 
 	private static byte[][] toBytes(List<String> values) {

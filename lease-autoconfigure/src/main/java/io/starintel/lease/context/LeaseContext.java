@@ -1,4 +1,4 @@
-package io.starintel.lease.job;
+package io.starintel.lease.context;
 
 import java.time.Instant;
 import java.util.List;

@@ -12,20 +12,20 @@ import io.starintel.lease.fence.FenceOutcome;
 import io.starintel.lease.fence.FencedWriteResult;
 
 /**
- * Maps Ektorp's write failures to typed fenced-write results (ENVIRONMENT.md: a stale {@code _rev} is an
- * {@link UpdateConflictException}; a {@code validate_doc_update} rejection is a plain {@link DbAccessException}
- * whose message starts with {@code 403:Forbidden} and carries the JSON body; pouchdb-server may answer a racing
+ * Translates Ektorp's write failures into typed fenced-write results, as Apache CouchDB and pouchdb-server answer
+ * them (both run by the integration suites): a stale {@code _rev} is an {@link UpdateConflictException}; a
+ * {@code validate_doc_update} rejection is a plain {@link DbAccessException} whose message starts with {@code 403:Forbidden} and carries the JSON body; pouchdb-server may answer a racing
  * writer with 403 instead of 409 and a delete with an unknown rev with 404). Server messages of the fence design
  * document are our own text and safe to carry as detail; anything else is reduced to its status.
  */
-final class CouchWriteErrors {
+final class CouchWriteExceptionTranslator {
 
 	private static final ObjectMapper JSON = new ObjectMapper();
 
-	private CouchWriteErrors() {
+	private CouchWriteExceptionTranslator() {
 	}
 
-	static FencedWriteResult map(FencedWriteResult authorized, RuntimeException ex) {
+	static FencedWriteResult translate(FencedWriteResult authorized, RuntimeException ex) {
 		if (ex instanceof UpdateConflictException) {
 			return authorized.with(FenceOutcome.CONFLICT, Reason.NONE, "revision conflict");
 		}
@@ -44,7 +44,7 @@ final class CouchWriteErrors {
 	}
 
 	/** Maps one per-document error of a bulk write ({@code error=forbidden|conflict}). */
-	static FencedWriteResult mapBulk(FencedWriteResult authorized, String error, @Nullable String reason) {
+	static FencedWriteResult translateBulkError(FencedWriteResult authorized, String error, @Nullable String reason) {
 		if ("conflict".equals(error)) {
 			return authorized.with(FenceOutcome.CONFLICT, Reason.NONE, "revision conflict");
 		}

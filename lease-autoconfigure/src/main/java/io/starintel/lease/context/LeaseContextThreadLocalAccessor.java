@@ -1,4 +1,4 @@
-package io.starintel.lease.job;
+package io.starintel.lease.context;
 
 import io.micrometer.context.ThreadLocalAccessor;
 import org.jspecify.annotations.Nullable;

@@ -1,7 +1,9 @@
 package io.starintel.lease.store;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -253,14 +255,14 @@ public abstract class LeaseStoreConformanceKit {
 		LeasePage page = this.store.list(new ListRequest(new ListFilter.ByProgram(scope), null, 1, "c", deadline()));
 		String cursor = page.nextCursor();
 		assertThat(cursor).isNotNull();
-		byte[] raw = java.util.Base64.getUrlDecoder().decode(cursor);
-		String decoded = new String(raw, java.nio.charset.StandardCharsets.ISO_8859_1);
+		byte[] raw = Base64.getUrlDecoder().decode(cursor);
+		String decoded = new String(raw, StandardCharsets.ISO_8859_1);
 		for (LeaseRecord lease : page.leases()) {
 			assertThat(cursor).doesNotContain(lease.identity().keyDigest());
 			assertThat(decoded).doesNotContain(lease.identity().keyDigest()).doesNotContain(lease.lockKey());
 		}
 		raw[raw.length - 1] ^= 1;
-		String tampered = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(raw);
+		String tampered = Base64.getUrlEncoder().withoutPadding().encodeToString(raw);
 		assertThat(this.store.list(new ListRequest(new ListFilter.ByProgram(scope), tampered, 1, "c", deadline()))
 			.code()).isEqualTo(ResultCode.INVALID_LEASE_REQUEST);
 		assertThat(this.store.list(new ListRequest(new ListFilter.ByOwner(scope, "alice"), cursor, 1, "c", deadline()))

@@ -1,0 +1,8 @@
+/**
+ * The current lease of a running execution ({@link io.starintel.lease.context.LeaseContext}) and its
+ * context-propagation accessor: what leased jobs bind and fenced writers read.
+ */
+@NullMarked
+package io.starintel.lease.context;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,248 @@
+package io.starintel.lease.fence.couchdb;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.ektorp.CouchDbConnector;
+import org.ektorp.DocumentOperationResult;
+import org.ektorp.util.Documents;
+import org.jspecify.annotations.Nullable;
+
+import io.starintel.lease.context.LeaseContext;
+import io.starintel.lease.fence.FenceDecision;
+import io.starintel.lease.fence.FenceGuard;
+import io.starintel.lease.fence.FenceOutcome;
+import io.starintel.lease.fence.FenceStamp;
+import io.starintel.lease.fence.FencedWriteResult;
+
+/**
+ * Fenced CouchDB documents: {@code create}, {@code update}, {@code delete} and bulk writes that require a bound
+ * {@link LeaseContext}, authorize through {@link FenceGuard} (one backend-time check per call), stamp a
+ * {@code starintel_fence} object ({@link FenceStamp}: lock-key digest, token, lease id, execution id, trace id,
+ * accepted backend time) into each document and write conditionally on the document's {@code _rev}. Every
+ * operation answers a typed {@link FencedWriteResult}. {@link FencedCouchDbConnector} offers the same writes as
+ * Ektorp's {@link CouchDbConnector}.
+ *
+ * <p>Contract (fenced writes): the acceptance point is the authorization; the write is additionally conditioned on
+ * the revision and on the token guard of {@link FenceDesignDocument}, so a holder paused after its authorization
+ * cannot overwrite a successor's document. Deletions are tombstones ({@value #DELETED_FIELD}{@code : true}, never
+ * {@code _deleted}) that carry the fence.
+ */
+public final class FencedDocuments {
+
+	/** Top-level field of a fenced tombstone (a fenced document is never {@code _deleted} in CouchDB). */
+	public static final String DELETED_FIELD = "starintel_deleted";
+
+	private static final ObjectMapper JSON = new ObjectMapper();
+
+	private final CouchDbConnector raw;
+
+	private final FenceGuard guard;
+
+	private final @Nullable CouchDbFenceMarks marks;
+
+	/**
+	 * Fenced writes through {@code raw}, each authorized by {@code guard}; with {@code marks}, every accepted write
+	 * also raises the document's durable mark (what {@link FencedCouchDbReader} compares with).
+	 */
+	public FencedDocuments(CouchDbConnector raw, FenceGuard guard, @Nullable CouchDbFenceMarks marks) {
+		this.raw = Objects.requireNonNull(raw, "raw");
+		this.guard = Objects.requireNonNull(guard, "guard");
+		this.marks = marks;
+	}
+
+	/** The undecorated connector (unfenced: for reads, design documents and deliberate unfenced data). */
+	public CouchDbConnector raw() {
+		return this.raw;
+	}
+
+	/**
+	 * Creates a new document (fenced); the document's {@code _id}/{@code _rev} are updated on acceptance. When the id
+	 * holds a fenced tombstone, the document is written over the tombstone (so the design document checks its token
+	 * against the deleted document's).
+	 */
+	public FencedWriteResult tryCreate(Object document) {
+		FencedWriteResult result = write(document, () -> this.raw.create(document));
+		return overTombstone(document, result);
+	}
+
+	/** Creates a document with the given id (fenced), over a fenced tombstone of that id if there is one. */
+	public FencedWriteResult tryCreate(String id, Object document) {
+		FencedWriteResult result = write(document, () -> this.raw.create(id, document));
+		return overTombstone(document, result);
+	}
+
+	private FencedWriteResult overTombstone(Object document, FencedWriteResult result) {
+		String id = Documents.getId(document);
+		if (result.outcome() != FenceOutcome.CONFLICT || id == null || Documents.getRevision(document) != null) {
+			return result;
+		}
+		ObjectNode existing;
+		try {
+			existing = this.raw.find(ObjectNode.class, id);
+		}
+		catch (RuntimeException ex) {
+			return result;
+		}
+		if (existing == null || !existing.path(DELETED_FIELD).asBoolean(false) || !existing.has("_rev")) {
+			return result;
+		}
+		Documents.setRevision(document, existing.get("_rev").asText());
+		FencedWriteResult over = tryUpdate(document);
+		if (!over.isAccepted()) {
+			clearRevision(document);
+		}
+		return over;
+	}
+
+	/** Updates a document conditionally on its {@code _rev} (fenced). */
+	public FencedWriteResult tryUpdate(Object document) {
+		return write(document, () -> this.raw.update(document));
+	}
+
+	/**
+	 * Deletes a document conditionally on its {@code _rev} (fenced): writes a tombstone document
+	 * ({@code starintel_deleted: true}, not {@code _deleted}) that carries the fence, so the design document checks
+	 * the deleting token against the stored one and a later re-create against the tombstone's token.
+	 */
+	public FencedWriteResult tryDelete(String id, String revision) {
+		return writeTombstone(tombstone(id, revision));
+	}
+
+	/** Deletes the given document (its id and {@code _rev} are read from the document, fenced). */
+	public FencedWriteResult tryDelete(Object document) {
+		return tryDelete(Documents.getId(document), Documents.getRevision(document));
+	}
+
+	/**
+	 * Writes many documents under one authorization; per-document errors ({@code forbidden}, {@code conflict}) become
+	 * typed results matched by id (servers may reorder bulk results). When the authorization is refused, nothing is
+	 * sent and every document gets the refusal.
+	 */
+	public List<FencedDocumentResult> tryExecuteBulk(Collection<?> documents) {
+		FenceDecision decision = this.guard.authorizeCurrent();
+		FencedWriteResult authorized = decision.toWriteResult();
+		List<FencedDocumentResult> results = new ArrayList<>(documents.size());
+		if (!decision.isAuthorized()) {
+			for (Object document : documents) {
+				results.add(new FencedDocumentResult(String.valueOf(Documents.getId(document)), null, authorized));
+			}
+			return results;
+		}
+		for (Object document : documents) {
+			stamp(document, decision.requireStamp());
+		}
+		List<DocumentOperationResult> errors;
+		try {
+			errors = this.raw.executeBulk(documents);
+		}
+		catch (RuntimeException ex) {
+			FencedWriteResult failed = CouchWriteExceptionTranslator.translate(authorized, ex);
+			for (Object document : documents) {
+				results.add(new FencedDocumentResult(String.valueOf(Documents.getId(document)), null, failed));
+			}
+			return results;
+		}
+		Map<String, DocumentOperationResult> errorsById = new HashMap<>();
+		for (DocumentOperationResult error : errors) {
+			if (error.isErroneous()) {
+				errorsById.put(error.getId(), error);
+			}
+		}
+		for (Object document : documents) {
+			String id = Documents.getId(document);
+			DocumentOperationResult error = errorsById.get(id);
+			if (error == null) {
+				raiseMark(decision, document);
+				results.add(new FencedDocumentResult(id, Documents.getRevision(document), authorized));
+			}
+			else {
+				results.add(new FencedDocumentResult(id, null,
+						CouchWriteExceptionTranslator.translateBulkError(authorized, error.getError(), error.getReason())));
+			}
+		}
+		return results;
+	}
+
+	/** Writes a tombstone of {@link #tombstone(String, String)} (fenced); its {@code _rev} is updated on acceptance. */
+	FencedWriteResult writeTombstone(Map<String, Object> tombstone) {
+		return write(tombstone, () -> this.raw.update(tombstone));
+	}
+
+	private FencedWriteResult write(Object document, Runnable write) {
+		FenceDecision decision = this.guard.authorizeCurrent();
+		FencedWriteResult authorized = decision.toWriteResult();
+		if (!decision.isAuthorized()) {
+			return authorized;
+		}
+		stamp(document, decision.requireStamp());
+		try {
+			write.run();
+			raiseMark(decision, document);
+			return authorized;
+		}
+		catch (RuntimeException ex) {
+			return CouchWriteExceptionTranslator.translate(authorized, ex);
+		}
+	}
+
+	private void raiseMark(FenceDecision decision, Object document) {
+		LeaseContext context = LeaseContext.currentOrNull();
+		if (this.marks == null || context == null) {
+			return;
+		}
+		String id = Documents.getId(document);
+		if (id == null) {
+			return;
+		}
+		FenceStamp stamp = decision.requireStamp();
+		this.marks.raise(context.identity().scope(), this.raw.getDatabaseName(), id, stamp.lockKeyDigest(),
+				stamp.fencingToken());
+	}
+
+	@SuppressWarnings("unchecked")
+	static void stamp(Object document, FenceStamp stamp) {
+		Map<String, Object> fence = stamp.toMap();
+		if (document instanceof FenceStamped stamped) {
+			stamped.setStarintelFence(fence);
+		}
+		else if (document instanceof ObjectNode node) {
+			node.set(FenceStamp.FIELD, JSON.valueToTree(fence));
+		}
+		else if (document instanceof Map<?, ?> map) {
+			((Map<String, Object>) map).put(FenceStamp.FIELD, fence);
+		}
+		else {
+			throw new IllegalArgumentException("A fenced document must be a Map, an ObjectNode or implement "
+					+ FenceStamped.class.getSimpleName() + ": " + document.getClass().getName());
+		}
+	}
+
+	private static void clearRevision(Object document) {
+		if (document instanceof Map<?, ?> map) {
+			map.remove("_rev");
+		}
+		else if (document instanceof ObjectNode node) {
+			node.remove("_rev");
+		}
+		else {
+			Documents.setRevision(document, null);
+		}
+	}
+
+	static Map<String, Object> tombstone(String id, String revision) {
+		Map<String, Object> tombstone = new LinkedHashMap<>();
+		tombstone.put("_id", id);
+		tombstone.put("_rev", revision);
+		tombstone.put(DELETED_FIELD, Boolean.TRUE);
+		return tombstone;
+	}
+
+}
