@@ -14,7 +14,6 @@ import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.ResultCode;
-import io.starintel.lease.service.LeaseService;
 
 /**
  * The fencing context of one leased execution: lock identity, lease id, fencing token, expiry, execution, job and
@@ -34,7 +33,7 @@ public final class LeaseContext {
 
 	private final AtomicReference<@Nullable Reason> lossReason = new AtomicReference<>();
 
-	private final @Nullable LeaseService service;
+	private final @Nullable AttachedKeyOperations service;
 
 	/** A context for a freshly acquired lease, without attached keys ({@link #attachments()} answers unavailable). */
 	public LeaseContext(LeaseRecord lease) {
@@ -42,7 +41,7 @@ public final class LeaseContext {
 	}
 
 	/** A context for a freshly acquired lease whose {@link #attachments()} go through {@code service}. */
-	public LeaseContext(LeaseRecord lease, @Nullable LeaseService service) {
+	public LeaseContext(LeaseRecord lease, @Nullable AttachedKeyOperations service) {
 		this.lease = Objects.requireNonNull(lease, "lease");
 		this.expiresAt = lease.expiresAt();
 		this.service = service;
@@ -181,9 +180,9 @@ public final class LeaseContext {
 
 		private final LeaseRecord lease;
 
-		private final @Nullable LeaseService service;
+		private final @Nullable AttachedKeyOperations service;
 
-		Attachments(LeaseRecord lease, @Nullable LeaseService service) {
+		Attachments(LeaseRecord lease, @Nullable AttachedKeyOperations service) {
 			this.lease = lease;
 			this.service = service;
 		}

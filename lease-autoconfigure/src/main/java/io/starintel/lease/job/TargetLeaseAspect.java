@@ -42,6 +42,8 @@ public class TargetLeaseAspect {
 
 	private final JobSettings settings;
 
+	private final LeaseService service;
+
 	private final LeaseAcquirer acquirer;
 
 	private final LeasedInvocation invocation;
@@ -53,7 +55,7 @@ public class TargetLeaseAspect {
 	/** An aspect over the given collaborators. */
 	public TargetLeaseAspect(LeaseService service, LeaseRenewalScheduler scheduler, TargetResolver resolver,
 			LeaseOwnerProvider owners, JobSettings settings) {
-		Objects.requireNonNull(service, "service");
+		this.service = Objects.requireNonNull(service, "service");
 		Objects.requireNonNull(scheduler, "scheduler");
 		this.resolver = Objects.requireNonNull(resolver, "resolver");
 		this.owners = Objects.requireNonNull(owners, "owners");

@@ -17,6 +17,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.starintel.lease.context.AttachedKeyOperations;
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.AdminRequest;
 import io.starintel.lease.core.AttachDeleteRequest;
@@ -55,7 +56,7 @@ import io.starintel.lease.store.LeaseStore;
  * read or a commit authorization, and {@code invalid_lease_request} for invalid input. Meter and
  * observation tags are only {@code operation} and {@code code} (never a lock key, target id or secret).
  */
-public final class LeaseService {
+public final class LeaseService implements AttachedKeyOperations {
 
 	/** Timer of every store operation, tagged {@code operation} and {@code code}. */
 	public static final String OPERATION_TIMER = "starintel.lease.operation";
@@ -264,24 +265,28 @@ public final class LeaseService {
 	 * put-with-lease (docs/attachments.md) with a fresh request id: stores {@code value} under {@code name}, attached
 	 * to the exact lease of {@code handle}; deleted with the lease by every ending transition.
 	 */
+	@Override
 	public AttachmentResult putAttached(LeaseHandle handle, String name, String value) {
 		return attached("attach_put", () -> this.store
 			.putAttached(new AttachPutRequest(handle, name, value, Identifiers.generate("request"), deadline())));
 	}
 
 	/** Reads an attached key of a program (visible only while its lease is active). */
+	@Override
 	public AttachmentResult getAttached(ProgramScope scope, String name) {
 		return attached("attach_get", () -> this.store
 			.getAttached(new AttachGetRequest(scope, name, Identifiers.generate("correlation"), deadline())));
 	}
 
 	/** Deletes a key attached to the exact lease of {@code handle}, with a fresh request id. */
+	@Override
 	public AttachmentResult deleteAttached(LeaseHandle handle, String name) {
 		return attached("attach_delete", () -> this.store
 			.deleteAttached(new AttachDeleteRequest(handle, name, Identifiers.generate("request"), deadline())));
 	}
 
 	/** The names of the keys attached to an active lease of a program, read at one backend instant. */
+	@Override
 	public AttachmentResult listAttached(ProgramScope scope, String leaseId) {
 		return attached("attach_list", () -> this.store
 			.listAttached(new AttachListRequest(scope, leaseId, Identifiers.generate("correlation"), deadline())));
