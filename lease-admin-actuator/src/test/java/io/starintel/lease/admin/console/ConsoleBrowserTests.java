@@ -56,7 +56,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * and real Redis. An operator sees a running job's lease with its live countdown and no admin buttons; an
  * administrator revokes it with a reason, watches it disappear, and sees the job's refused fenced write in the lease's
  * audit events and in fencing health; a worker sees no revoke button; forged writes (no CSRF token, foreign origin)
- * are refused. Screenshots of the main states go to {@code docs/console/}.
+ * are refused. Screenshots of the main states go to {@code target/console-screenshots/} (and {@code docs/console/}
+ * with {@code -Dstarintel.console.screenshots=docs}).
  *
  * <p>Without Chromium the class is skipped with a reason, except under {@code CI=true}, where it fails.
  */
@@ -169,7 +170,7 @@ class ConsoleBrowserTests {
 	void operatorWatchesAdministratorRevokesAndTheRejectedCommitAppears() throws Exception {
 		ConsoleTestApplication.Run run = new ConsoleTestApplication.Run("t-stuck-" + shortId());
 		Future<?> running = start(run);
-		LeaseContext lease = run.awaitStarted();
+		LeaseContext lease = run.awaitStarted(running);
 
 		// operator: the running job's lease with a live countdown, and no admin buttons
 		driver.get(console("/"));
@@ -241,8 +242,7 @@ class ConsoleBrowserTests {
 	@Test
 	void workerCredentialSeesNoRevokeButton() throws Exception {
 		ConsoleTestApplication.Run run = new ConsoleTestApplication.Run("t-worker-view-" + shortId());
-		start(run);
-		LeaseContext lease = run.awaitStarted();
+		LeaseContext lease = run.awaitStarted(start(run));
 		driver.get(console("/login"));
 		signIn("key_worker_01", WORKER_SECRET);
 		leaseRow(lease.leaseId());
@@ -255,8 +255,7 @@ class ConsoleBrowserTests {
 	@Test
 	void forgedWritesAreRefused() throws Exception {
 		ConsoleTestApplication.Run run = new ConsoleTestApplication.Run("t-forged-" + shortId());
-		start(run);
-		LeaseContext lease = run.awaitStarted();
+		LeaseContext lease = run.awaitStarted(start(run));
 		driver.get(console("/login"));
 		signIn("key_admin_alice", ADMIN_SECRET);
 		leaseRow(lease.leaseId());
@@ -397,6 +396,11 @@ class ConsoleBrowserTests {
 		driver.manage().window().setSize(new Dimension(390, 844));
 		waitUntil("the narrow layout stacks the filters", () -> "column".equals(
 				driver.findElement(By.id("filters")).getCssValue("flex-direction")));
+		Object overflow = ((JavascriptExecutor) driver).executeScript(
+				"return document.documentElement.scrollWidth - document.documentElement.clientWidth");
+		assertThat(((Number) overflow).intValue()).as("no horizontal scrolling at 390 px").isLessThanOrEqualTo(0);
+		assertThat(driver.findElement(By.cssSelector("#leases tr[data-lease-id='" + leaseId + "'] button.revoke"))
+			.isDisplayed()).isTrue();
 		((JavascriptExecutor) driver).executeScript(
 				"document.querySelector(\"#leases tr[data-lease-id='" + leaseId + "']\").scrollIntoView()");
 		screenshot("narrow");
@@ -409,23 +413,31 @@ class ConsoleBrowserTests {
 				"starintel:target-lease:");
 	}
 
-	/** Saves a screenshot to docs/console/console-NAME.png (when run inside the repository). */
+	/**
+	 * Saves a screenshot as {@code target/console-screenshots/console-NAME.png}, and also into the repository's
+	 * {@code docs/console/} when run with {@code -Dstarintel.console.screenshots=docs} (how the documentation's
+	 * images are refreshed; plain builds leave the checkout untouched).
+	 */
 	private static void screenshot(String name) {
-		Path docs = docs();
-		if (docs == null) {
-			return;
-		}
 		try {
-			Files.createDirectories(docs);
 			Path shot = ((ChromeDriver) driver).getScreenshotAs(OutputType.FILE).toPath();
-			Files.copy(shot, docs.resolve("console-" + name + ".png"), StandardCopyOption.REPLACE_EXISTING);
+			List<Path> targets = new ArrayList<>();
+			targets.add(Path.of("target", "console-screenshots"));
+			Path docs = docs();
+			if (docs != null && "docs".equals(System.getProperty("starintel.console.screenshots"))) {
+				targets.add(docs);
+			}
+			for (Path dir : targets) {
+				Files.createDirectories(dir);
+				Files.copy(shot, dir.resolve("console-" + name + ".png"), StandardCopyOption.REPLACE_EXISTING);
+			}
 		}
 		catch (IOException ex) {
 			throw new java.io.UncheckedIOException(ex);
 		}
 	}
 
-	private static Path docs() {
+	private static @org.jspecify.annotations.Nullable Path docs() {
 		for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
 			if (Files.isRegularFile(dir.resolve("docs/admin.md"))) {
 				return dir.resolve("docs/console");

@@ -36,9 +36,17 @@ public class ConsoleTestApplication {
 					new AtomicReference<>());
 		}
 
-		LeaseContext awaitStarted() throws InterruptedException {
-			if (!this.started.await(30, TimeUnit.SECONDS)) {
-				throw new AssertionError("the job did not start within 30 s");
+		/** The job's lease once it runs; fails with the job's own failure when it ended without running. */
+		LeaseContext awaitStarted(java.util.concurrent.Future<?> job) throws Exception {
+			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+			while (!this.started.await(200, TimeUnit.MILLISECONDS)) {
+				if (job.isDone()) {
+					job.get(); // the aspect's typed failure (e.g. the lease was not acquired)
+					throw new AssertionError("the job ended without running");
+				}
+				if (System.nanoTime() > deadline) {
+					throw new AssertionError("the job did not start within 60 s");
+				}
 			}
 			return this.context.get();
 		}
