@@ -80,7 +80,7 @@ class ConsoleBrowserTests {
 
 	static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
 
-	static final Duration WAIT = Duration.ofSeconds(20);
+	static final Duration WAIT = Duration.ofSeconds(30);
 
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
