@@ -250,9 +250,28 @@ ensure_real_couchdb() {
   export STARINTEL_COUCHDB_REAL_URL="$url" STARINTEL_COUCHDB_REAL_USER="$user" STARINTEL_COUCHDB_REAL_PASSWORD="$pass"
 }
 
+# ---------- Chromium + ChromeDriver (the console's browser test, lease-admin-actuator ConsoleBrowserTests) ----------
+# Debian's chromium and chromium-driver (same version), installed only when /usr/bin/chromium or /usr/bin/chromedriver
+# is missing. Under CI=true a failed install is an error (the browser test would fail); otherwise a warning (the test
+# is then reported as skipped).
+ensure_chromium() {
+  if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then
+    echo "chromium: present ($(/usr/bin/chromedriver --version 2>/dev/null | head -1))"
+    return 0
+  fi
+  echo "chromium: installing chromium chromium-driver"
+  if (apt_install chromium chromium-driver) && [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then
+    echo "chromium: installed"
+    return 0
+  fi
+  [ "${CI:-}" = "true" ] && fail "chromium: apt-get install chromium chromium-driver failed (CI=true: the console's browser test needs it)"
+  echo "WARNING: chromium: could not install chromium chromium-driver; the console's browser test will be skipped" >&2
+}
+
 ensure_redis
 ensure_valkey
 ensure_rabbit
 ensure_couch
 ensure_real_couchdb
+ensure_chromium
 echo "services: redis 127.0.0.1:6379, rabbitmq 127.0.0.1:5672, couchdb 127.0.0.1:5984, apache-couchdb 127.0.0.1:$COUCHDB_REAL_PORT are ready"

@@ -1,0 +1,112 @@
+package io.starintel.lease.admin.autoconfigure;
+
+import io.starintel.lease.admin.console.ConsoleAuditReader;
+import io.starintel.lease.admin.console.TargetLeaseConsoleController;
+import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;
+import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
+import io.starintel.lease.store.LeaseStore;
+import io.starintel.lease.store.memory.InMemoryLeaseStore;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.security.autoconfigure.SecurityAutoConfiguration;
+import org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.security.web.DefaultSecurityFilterChain;
+import org.springframework.security.web.SecurityFilterChain;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Conditions of {@link TargetLeaseConsoleAutoConfiguration}.
+ */
+class TargetLeaseConsoleAutoConfigurationTests {
+
+	private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(SecurityAutoConfiguration.class,
+				ServletWebSecurityAutoConfiguration.class, TargetLeaseAdminSecurityAutoConfiguration.class,
+				TargetLeaseAdminAutoConfiguration.class, TargetLeaseConsoleAutoConfiguration.class,
+				LeaseStoreAutoConfiguration.class, LeaseAuditAutoConfiguration.class))
+		.withPropertyValues("starintel.lease.tenant=t", "starintel.lease.program=p",
+				"starintel.lease.service-principal=prn_console_test");
+
+	@Test
+	void whenTheAdminEndpointExistsThenTheConsoleAndItsChainExist() {
+		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new).run((context) -> {
+			assertThat(context).hasSingleBean(TargetLeaseConsoleController.class)
+				.hasBean(TargetLeaseConsoleAutoConfiguration.FILTER_CHAIN_BEAN)
+				.hasBean(TargetLeaseConsoleAutoConfiguration.AUDIT_FILTER_BEAN)
+				.hasBean(TargetLeaseAdminSecurityAutoConfiguration.FILTER_CHAIN_BEAN);
+			assertThat(context.getBean(ConsoleAuditReader.class).configured()).isFalse();
+		});
+	}
+
+	@Test
+	void whenNoLeaseStoreThenTheConsoleBacksOff() {
+		this.runner.run((context) -> assertThat(context).doesNotHaveBean(TargetLeaseConsoleController.class)
+			.doesNotHaveBean(TargetLeaseConsoleAutoConfiguration.FILTER_CHAIN_BEAN));
+	}
+
+	@Test
+	void whenTheConsoleIsDisabledThenOnlyTheEndpointRemains() {
+		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
+			.withPropertyValues("starintel.lease.admin.console.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(TargetLeaseConsoleController.class)
+				.doesNotHaveBean(TargetLeaseConsoleAutoConfiguration.FILTER_CHAIN_BEAN)
+				.hasBean(TargetLeaseAdminSecurityAutoConfiguration.FILTER_CHAIN_BEAN));
+	}
+
+	@Test
+	void whenTheAdminModuleIsDisabledThenTheConsoleIsToo() {
+		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
+			.withPropertyValues("starintel.lease.admin.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(TargetLeaseConsoleController.class)
+				.doesNotHaveBean(TargetLeaseConsoleAutoConfiguration.FILTER_CHAIN_BEAN));
+	}
+
+	@Test
+	void whenSpringSecurityIsAbsentThenThereIsNoConsole() {
+		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
+			.withClassLoader(new FilteredClassLoader("org.springframework.security"))
+			.run((context) -> assertThat(context).doesNotHaveBean(TargetLeaseConsoleController.class));
+	}
+
+	@Test
+	void whenTheUserDefinesTheConsoleChainThenOursBacksOff() {
+		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
+			.withBean(TargetLeaseConsoleAutoConfiguration.FILTER_CHAIN_BEAN, SecurityFilterChain.class,
+					() -> new DefaultSecurityFilterChain((request) -> false))
+			.run((context) -> {
+				assertThat(context).hasSingleBean(TargetLeaseConsoleController.class);
+				assertThat(context.getBeansOfType(SecurityFilterChain.class)).hasSize(2)
+					.containsKeys(TargetLeaseConsoleAutoConfiguration.FILTER_CHAIN_BEAN,
+							TargetLeaseAdminSecurityAutoConfiguration.FILTER_CHAIN_BEAN);
+			});
+	}
+
+	@Test
+	void whenTheStreamSinkExistsThenTheConsoleReadsTheDurableStreams() {
+		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
+			.withBean(StringRedisTemplate.class, () -> new StringRedisTemplate(new LettuceConnectionFactory()))
+			.run((context) -> assertThat(context.getBean(ConsoleAuditReader.class).configured()).isTrue());
+	}
+
+	@Test
+	void whenTheStreamSinkIsDisabledThenTheConsoleSaysSo() {
+		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
+			.withBean(StringRedisTemplate.class, () -> new StringRedisTemplate(new LettuceConnectionFactory()))
+			.withPropertyValues("starintel.lease.admin.audit.stream-enabled=false")
+			.run((context) -> assertThat(context.getBean(ConsoleAuditReader.class).configured()).isFalse());
+	}
+
+	@Test
+	void whenSpringDataRedisIsAbsentThenTheConsoleStillStarts() {
+		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
+			.withClassLoader(new FilteredClassLoader("org.springframework.data.redis"))
+			.run((context) -> assertThat(context).hasSingleBean(TargetLeaseConsoleController.class)
+				.hasSingleBean(ConsoleAuditReader.class));
+	}
+
+}
