@@ -20,7 +20,7 @@ import java.util.concurrent.TimeUnit;
 import io.starintel.lease.audit.redis.RedisStreamAuditSink;
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.fence.FenceOutcome;
-import io.starintel.lease.job.LeaseContext;
+import io.starintel.lease.context.LeaseContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;

@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.starintel.lease.fence.FenceDecision;
 import io.starintel.lease.fence.FenceGuard;
-import io.starintel.lease.job.LeaseContext;
+import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.job.TargetLeased;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
