@@ -20,13 +20,25 @@ import java.time.Instant;
  * @param historyRetention how long terminal history is kept
  * @param maximumPageSize server maximum list page size
  * @param clockSkewBound how far backend time may lag the last issued token before acquisition is refused
+ * @param activeLeaseLimits the most active leases per program; a grant beyond it is {@code lease_rate_limited}
  */
 public record LeasePolicy(Duration minimumTtl, Duration maximumTtl, Duration maximumLifetime,
 		Duration maximumDeadline, Duration retryWindow, int historyLength, Duration historyRetention,
-		int maximumPageSize, Duration clockSkewBound) {
+		int maximumPageSize, Duration clockSkewBound, ActiveLeaseLimits activeLeaseLimits) {
+
+	/** A policy with the default active-lease limits ({@link ActiveLeaseLimits#defaults()}). */
+	public LeasePolicy(Duration minimumTtl, Duration maximumTtl, Duration maximumLifetime, Duration maximumDeadline,
+			Duration retryWindow, int historyLength, Duration historyRetention, int maximumPageSize,
+			Duration clockSkewBound) {
+		this(minimumTtl, maximumTtl, maximumLifetime, maximumDeadline, retryWindow, historyLength, historyRetention,
+				maximumPageSize, clockSkewBound, ActiveLeaseLimits.defaults());
+	}
 
 	/** Checks that the policy itself is coherent. */
 	public LeasePolicy {
+		if (activeLeaseLimits == null) {
+			throw new IllegalArgumentException("active-lease-limits must be set");
+		}
 		requirePositive("minimum-ttl", minimumTtl);
 		requirePositive("maximum-ttl", maximumTtl);
 		requirePositive("maximum-lifetime", maximumLifetime);
@@ -51,13 +63,27 @@ public record LeasePolicy(Duration minimumTtl, Duration maximumTtl, Duration max
 	/** A copy with other TTL bounds. */
 	public LeasePolicy withTtlBounds(Duration minimum, Duration maximum) {
 		return new LeasePolicy(minimum, maximum, this.maximumLifetime, this.maximumDeadline, this.retryWindow,
-				this.historyLength, this.historyRetention, this.maximumPageSize, this.clockSkewBound);
+				this.historyLength, this.historyRetention, this.maximumPageSize, this.clockSkewBound,
+				this.activeLeaseLimits);
 	}
 
 	/** A copy with another clock-skew bound. */
 	public LeasePolicy withClockSkewBound(Duration bound) {
 		return new LeasePolicy(this.minimumTtl, this.maximumTtl, this.maximumLifetime, this.maximumDeadline,
-				this.retryWindow, this.historyLength, this.historyRetention, this.maximumPageSize, bound);
+				this.retryWindow, this.historyLength, this.historyRetention, this.maximumPageSize, bound,
+				this.activeLeaseLimits);
+	}
+
+	/** A copy with other active-lease limits. */
+	public LeasePolicy withActiveLeaseLimits(ActiveLeaseLimits limits) {
+		return new LeasePolicy(this.minimumTtl, this.maximumTtl, this.maximumLifetime, this.maximumDeadline,
+				this.retryWindow, this.historyLength, this.historyRetention, this.maximumPageSize, this.clockSkewBound,
+				limits);
+	}
+
+	/** The most active leases the program may hold (contract: bounded quota, {@code lease_rate_limited} beyond). */
+	public long maximumActiveLeases(ProgramScope scope) {
+		return this.activeLeaseLimits.limitFor(scope);
 	}
 
 	/** How long idempotency records are kept: maximum lifetime plus retry window. */

@@ -23,7 +23,9 @@ public enum Reason {
 	/** A commit token is below the identity's fenced-write high-water mark. */
 	TOKEN_BELOW_HIGH_WATER_MARK("token_below_high_water_mark"),
 	/** The maximum lifetime of the lease has been reached; renewal cannot extend it. */
-	MAXIMUM_LIFETIME_REACHED("maximum_lifetime_reached");
+	MAXIMUM_LIFETIME_REACHED("maximum_lifetime_reached"),
+	/** The program already holds its maximum number of active leases ({@code lease_rate_limited}). */
+	ACTIVE_LEASE_LIMIT_REACHED("active_lease_limit_reached");
 
 	private final String wireName;
 

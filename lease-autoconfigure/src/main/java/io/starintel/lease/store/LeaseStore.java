@@ -13,6 +13,8 @@ import io.starintel.lease.core.ListRequest;
 import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.core.ResolveRequest;
+import io.starintel.lease.core.SweepRequest;
+import io.starintel.lease.core.SweepResult;
 
 /**
  * The lease-store SPI: one method per atomic backend operation, typed results in and out.
@@ -67,6 +69,18 @@ public interface LeaseStore {
 
 	/** Return the committed result of an earlier mutating request, or {@code lease_not_found} if none was committed. */
 	LeaseResult resolve(ResolveRequest request);
+
+	/**
+	 * Ends, as {@code expired}, at most {@link SweepRequest#batchLimit()} leases of the program whose
+	 * {@code expires_at} has passed at backend time, in one atomic step, and returns exactly the records this call
+	 * ended. Each due entry is re-checked against the stored record (same lease, still active, still expired), so
+	 * any number of sweepers may run at once: a lease is reported by exactly one call, a renewed lease is left alone.
+	 * The default answers {@link SweepResult.Status#NOT_SUPPORTED}: expired leases still end when an operation next
+	 * touches them (contract: "active record becomes unusable even if physical deletion is delayed").
+	 */
+	default SweepResult sweepExpired(SweepRequest request) {
+		return SweepResult.failure(SweepResult.Status.NOT_SUPPORTED, null);
+	}
 
 	/**
 	 * Whether this store writes the audit event of each force-release and revoke decision durably in the same atomic

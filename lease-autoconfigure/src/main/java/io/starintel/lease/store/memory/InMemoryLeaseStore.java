@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
@@ -35,6 +36,9 @@ import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.core.ResolveRequest;
 import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.core.SweepRequest;
+import io.starintel.lease.core.SweepResult;
+import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.store.LeaseStore;
 
 /**
@@ -99,6 +103,10 @@ public final class InMemoryLeaseStore implements LeaseStore {
 			LeaseRecord current = currentRecord(key, now);
 			if (current != null) {
 				return LeaseResult.conflict(now, current.expiresAt().toEpochMilli() - now.toEpochMilli());
+			}
+			ProgramScope scope = request.identity().scope();
+			if (activeLeases(scope, now) >= this.policy.maximumActiveLeases(scope)) {
+				return LeaseResult.failure(ResultCode.LEASE_RATE_LIMITED, Reason.ACTIVE_LEASE_LIMIT_REACHED, now);
 			}
 			long counter = this.counters.getOrDefault(key, 0L);
 			long token = FencingTokens.next(counter, now.toEpochMilli(), this.policy.clockSkewBound().toMillis());
@@ -244,6 +252,44 @@ public final class InMemoryLeaseStore implements LeaseStore {
 			}
 			return stored.result().asReplay(currentStateOf(stored.result(), now));
 		});
+	}
+
+	/**
+	 * Ends the program's due leases, earliest {@code expires_at} first (ties by lock key), at most the batch limit;
+	 * the same decision the Redis store's sweep function takes in one script.
+	 */
+	@Override
+	public SweepResult sweepExpired(SweepRequest request) {
+		synchronized (this.lock) {
+			Instant now = backendNow();
+			if (now.isAfter(request.deadlineAt())) {
+				return SweepResult.failure(SweepResult.Status.DEADLINE_EXCEEDED, now);
+			}
+			List<LeaseRecord> due = new ArrayList<>();
+			for (LeaseRecord record : this.active.values()) {
+				if (record.identity().scope().equals(request.scope()) && !record.isAuthoritativeAt(now)) {
+					due.add(record);
+				}
+			}
+			due.sort(Comparator.comparing(LeaseRecord::expiresAt).thenComparing(LeaseRecord::lockKey));
+			List<LeaseRecord> ended = new ArrayList<>();
+			for (LeaseRecord record : due.subList(0, Math.min(due.size(), request.batchLimit()))) {
+				ended.add(end(record, LeaseState.EXPIRED));
+			}
+			return new SweepResult(SweepResult.Status.SWEPT, ended, ended.size(), 0, due.size() > ended.size(),
+					activeLeases(request.scope(), now), now);
+		}
+	}
+
+	/** Active, unexpired leases of a program at backend time (the reference model counts; Redis keeps a ZCARD). */
+	private long activeLeases(ProgramScope scope, Instant now) {
+		long count = 0;
+		for (LeaseRecord record : this.active.values()) {
+			if (record.isAuthoritativeAt(now) && record.identity().scope().equals(scope)) {
+				count++;
+			}
+		}
+		return count;
 	}
 
 	/** Runs a non-idempotent operation at one linearization point after the backend-time deadline check. */

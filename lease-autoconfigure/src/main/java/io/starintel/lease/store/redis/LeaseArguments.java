@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.List;
 
 import io.starintel.lease.core.AcquireRequest;
+import io.starintel.lease.core.ActiveLeaseLimits;
 import io.starintel.lease.core.AdminRequest;
 import io.starintel.lease.core.CommitRequest;
 import io.starintel.lease.core.LeaseHandle;
@@ -33,12 +34,15 @@ final class LeaseArguments {
 
 	private final Duration maximumDeadline;
 
+	private final ActiveLeaseLimits limits;
+
 	LeaseArguments(LeasePolicy policy, Duration physicalGrace) {
 		char sep = StoredRecord.SEP;
 		this.policy = bytes(policy.idempotencyRetention().toMillis() + "" + sep + policy.maximumDeadline().toMillis()
 				+ sep + policy.clockSkewBound().toMillis() + sep + physicalGrace.toMillis() + sep
 				+ policy.historyLength() + sep + policy.historyRetention().toMillis());
 		this.maximumDeadline = policy.maximumDeadline();
+		this.limits = policy.activeLeaseLimits();
 	}
 
 	Call acquire(IdentityKeys t, AcquireRequest r, String leaseId) {
@@ -47,7 +51,8 @@ final class LeaseArguments {
 		byte[][] args = { millis(r.deadlineAt()), t.base, t.digestBytes, this.policy, bytes(r.digest()),
 				t.identityPrefixBytes, bytes(leaseId), number(r.ttlMs()), number(r.maximumLifetimeMs()),
 				bytes(StoredRecord.fixedRest(leaseId, r.owner(), r.executionId(), r.jobId(), r.traceId(),
-						r.requestId(), r.metadata())) };
+						r.requestId(), r.metadata())),
+				number(this.limits.limitFor(r.identity().scope())) };
 		return new Call(LeaseLibrary.Function.ACQUIRE, keys, args);
 	}
 
@@ -160,6 +165,13 @@ final class LeaseArguments {
 		byte[][] args = { millis(deadlineAt), bytes(keys.base()), number(batch), bytes(adminPrincipalId),
 				bytes(adminCredentialId), bytes(reason), bytes(requestId), this.policy, number(auditLength) };
 		return new Call(LeaseLibrary.Function.RECOVER, k, args);
+	}
+
+	Call sweep(ProgramScope scope, int limit, Instant deadlineAt) {
+		RedisKeys keys = new RedisKeys(scope);
+		byte[][] k = { bytes(keys.expiryQueue()), bytes(keys.programIndex()) };
+		byte[][] args = { millis(deadlineAt), bytes(keys.base()), this.policy, number(limit) };
+		return new Call(LeaseLibrary.Function.SWEEP, k, args);
 	}
 
 	/** The policy's maximum deadline (checked again inside the functions). */

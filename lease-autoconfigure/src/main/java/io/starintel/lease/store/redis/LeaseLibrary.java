@@ -7,7 +7,7 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * The lease store's Redis/Valkey function library {@value #NAME}: {@code prelude.lua} (record codec) followed by
- * {@code lease.lua} (lease transitions), loaded once per server with {@code FUNCTION LOAD REPLACE} and reloaded when
+ * {@code lease.lua} (lease transitions) and {@code sweep.lua} (the expiry sweeper), loaded once per server with {@code FUNCTION LOAD REPLACE} and reloaded when
  * a call answers "Function not found" (as EVALSHA falls back on NOSCRIPT), on every primary of a cluster. Helpers
  * are created once at load, not on every call. The name carries the storage encoding version, so two encodings
  * never replace each other's functions during a rolling upgrade.
@@ -18,14 +18,16 @@ final class LeaseLibrary {
 	static final String NAME = "starintel_lease_v2";
 
 	/** The library source sent with FUNCTION LOAD. */
-	static final String CODE = "#!lua name=" + NAME + "\n" + read("prelude.lua") + "\n" + read("lease.lua");
+	static final String CODE = "#!lua name=" + NAME + "\n" + read("prelude.lua") + "\n" + read("lease.lua") + "\n"
+			+ read("sweep.lua");
 
 	/** The library's functions, one per operation. */
 	enum Function {
 
 		ACQUIRE("acquire"), RENEW("renew"), RENEW_BATCH("renew_batch"), RELEASE("release"),
 		ADMINISTER("administer"), AUTHORIZE("authorize"), INSPECT("inspect"),
-		INSPECT_BY_LEASE_ID("inspect_by_lease_id"), RESOLVE("resolve"), LIST("list"), RECOVER("recover");
+		INSPECT_BY_LEASE_ID("inspect_by_lease_id"), RESOLVE("resolve"), LIST("list"), RECOVER("recover"),
+		SWEEP("sweep");
 
 		private final String functionName;
 

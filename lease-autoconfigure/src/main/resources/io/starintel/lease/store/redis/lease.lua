@@ -183,10 +183,13 @@ local function reclaim(base, p, now)
 end
 
 -- acquire: KEYS lease:D, fence:D, idem:H. ARGV deadline, base, digest, policy, request digest, identity,
--- lease_id, ttl_ms, maximum_lifetime_ms, rest of the fixed part (after the identity).
+-- lease_id, ttl_ms, maximum_lifetime_ms, rest of the fixed part (after the identity), maximum active leases of the
+-- program.
 -- Codes: lease_acquired (token, expires_ms), lease_conflict (retry_after_ms = time to expiry; the cheap refusal:
--- no write), idempotency_conflict, deadline_exceeded, invalid_lease_request, lease_backend_unavailable with
--- corrupt_record | fencing_counter_exhausted | backend_clock_behind.
+-- no write), lease_rate_limited (active_lease_limit_reached: the program holds its maximum of active leases, counted
+-- as ZCARD idx:program minus the entries of idx:expiry already due: O(log N)), idempotency_conflict,
+-- deadline_exceeded, invalid_lease_request, lease_backend_unavailable with corrupt_record |
+-- fencing_counter_exhausted | backend_clock_behind.
 -- Token rule (core: FencingTokens): max(counter + 1, backend_ms * 1024), below 2^53 - 1; never reset.
 local function acquire(keys, args)
   local base, digest, identity = args[2], args[3], args[6]
@@ -196,6 +199,10 @@ local function acquire(keys, args)
   local status, current = load_active(base, p, digest, identity, now)
   if status == 'corrupt' then return refuse('lease_backend_unavailable', 'corrupt_record', now) end
   if status == 'active' then return refuse('lease_conflict', 'none', now, current.expires - now) end
+  if redis.call('ZCARD', base .. 'idx:program') - redis.call('ZCOUNT', base .. 'idx:expiry', '-inf', now)
+      >= tonumber(args[11]) then
+    return refuse('lease_rate_limited', 'active_lease_limit_reached', now)
+  end
   local counter_text = redis.call('HGET', keys[2], 'counter')
   local counter = 0
   if counter_text then
