@@ -191,6 +191,20 @@ public abstract class LeaseStoreSweepConformanceKit {
 	}
 
 	@Test
+	void aLeaseAnotherOperationFoundExpiredFirstIsStillReportedExactlyOnce() {
+		LeaseRecord lease = acquired(this.store, identity("t1"), SHORT_TTL_MS);
+		advanceBackendTime(SHORT_TTL_MS + 50);
+		// inspect (like acquire's reclaim on Redis) ends the expired lease before any sweep
+		assertThat(inspectFinds(lease.identity())).isFalse();
+		acquired(this.store, identity("t2"), 60_000);
+		SweepResult first = sweep(50);
+		assertThat(first.expired()).extracting(LeaseRecord::leaseId).containsExactly(lease.leaseId());
+		assertThat(first.expired().get(0).state()).isEqualTo(LeaseState.EXPIRED);
+		assertThat(first.more()).isFalse();
+		assertThat(sweep(50).expired()).isEmpty();
+	}
+
+	@Test
 	void pastDeadlineSweepEndsNothing() {
 		LeaseRecord lease = acquired(this.store, identity("t1"), SHORT_TTL_MS);
 		advanceBackendTime(SHORT_TTL_MS + 50);

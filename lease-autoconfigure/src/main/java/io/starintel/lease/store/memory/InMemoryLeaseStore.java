@@ -71,6 +71,12 @@ public final class InMemoryLeaseStore implements LeaseStore {
 
 	private final Map<String, String> leaseIdToKey = new HashMap<>();
 
+	/** Leases found expired by an operation other than the sweep, per program, oldest first: the sweep reports them. */
+	private final Map<ProgramScope, Deque<LeaseRecord>> expiredOutbox = new HashMap<>();
+
+	/** Bound of each program's expired outbox (as the Redis store's). */
+	private static final int EXPIRED_OUTBOX_LENGTH = 10_000;
+
 	/** Opaque, tamper-evident list cursors (core's one cursor rule), per store. */
 	private final ListCursors cursors = new ListCursors();
 
@@ -255,8 +261,9 @@ public final class InMemoryLeaseStore implements LeaseStore {
 	}
 
 	/**
-	 * Ends the program's due leases, earliest {@code expires_at} first (ties by lock key), at most the batch limit;
-	 * the same decision the Redis store's sweep function takes in one script.
+	 * Reports the leases other operations found expired first (the expired outbox), then ends the program's due
+	 * leases, earliest {@code expires_at} first (ties by lock key), at most the batch limit in all; the same decision
+	 * the Redis store's sweep function takes in one script.
 	 */
 	@Override
 	public SweepResult sweepExpired(SweepRequest request) {
@@ -265,6 +272,11 @@ public final class InMemoryLeaseStore implements LeaseStore {
 			if (now.isAfter(request.deadlineAt())) {
 				return SweepResult.failure(SweepResult.Status.DEADLINE_EXCEEDED, now);
 			}
+			List<LeaseRecord> ended = new ArrayList<>();
+			Deque<LeaseRecord> outbox = this.expiredOutbox.getOrDefault(request.scope(), new ArrayDeque<>());
+			while (!outbox.isEmpty() && ended.size() < request.batchLimit()) {
+				ended.add(outbox.removeFirst());
+			}
 			List<LeaseRecord> due = new ArrayList<>();
 			for (LeaseRecord record : this.active.values()) {
 				if (record.identity().scope().equals(request.scope()) && !record.isAuthoritativeAt(now)) {
@@ -272,11 +284,12 @@ public final class InMemoryLeaseStore implements LeaseStore {
 				}
 			}
 			due.sort(Comparator.comparing(LeaseRecord::expiresAt).thenComparing(LeaseRecord::lockKey));
-			List<LeaseRecord> ended = new ArrayList<>();
-			for (LeaseRecord record : due.subList(0, Math.min(due.size(), request.batchLimit()))) {
+			int room = request.batchLimit() - ended.size();
+			for (LeaseRecord record : due.subList(0, Math.min(due.size(), room))) {
 				ended.add(end(record, LeaseState.EXPIRED));
 			}
-			return new SweepResult(SweepResult.Status.SWEPT, ended, ended.size(), 0, due.size() > ended.size(),
+			boolean more = due.size() > room || !outbox.isEmpty();
+			return new SweepResult(SweepResult.Status.SWEPT, ended, ended.size(), 0, more,
 					activeLeases(request.scope(), now), now);
 		}
 	}
@@ -376,7 +389,13 @@ public final class InMemoryLeaseStore implements LeaseStore {
 	private LeaseRecord currentRecord(String key, Instant now) {
 		LeaseRecord record = this.active.get(key);
 		if (record != null && !record.isAuthoritativeAt(now)) {
-			end(record, LeaseState.EXPIRED);
+			LeaseRecord ended = end(record, LeaseState.EXPIRED);
+			Deque<LeaseRecord> outbox = this.expiredOutbox.computeIfAbsent(record.identity().scope(),
+					(scope) -> new ArrayDeque<>());
+			outbox.addLast(ended);
+			while (outbox.size() > EXPIRED_OUTBOX_LENGTH) {
+				outbox.removeFirst();
+			}
 			return null;
 		}
 		return record;

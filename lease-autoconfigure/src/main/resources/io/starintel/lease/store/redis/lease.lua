@@ -16,7 +16,8 @@
 -- hwm; never deleted), hist:D (list of ended records, newest first, bounded), idem:H (string: request digest \31
 -- code \31 decided_ms \31 record), lid:<lease id> (string: D while active; D \31 terminal state afterwards, for the
 -- idempotency retention: the replay state of a lease), idx:program (zset, score 0, member D), idx:expiry (zset,
--- score expires_ms), quarantine:D (DUMP of a corrupt record), audit (stream).
+-- score expires_ms), expired (list: D \31 record of leases ended as expired outside the sweeper, drained by
+-- sweep.lua), quarantine:D (DUMP of a corrupt record), audit (stream).
 
 local MAX_TOKEN = 9007199254740991 -- 2^53 - 1 (core: LeaseRecord.MAX_FENCING_TOKEN)
 local TOKENS_PER_MS = 1024         -- core: FencingTokens.PER_MILLISECOND
@@ -42,12 +43,23 @@ local function quarantine(base, digest)
   redis.call('PERSIST', key)
 end
 
+local EXPIRED_OUTBOX_LENGTH = 10000 -- core: SweepRequest (the sweeper drains it; bounded when no sweeper runs)
+
 -- ends an active record: terminal entry in bounded history, per-lease terminal evidence for the replay retention,
--- record and index entries removed. Never touches the fencing counter.
-local function end_lease(base, p, digest, r, state, lease_id)
+-- record and index entries removed. Never touches the fencing counter. A lease found expired by any operation other
+-- than the sweeper (reported = nil) is also queued on the program's expired outbox (list 'expired', D \31 record),
+-- which sweep.lua drains, so that every expired lease is reported -- and audited -- by exactly one sweep call.
+local function end_lease(base, p, digest, r, state, lease_id, reported)
   r.state = state
   local hist = base .. 'hist:' .. digest
-  redis.call('LPUSH', hist, encode(r))
+  local ended = encode(r)
+  if state == 'expired' and not reported then
+    local outbox = base .. 'expired'
+    redis.call('LPUSH', outbox, digest .. SEP .. ended)
+    redis.call('LTRIM', outbox, 0, EXPIRED_OUTBOX_LENGTH - 1)
+    redis.call('PEXPIRE', outbox, p.history_ms)
+  end
+  redis.call('LPUSH', hist, ended)
   redis.call('LTRIM', hist, 0, p.history_length - 1)
   redis.call('PEXPIRE', hist, p.history_ms)
   redis.call('DEL', base .. 'lease:' .. digest)
@@ -199,8 +211,9 @@ local function acquire(keys, args)
   local status, current = load_active(base, p, digest, identity, now)
   if status == 'corrupt' then return refuse('lease_backend_unavailable', 'corrupt_record', now) end
   if status == 'active' then return refuse('lease_conflict', 'none', now, current.expires - now) end
-  if redis.call('ZCARD', base .. 'idx:program') - redis.call('ZCOUNT', base .. 'idx:expiry', '-inf', now)
-      >= tonumber(args[11]) then
+  local limit = tonumber(args[11])
+  if limit and redis.call('ZCARD', base .. 'idx:program') - redis.call('ZCOUNT', base .. 'idx:expiry', '-inf', now)
+      >= limit then
     return refuse('lease_rate_limited', 'active_lease_limit_reached', now)
   end
   local counter_text = redis.call('HGET', keys[2], 'counter')
