@@ -24,7 +24,7 @@ import io.starintel.lease.store.LeaseStore;
  * while the store reports more due entries. A backlog beyond the cap waits for the next tick, so a mass expiry is
  * spread over ticks instead of spiking the backend.
  *
- * <p>Bounded and fail-closed: each call carries a deadline ({@code callTimeout}, at most the interval) and the tick
+ * <p>Bounded and fail-closed: each call carries a deadline ({@code callTimeout} from its start) and the tick
  * stops its work for a program at the first failed call; a tick that overruns the interval delays the next one
  * (fixed delay, never overlapping). Any number of sweepers (threads, JVMs) may run over the same programs: the store
  * ends each lease in exactly one call. {@link #close()} never waits for a running call: the thread is a daemon and is
@@ -61,7 +61,7 @@ public final class ExpirySweeper implements AutoCloseable {
 	 * @param interval time between the end of one tick and the start of the next
 	 * @param batchSize leases per call, 1..{@value SweepRequest#MAX_BATCH}
 	 * @param maxBatchesPerTick most calls per program and tick
-	 * @param callTimeout deadline of each call (capped at the interval)
+	 * @param callTimeout deadline of each call, from its start
 	 * @param observer receives each program's tick (telemetry)
 	 * @param clock server clock for the call deadlines
 	 */
@@ -79,7 +79,7 @@ public final class ExpirySweeper implements AutoCloseable {
 		}
 		this.batchSize = batchSize;
 		this.maxBatchesPerTick = maxBatchesPerTick;
-		this.callTimeout = (callTimeout.compareTo(interval) > 0) ? interval : callTimeout;
+		this.callTimeout = Objects.requireNonNull(callTimeout, "callTimeout");
 		this.observer = Objects.requireNonNull(observer, "observer");
 		this.clock = Objects.requireNonNull(clock, "clock");
 	}
