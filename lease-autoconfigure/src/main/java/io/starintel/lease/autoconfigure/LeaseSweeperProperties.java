@@ -27,7 +27,7 @@ import io.starintel.lease.core.SweepRequest;
  */
 @ConfigurationProperties("starintel.lease.sweeper")
 public record LeaseSweeperProperties(@DefaultValue("true") boolean enabled, @DefaultValue("1s") Duration interval,
-		@DefaultValue("50") int batchSize, @DefaultValue("20") int maxBatchesPerTick,
+		@DefaultValue("50") int batchSize, @DefaultValue("40") int maxBatchesPerTick,
 		@DefaultValue List<String> additionalPrograms) {
 
 	private static final String PREFIX = "starintel.lease.sweeper.";
