@@ -6,12 +6,13 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What one sweep call did: the leases it ended as {@code expired} (each ended by exactly this call: the backend
- * re-checked every queue entry against the stored record in the same atomic step), how many queue entries it looked
- * at, whether more are due, and the program's active-lease count after the call.
+ * What one sweep call did: the leases it reports as {@code expired} (each reported by exactly this call: the backend
+ * re-checked every queue entry against the stored record, or popped the lease from the program's expired outbox, in
+ * the same atomic step), how many entries it looked at, whether more are due, and the program's active-lease count
+ * after the call.
  *
  * @param status the typed outcome of the call
- * @param expired the records this call ended, in state {@code expired} (empty unless {@link Status#SWEPT})
+ * @param expired the records this call reports, in state {@code expired} (empty unless {@link Status#SWEPT})
  * @param scanned expiry-queue entries examined (ended, re-queued after a renewal, or dropped as stale)
  * @param attachedKeysDeleted attached keys deleted with the ended leases (0 while the store has no attached keys)
  * @param more whether due entries remain after this call (the caller may sweep again at once)
