@@ -28,6 +28,9 @@ import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.core.ResolveRequest;
 import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.core.LeaseRecord;
+import io.starintel.lease.core.SweepRequest;
+import io.starintel.lease.core.SweepResult;
 import io.starintel.lease.store.LeaseStore;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -327,6 +330,31 @@ public final class AuditingLeaseStore implements LeaseStore {
 				b.record(r.lease());
 			}
 		});
+	}
+
+	/**
+	 * The delegate's sweep, with one {@code target_lease_expire} event per lease it ended (routine: through the
+	 * non-blocking path). The store reports each lease to exactly one sweep call, so each swept lease gets exactly one
+	 * event, however many sweepers run. The event names the lease's owner (whose lease ended), previous state
+	 * {@code active}, resulting state {@code expired}, and the code {@code lease_lost} (what the holder's next
+	 * operation answers).
+	 */
+	@Override
+	public SweepResult sweepExpired(SweepRequest request) {
+		Instant started = this.clock.instant();
+		SweepResult result = this.delegate.sweepExpired(request);
+		for (LeaseRecord ended : result.expired()) {
+			AuditEventBuilder b = AuditEvent.builder(AuditEventType.EXPIRE, ResultCode.LEASE_LOST)
+				.record(ended)
+				.execution(ended.traceId(), ended.executionId(), ended.jobId())
+				.principal(PrincipalClass.WORKER, ended.owner().principalId(), ended.owner().credentialId(),
+						ended.owner().serviceInstanceId())
+				.states(LeaseState.ACTIVE.wireName(), LeaseState.EXPIRED.wireName())
+				.time(result.decidedAt() != null ? result.decidedAt() : this.clock.instant(), started)
+				.deadline(request.deadlineAt(), started);
+			emit(b.build());
+		}
+		return result;
 	}
 
 	private void holder(AuditEventBuilder b, LeaseHandle handle, @Nullable String requestId, LeaseResult r,

@@ -22,13 +22,18 @@ import java.time.Instant;
  * @param clockSkewBound how far backend time may lag the last issued token before acquisition is refused
  * @param maximumAttachedKeys most keys attached to one lease (put-with-lease beyond it is refused)
  * @param maximumAttachedValueBytes largest attached value, in UTF-8 bytes
+ * @param activeLeaseLimits the most active leases per program; a grant beyond it is {@code lease_rate_limited}
  */
 public record LeasePolicy(Duration minimumTtl, Duration maximumTtl, Duration maximumLifetime,
 		Duration maximumDeadline, Duration retryWindow, int historyLength, Duration historyRetention,
-		int maximumPageSize, Duration clockSkewBound, int maximumAttachedKeys, int maximumAttachedValueBytes) {
+		int maximumPageSize, Duration clockSkewBound, int maximumAttachedKeys, int maximumAttachedValueBytes,
+		ActiveLeaseLimits activeLeaseLimits) {
 
 	/** Checks that the policy itself is coherent. */
 	public LeasePolicy {
+		if (activeLeaseLimits == null) {
+			throw new IllegalArgumentException("active-lease-limits must be set");
+		}
 		requirePositive("minimum-ttl", minimumTtl);
 		requirePositive("maximum-ttl", maximumTtl);
 		requirePositive("maximum-lifetime", maximumLifetime);
@@ -54,7 +59,7 @@ public record LeasePolicy(Duration minimumTtl, Duration maximumTtl, Duration max
 			Duration clockSkewBound) {
 		this(minimumTtl, maximumTtl, maximumLifetime, maximumDeadline, retryWindow, historyLength, historyRetention,
 				maximumPageSize, clockSkewBound, AttachedKeys.DEFAULT_MAXIMUM_KEYS_PER_LEASE,
-				AttachedKeys.DEFAULT_MAXIMUM_VALUE_BYTES);
+				AttachedKeys.DEFAULT_MAXIMUM_VALUE_BYTES, ActiveLeaseLimits.defaults());
 	}
 
 	/** Defaults: TTL in (1s, 10m], lifetime up to 24h, deadlines up to 2m ahead, 16 history entries, pages of 500. */
@@ -67,21 +72,21 @@ public record LeasePolicy(Duration minimumTtl, Duration maximumTtl, Duration max
 	public LeasePolicy withTtlBounds(Duration minimum, Duration maximum) {
 		return new LeasePolicy(minimum, maximum, this.maximumLifetime, this.maximumDeadline, this.retryWindow,
 				this.historyLength, this.historyRetention, this.maximumPageSize, this.clockSkewBound,
-				this.maximumAttachedKeys, this.maximumAttachedValueBytes);
+				this.maximumAttachedKeys, this.maximumAttachedValueBytes, this.activeLeaseLimits);
 	}
 
 	/** A copy with another clock-skew bound. */
 	public LeasePolicy withClockSkewBound(Duration bound) {
 		return new LeasePolicy(this.minimumTtl, this.maximumTtl, this.maximumLifetime, this.maximumDeadline,
 				this.retryWindow, this.historyLength, this.historyRetention, this.maximumPageSize, bound,
-				this.maximumAttachedKeys, this.maximumAttachedValueBytes);
+				this.maximumAttachedKeys, this.maximumAttachedValueBytes, this.activeLeaseLimits);
 	}
 
 	/** A copy with other attached-key bounds. */
 	public LeasePolicy withAttachedKeyBounds(int maximumKeys, int maximumValueBytes) {
 		return new LeasePolicy(this.minimumTtl, this.maximumTtl, this.maximumLifetime, this.maximumDeadline,
 				this.retryWindow, this.historyLength, this.historyRetention, this.maximumPageSize, this.clockSkewBound,
-				maximumKeys, maximumValueBytes);
+				maximumKeys, maximumValueBytes, this.activeLeaseLimits);
 	}
 
 	/**
@@ -94,6 +99,18 @@ public record LeasePolicy(Duration minimumTtl, Duration maximumTtl, Duration max
 					"larger than " + this.maximumAttachedValueBytes + " bytes");
 		}
 		checkDeadline(request.deadlineAt(), now);
+	}
+
+	/** A copy with other active-lease limits. */
+	public LeasePolicy withActiveLeaseLimits(ActiveLeaseLimits limits) {
+		return new LeasePolicy(this.minimumTtl, this.maximumTtl, this.maximumLifetime, this.maximumDeadline,
+				this.retryWindow, this.historyLength, this.historyRetention, this.maximumPageSize, this.clockSkewBound,
+				this.maximumAttachedKeys, this.maximumAttachedValueBytes, limits);
+	}
+
+	/** The most active leases the program may hold (contract: bounded quota, {@code lease_rate_limited} beyond). */
+	public long maximumActiveLeases(ProgramScope scope) {
+		return this.activeLeaseLimits.limitFor(scope);
 	}
 
 	/** How long idempotency records are kept: maximum lifetime plus retry window. */

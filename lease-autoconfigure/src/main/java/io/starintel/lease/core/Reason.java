@@ -29,7 +29,9 @@ public enum Reason {
 	/** A put-with-lease would exceed the policy's maximum number of keys attached to one lease. */
 	ATTACHED_KEY_LIMIT_REACHED("attached_key_limit_reached"),
 	/** No such attached key (or it belongs to a lease that is no longer active, or to another lease). */
-	ATTACHMENT_NOT_FOUND("attachment_not_found");
+	ATTACHMENT_NOT_FOUND("attachment_not_found"),
+	/** The program already holds its maximum number of active leases ({@code lease_rate_limited}). */
+	ACTIVE_LEASE_LIMIT_REACHED("active_lease_limit_reached");
 
 	private final String wireName;
 

@@ -42,6 +42,8 @@ import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.core.ResolveRequest;
 import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.core.SweepRequest;
+import io.starintel.lease.core.SweepResult;
 import io.starintel.lease.store.LeaseStore;
 
 /**
@@ -475,6 +477,18 @@ public final class LeaseService implements AttachedKeyOperations {
 		@Override
 		public boolean writesAdminAuditAtomically() {
 			return LeaseService.this.store.writesAdminAuditAtomically();
+		}
+
+		/** The store's sweep (the expiry sweeper's call); a store that throws answers backend_unavailable. */
+		@Override
+		public SweepResult sweepExpired(SweepRequest request) {
+			try {
+				return LeaseService.this.store.sweepExpired(request);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Lease store threw on sweep ({})", ex.getClass().getName());
+				return SweepResult.failure(SweepResult.Status.BACKEND_UNAVAILABLE, null);
+			}
 		}
 
 	}

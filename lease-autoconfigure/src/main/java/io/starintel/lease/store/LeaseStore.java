@@ -23,6 +23,8 @@ import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.core.ResolveRequest;
 import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.core.SweepRequest;
+import io.starintel.lease.core.SweepResult;
 
 /**
  * The lease-store SPI: one method per atomic backend operation, typed results in and out.
@@ -141,6 +143,20 @@ public interface LeaseStore {
 	private static AttachmentResult unsupportedAttachments() {
 		return new AttachmentResult(ResultCode.LEASE_BACKEND_UNAVAILABLE, Reason.NONE, null, null, null,
 				List.of(), false, null, "this store does not support attached keys");
+	}
+
+	/**
+	 * Ends, as {@code expired}, at most {@link SweepRequest#batchLimit()} leases of the program whose
+	 * {@code expires_at} has passed at backend time, in one atomic step, and reports them; leases another operation
+	 * found expired and ended first (an acquire's reclaim, any call on that identity) are reported by the next sweep
+	 * instead, within the same limit. Each due entry is re-checked against the stored record (same lease, still
+	 * active, still expired), so any number of sweepers may run at once: every expired lease is reported by exactly
+	 * one call, a renewed lease is left alone.
+	 * The default answers {@link SweepResult.Status#NOT_SUPPORTED}: expired leases still end when an operation next
+	 * touches them (contract: "active record becomes unusable even if physical deletion is delayed").
+	 */
+	default SweepResult sweepExpired(SweepRequest request) {
+		return SweepResult.failure(SweepResult.Status.NOT_SUPPORTED, null);
 	}
 
 	/**

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
@@ -44,6 +45,9 @@ import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.core.ResolveRequest;
 import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.core.SweepRequest;
+import io.starintel.lease.core.SweepResult;
+import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.store.LeaseStore;
 
 /**
@@ -75,6 +79,12 @@ public final class InMemoryLeaseStore implements LeaseStore {
 	private final Map<String, Stored> idempotency = new HashMap<>();
 
 	private final Map<String, String> leaseIdToKey = new HashMap<>();
+
+	/** Leases found expired by an operation other than the sweep, per program, oldest first: the sweep reports them. */
+	private final Map<ProgramScope, Deque<LeaseRecord>> expiredOutbox = new HashMap<>();
+
+	/** Bound of each program's expired outbox (as the Redis store's). */
+	private static final int EXPIRED_OUTBOX_LENGTH = 10_000;
 
 	/** Opaque, tamper-evident list cursors (core's one cursor rule), per store. */
 	private final ListCursors cursors = new ListCursors();
@@ -119,6 +129,10 @@ public final class InMemoryLeaseStore implements LeaseStore {
 			LeaseRecord current = currentRecord(key, now);
 			if (current != null) {
 				return LeaseResult.conflict(now, current.expiresAt().toEpochMilli() - now.toEpochMilli());
+			}
+			ProgramScope scope = request.identity().scope();
+			if (activeLeases(scope, now) >= this.policy.maximumActiveLeases(scope)) {
+				return LeaseResult.failure(ResultCode.LEASE_RATE_LIMITED, Reason.ACTIVE_LEASE_LIMIT_REACHED, now);
 			}
 			long counter = this.counters.getOrDefault(key, 0L);
 			long token = FencingTokens.next(counter, now.toEpochMilli(), this.policy.clockSkewBound().toMillis());
@@ -409,6 +423,51 @@ public final class InMemoryLeaseStore implements LeaseStore {
 		}
 	}
 
+	/**
+	 * Reports the leases other operations found expired first (the expired outbox), then ends the program's due
+	 * leases, earliest {@code expires_at} first (ties by lock key), at most the batch limit in all; the same decision
+	 * the Redis store's sweep function takes in one script.
+	 */
+	@Override
+	public SweepResult sweepExpired(SweepRequest request) {
+		synchronized (this.lock) {
+			Instant now = backendNow();
+			if (now.isAfter(request.deadlineAt())) {
+				return SweepResult.failure(SweepResult.Status.DEADLINE_EXCEEDED, now);
+			}
+			List<LeaseRecord> ended = new ArrayList<>();
+			Deque<LeaseRecord> outbox = this.expiredOutbox.getOrDefault(request.scope(), new ArrayDeque<>());
+			while (!outbox.isEmpty() && ended.size() < request.batchLimit()) {
+				ended.add(outbox.removeFirst());
+			}
+			List<LeaseRecord> due = new ArrayList<>();
+			for (LeaseRecord record : this.active.values()) {
+				if (record.identity().scope().equals(request.scope()) && !record.isAuthoritativeAt(now)) {
+					due.add(record);
+				}
+			}
+			due.sort(Comparator.comparing(LeaseRecord::expiresAt).thenComparing(LeaseRecord::lockKey));
+			int room = request.batchLimit() - ended.size();
+			for (LeaseRecord record : due.subList(0, Math.min(due.size(), room))) {
+				ended.add(end(record, LeaseState.EXPIRED));
+			}
+			boolean more = due.size() > room || !outbox.isEmpty();
+			return new SweepResult(SweepResult.Status.SWEPT, ended, ended.size(), 0, more,
+					activeLeases(request.scope(), now), now);
+		}
+	}
+
+	/** Active, unexpired leases of a program at backend time (the reference model counts; Redis keeps a ZCARD). */
+	private long activeLeases(ProgramScope scope, Instant now) {
+		long count = 0;
+		for (LeaseRecord record : this.active.values()) {
+			if (record.isAuthoritativeAt(now) && record.identity().scope().equals(scope)) {
+				count++;
+			}
+		}
+		return count;
+	}
+
 	/** Runs a non-idempotent operation at one linearization point after the backend-time deadline check. */
 	private LeaseResult read(Instant deadlineAt, Decision decision) {
 		synchronized (this.lock) {
@@ -493,7 +552,13 @@ public final class InMemoryLeaseStore implements LeaseStore {
 	private @Nullable LeaseRecord currentRecord(String key, Instant now) {
 		LeaseRecord record = this.active.get(key);
 		if (record != null && !record.isAuthoritativeAt(now)) {
-			end(record, LeaseState.EXPIRED);
+			LeaseRecord ended = end(record, LeaseState.EXPIRED);
+			Deque<LeaseRecord> outbox = this.expiredOutbox.computeIfAbsent(record.identity().scope(),
+					(scope) -> new ArrayDeque<>());
+			outbox.addLast(ended);
+			while (outbox.size() > EXPIRED_OUTBOX_LENGTH) {
+				outbox.removeFirst();
+			}
 			return null;
 		}
 		return record;

@@ -7,6 +7,7 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 import io.starintel.lease.core.AcquireRequest;
+import io.starintel.lease.core.ActiveLeaseLimits;
 import io.starintel.lease.core.AdminRequest;
 import io.starintel.lease.core.AttachDeleteRequest;
 import io.starintel.lease.core.AttachGetRequest;
@@ -42,12 +43,15 @@ final class LeaseArguments {
 
 	private final Duration maximumDeadline;
 
+	private final ActiveLeaseLimits limits;
+
 	LeaseArguments(LeasePolicy policy, Duration physicalGrace) {
 		char sep = StoredRecord.SEP;
 		this.policy = bytes(policy.idempotencyRetention().toMillis() + "" + sep + policy.maximumDeadline().toMillis()
 				+ sep + policy.clockSkewBound().toMillis() + sep + physicalGrace.toMillis() + sep
 				+ policy.historyLength() + sep + policy.historyRetention().toMillis());
 		this.maximumDeadline = policy.maximumDeadline();
+		this.limits = policy.activeLeaseLimits();
 	}
 
 	Call acquire(IdentityKeys t, AcquireRequest r, String leaseId) {
@@ -56,7 +60,8 @@ final class LeaseArguments {
 		byte[][] args = { millis(r.deadlineAt()), t.base, t.digestBytes, this.policy, bytes(r.digest()),
 				t.identityPrefixBytes, bytes(leaseId), number(r.ttlMs()), number(r.maximumLifetimeMs()),
 				bytes(StoredRecord.fixedRest(leaseId, r.owner(), r.executionId(), r.jobId(), r.traceId(),
-						r.requestId(), r.metadata())) };
+						r.requestId(), r.metadata())),
+				number(this.limits.limitFor(r.identity().scope())) };
 		return new Call(LeaseLibrary.Function.ACQUIRE, keys, args);
 	}
 
@@ -219,6 +224,13 @@ final class LeaseArguments {
 		byte[][] k = { bytes(keys.base() + "lid:" + r.leaseId()) };
 		byte[][] args = { millis(r.deadlineAt()), bytes(keys.base()), this.policy, bytes(r.leaseId()) };
 		return new Call(LeaseLibrary.Function.ATTACH_LIST, k, args);
+	}
+
+	Call sweep(ProgramScope scope, int limit, Instant deadlineAt) {
+		RedisKeys keys = new RedisKeys(scope);
+		byte[][] k = { bytes(keys.expiryQueue()), bytes(keys.programIndex()) };
+		byte[][] args = { millis(deadlineAt), bytes(keys.base()), this.policy, number(limit) };
+		return new Call(LeaseLibrary.Function.SWEEP, k, args);
 	}
 
 	/** The policy's maximum deadline (checked again inside the functions). */

@@ -7,7 +7,8 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * The lease store's Redis/Valkey function library {@value #NAME}: {@code prelude.lua} (record codec) followed by
- * {@code lease.lua} (lease transitions) and {@code attach.lua} (attached keys), loaded once per server with {@code FUNCTION LOAD REPLACE} and reloaded when
+ * {@code lease.lua} (lease transitions), {@code attach.lua} (attached keys) and {@code sweep.lua} (the expiry
+ * sweeper), loaded once per server with {@code FUNCTION LOAD REPLACE} and reloaded when
  * a call answers "Function not found" (as EVALSHA falls back on NOSCRIPT), on every primary of a cluster. Helpers
  * are created once at load, not on every call. The name carries the storage encoding version, so two encodings
  * never replace each other's functions during a rolling upgrade.
@@ -19,7 +20,7 @@ final class LeaseLibrary {
 
 	/** The library source sent with FUNCTION LOAD. */
 	static final String CODE = "#!lua name=" + NAME + "\n" + read("prelude.lua") + "\n" + read("lease.lua") + "\n"
-			+ read("attach.lua");
+			+ read("attach.lua") + "\n" + read("sweep.lua");
 
 	/** The library's functions, one per operation. */
 	enum Function {
@@ -27,7 +28,8 @@ final class LeaseLibrary {
 		ACQUIRE("acquire"), RENEW("renew"), RENEW_BATCH("renew_batch"), RELEASE("release"),
 		ADMINISTER("administer"), AUTHORIZE("authorize"), INSPECT("inspect"),
 		INSPECT_BY_LEASE_ID("inspect_by_lease_id"), RESOLVE("resolve"), LIST("list"), RECOVER("recover"),
-		ATTACH_PUT("attach_put"), ATTACH_DELETE("attach_delete"), ATTACH_GET("attach_get"), ATTACH_LIST("attach_list");
+		ATTACH_PUT("attach_put"), ATTACH_DELETE("attach_delete"), ATTACH_GET("attach_get"), ATTACH_LIST("attach_list"),
+		SWEEP("sweep");
 
 		private final String functionName;
 

@@ -23,6 +23,7 @@ import io.starintel.lease.core.ProgramScope;
  * P{T}:quarantine:D  string: DUMP of a corrupt record, for an operator
  * P{T}:idx:program   sorted set (score 0, member D): list by program (owner/target filters scan it)
  * P{T}:idx:expiry    sorted set (score expires_at ms, member D): the expiry queue
+ * P{T}:expired       list: D + record of leases ended as expired outside the sweeper, drained by the sweeper
  * P{T}:audit         stream: audit events of the program
  * P{T}:kv:K          hash: an attached key (o = owning lease id + token, n = name, v = value), K = SHA-1 of the name
  * P{T}:att:L:N       hash: the attached keys of lease L with token N (K to name); deleted by every ending transition

@@ -38,6 +38,8 @@ import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.core.ResolveRequest;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.core.StoredRecord;
+import io.starintel.lease.core.SweepRequest;
+import io.starintel.lease.core.SweepResult;
 import io.starintel.lease.store.LeaseAlert;
 import io.starintel.lease.store.LeaseAlerts;
 import io.starintel.lease.store.LeaseStore;
@@ -412,6 +414,61 @@ public final class RedisLeaseStore implements LeaseStore {
 		IdentityKeys target = IdentityKeys.of(request.identity());
 		return single(this.arguments.resolve(target, request.operation(), request.principalId(), request.requestId(),
 				request.deadlineAt()), "resolve", false, target, request.deadlineAt(), null, null);
+	}
+
+	/**
+	 * One call of the {@code sweep} function ({@code sweep.lua}): the program's due leases, at most the batch limit,
+	 * each re-checked and ended in the script. A reply that arrives after the deadline, or not at all, is
+	 * {@link SweepResult.Status#OUTCOME_UNKNOWN} (the leases it ended keep their terminal evidence).
+	 */
+	@Override
+	public SweepResult sweepExpired(SweepRequest request) {
+		LeaseArguments.Call call = this.arguments.sweep(request.scope(), request.batchLimit(), request.deadlineAt());
+		List<Object> reply;
+		try {
+			reply = this.executor.run(call.function(), request.deadlineAt(), call.keys(), call.args());
+		}
+		catch (ScriptFailure failure) {
+			return SweepResult.failure(switch (failure.kind()) {
+				case DEADLINE_BEFORE_SUBMISSION -> SweepResult.Status.DEADLINE_EXCEEDED;
+				case NOT_SUBMITTED -> SweepResult.Status.BACKEND_UNAVAILABLE;
+				default -> SweepResult.Status.OUTCOME_UNKNOWN;
+			}, null);
+		}
+		try {
+			return sweepResult(reply, request.scope());
+		}
+		catch (CorruptRecordException | IllegalArgumentException | IndexOutOfBoundsException ex) {
+			raise(new LeaseAlert(Reason.CORRUPT_RECORD, request.scope(), "sweep", "reply"));
+			return SweepResult.failure(SweepResult.Status.OUTCOME_UNKNOWN, null);
+		}
+	}
+
+	private SweepResult sweepResult(List<Object> reply, ProgramScope scope) {
+		Instant decidedAt = Instant.ofEpochMilli(Long.parseLong(ReplyReader.text(reply, 1)));
+		if (!"swept".equals(ReplyReader.text(reply, 0))) {
+			return SweepResult.failure(SweepResult.Status.DEADLINE_EXCEEDED, decidedAt);
+		}
+		List<LeaseRecord> ended = new ArrayList<>(reply.size() - 6);
+		for (int i = 6; i < reply.size(); i++) {
+			String entry = ReplyReader.text(reply, i);
+			int sep = entry.indexOf(StoredRecord.SEP);
+			try {
+				LeaseRecord lease = ReplyReader.record(entry.substring(sep + 1), null);
+				if (sep <= 0 || !lease.identity().keyDigest().equals(entry.substring(0, sep))
+						|| !lease.identity().scope().equals(scope)) {
+					throw new CorruptRecordException("record does not belong to its key");
+				}
+				ended.add(lease);
+			}
+			catch (CorruptRecordException ex) {
+				// ended in the script (evidence kept) but not reportable: alert, never a raw key in the log
+				raise(new LeaseAlert(Reason.CORRUPT_RECORD, scope, "sweep", "history"));
+			}
+		}
+		return new SweepResult(SweepResult.Status.SWEPT, ended, Integer.parseInt(ReplyReader.text(reply, 2)),
+				Long.parseLong(ReplyReader.text(reply, 3)), "1".equals(ReplyReader.text(reply, 4)),
+				Long.parseLong(ReplyReader.text(reply, 5)), decidedAt);
 	}
 
 	/**

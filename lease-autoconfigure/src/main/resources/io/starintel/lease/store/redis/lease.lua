@@ -16,7 +16,8 @@
 -- hwm; never deleted), hist:D (list of ended records, newest first, bounded), idem:H (string: request digest \31
 -- code \31 decided_ms \31 record), lid:<lease id> (string: D while active; D \31 terminal state afterwards, for the
 -- idempotency retention: the replay state of a lease), idx:program (zset, score 0, member D), idx:expiry (zset,
--- score expires_ms), quarantine:D (DUMP of a corrupt record), audit (stream), att:<lease id>:<token> and kv:K (the
+-- score expires_ms), expired (list: D \31 record of leases ended as expired outside the sweeper, drained by
+-- sweep.lua), quarantine:D (DUMP of a corrupt record), audit (stream), att:<lease id>:<token> and kv:K (the
 -- attached keys of attach.lua, deleted by end_lease).
 
 local MAX_TOKEN = 9007199254740991 -- 2^53 - 1 (core: LeaseRecord.MAX_FENCING_TOKEN)
@@ -61,19 +62,32 @@ local function delete_attached(base, lease_id, token)
   return n
 end
 
+local EXPIRED_OUTBOX_LENGTH = 10000 -- core: SweepRequest (the sweeper drains it; bounded when no sweeper runs)
+
 -- ends an active record: its attached keys deleted, terminal entry in bounded history, per-lease terminal evidence
--- for the replay retention, record and index entries removed. Never touches the fencing counter.
-local function end_lease(base, p, digest, r, state, lease_id)
+-- for the replay retention, record and index entries removed. Never touches the fencing counter. A lease found
+-- expired by any operation other than the sweeper (reported = nil) is also queued on the program's expired outbox
+-- (list 'expired', D \31 record), which sweep.lua drains, so that every expired lease is reported -- and audited --
+-- by exactly one sweep call. Returns the number of attached keys deleted.
+local function end_lease(base, p, digest, r, state, lease_id, reported)
   r.state = state
-  delete_attached(base, lease_id or lease_id_of(r), r.token)
+  local deleted = delete_attached(base, lease_id or lease_id_of(r), r.token)
   local hist = base .. 'hist:' .. digest
-  redis.call('LPUSH', hist, encode(r))
+  local ended = encode(r)
+  if state == 'expired' and not reported then
+    local outbox = base .. 'expired'
+    redis.call('LPUSH', outbox, digest .. SEP .. ended)
+    redis.call('LTRIM', outbox, 0, EXPIRED_OUTBOX_LENGTH - 1)
+    redis.call('PEXPIRE', outbox, p.history_ms)
+  end
+  redis.call('LPUSH', hist, ended)
   redis.call('LTRIM', hist, 0, p.history_length - 1)
   redis.call('PEXPIRE', hist, p.history_ms)
   redis.call('DEL', base .. 'lease:' .. digest)
   redis.call('SET', base .. 'lid:' .. (lease_id or lease_id_of(r)), digest .. SEP .. state, 'PX', p.retention)
   redis.call('ZREM', base .. 'idx:program', digest)
   redis.call('ZREM', base .. 'idx:expiry', digest)
+  return deleted
 end
 
 -- the v1 hash (26 fields) converted in place to v2, atomically on first touch; nil when it is not a valid v1 record
@@ -203,10 +217,13 @@ local function reclaim(base, p, now)
 end
 
 -- acquire: KEYS lease:D, fence:D, idem:H. ARGV deadline, base, digest, policy, request digest, identity,
--- lease_id, ttl_ms, maximum_lifetime_ms, rest of the fixed part (after the identity).
+-- lease_id, ttl_ms, maximum_lifetime_ms, rest of the fixed part (after the identity), maximum active leases of the
+-- program.
 -- Codes: lease_acquired (token, expires_ms), lease_conflict (retry_after_ms = time to expiry; the cheap refusal:
--- no write), idempotency_conflict, deadline_exceeded, invalid_lease_request, lease_backend_unavailable with
--- corrupt_record | fencing_counter_exhausted | backend_clock_behind.
+-- no write), lease_rate_limited (active_lease_limit_reached: the program holds its maximum of active leases, counted
+-- as ZCARD idx:program minus the entries of idx:expiry already due: O(log N)), idempotency_conflict,
+-- deadline_exceeded, invalid_lease_request, lease_backend_unavailable with corrupt_record |
+-- fencing_counter_exhausted | backend_clock_behind.
 -- Token rule (core: FencingTokens): max(counter + 1, backend_ms * 1024), below 2^53 - 1; never reset.
 local function acquire(keys, args)
   local base, digest, identity = args[2], args[3], args[6]
@@ -216,6 +233,11 @@ local function acquire(keys, args)
   local status, current = load_active(base, p, digest, identity, now)
   if status == 'corrupt' then return refuse('lease_backend_unavailable', 'corrupt_record', now) end
   if status == 'active' then return refuse('lease_conflict', 'none', now, current.expires - now) end
+  local limit = tonumber(args[11])
+  if limit and redis.call('ZCARD', base .. 'idx:program') - redis.call('ZCOUNT', base .. 'idx:expiry', '-inf', now)
+      >= limit then
+    return refuse('lease_rate_limited', 'active_lease_limit_reached', now)
+  end
   local counter_text = redis.call('HGET', keys[2], 'counter')
   local counter = 0
   if counter_text then

@@ -1,0 +1,64 @@
+package io.starintel.lease.autoconfigure;
+
+import java.time.Duration;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import io.starintel.lease.core.LeaseMetadata;
+import io.starintel.lease.core.LeaseOwner;
+import io.starintel.lease.core.LockIdentity;
+import io.starintel.lease.service.LeaseService;
+import io.starintel.lease.sweep.LeaseLifecycleMetrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+class LeaseTelemetryAutoConfigurationTests {
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(LeaseStoreAutoConfiguration.class, LeaseTelemetryAutoConfiguration.class,
+				LeaseAuditAutoConfiguration.class))
+		.withPropertyValues("starintel.lease.tenant=tenant-main", "starintel.lease.program=program-a",
+				"starintel.lease.service-principal=prn_test", "starintel.lease.store=memory");
+
+	@Test
+	void whenAuditIsOnThenGrantsAreCountedPerProgram() {
+		this.runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new).run((context) -> {
+			assertThat(context).hasSingleBean(LeaseLifecycleMetrics.class);
+			LockIdentity identity = LockIdentity.of("tenant-main", "program-a", "starintel-target", "t1",
+					"usernamegen", "default", null);
+			context.getBean(LeaseService.class)
+				.acquire(identity, new LeaseOwner("prn_test", "c", "k", "i"), Duration.ofSeconds(30),
+						Duration.ofMinutes(5), "execution_1", "job_1", "trace_1", LeaseMetadata.empty());
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> registry.find(LeaseLifecycleMetrics.GRANTED).tag("program", "program-a").counter() != null
+						&& registry.get(LeaseLifecycleMetrics.GRANTED).counter().count() == 1);
+		});
+	}
+
+	@Test
+	void whenAuditIsDisabledThenNoLifecycleCounters() {
+		this.runner.withPropertyValues("starintel.lease.audit.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(LeaseLifecycleMetrics.class));
+	}
+
+	@Test
+	void whenMicrometerIsAbsentThenNoLifecycleCounters() {
+		this.runner.withClassLoader(new FilteredClassLoader(MeterRegistry.class))
+			.run((context) -> assertThat(context).doesNotHaveBean(LeaseLifecycleMetrics.class));
+	}
+
+	@Test
+	void whenTheUserDeclaresLifecycleMetricsThenOursBacksOff() {
+		this.runner.withBean("mine", LeaseLifecycleMetrics.class, () -> new LeaseLifecycleMetrics(new SimpleMeterRegistry()))
+			.run((context) -> assertThat(context).hasSingleBean(LeaseLifecycleMetrics.class).hasBean("mine"));
+	}
+
+}

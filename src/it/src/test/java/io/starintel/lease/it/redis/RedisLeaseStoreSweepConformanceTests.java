@@ -1,0 +1,78 @@
+package io.starintel.lease.it.redis;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.starintel.lease.core.LeasePolicy;
+import io.starintel.lease.store.LeaseAlerts;
+import io.starintel.lease.store.LeaseStore;
+import io.starintel.lease.store.LeaseStoreSweepConformanceKit;
+import io.starintel.lease.store.redis.RedisLeaseStore;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInfo;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The sweep and limit rows against a real Redis (and, in {@link ValkeyLeaseStoreSweepConformanceTests}, a real
+ * Valkey); the concurrent-sweepers row uses three stores, each with its own connection factory.
+ */
+class RedisLeaseStoreSweepConformanceTests extends LeaseStoreSweepConformanceKit {
+
+	private static RedisServerKind kind;
+
+	private static LettuceConnectionFactory factory;
+
+	private static StringRedisTemplate redis;
+
+	private static final List<LettuceConnectionFactory> others = new CopyOnWriteArrayList<>();
+
+	@BeforeAll
+	static void connect(TestInfo testInfo) {
+		kind = RedisServerKind.of(testInfo);
+		factory = RedisServers.factory(kind);
+		redis = new StringRedisTemplate(factory);
+	}
+
+	@AfterAll
+	static void disconnect() {
+		if (factory != null) {
+			factory.destroy();
+			factory = null;
+		}
+		others.forEach(LettuceConnectionFactory::destroy);
+		others.clear();
+	}
+
+	@Override
+	protected LeaseStore createStore(LeasePolicy policy) {
+		return new RedisLeaseStore(factory, policy, LeaseAlerts.LOG);
+	}
+
+	/** Another client: its own connection factory. */
+	@Override
+	protected LeaseStore sameBackend() {
+		LettuceConnectionFactory other = RedisServers.factory(kind);
+		others.add(other);
+		return new RedisLeaseStore(other, TEST_POLICY, LeaseAlerts.LOG);
+	}
+
+	/** Real backend time cannot be moved: wait until it has passed (Awaitility, polling the server's clock). */
+	@Override
+	protected void advanceBackendTime(long millis) {
+		long target = serverMillis() + millis;
+		await().atMost(Duration.ofMillis(millis * 10 + 1000))
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> serverMillis() >= target);
+	}
+
+	private static long serverMillis() {
+		return redis.execute(connection -> connection.serverCommands().time(), true);
+	}
+
+}
