@@ -62,6 +62,15 @@ public record LeasePolicy(Duration minimumTtl, Duration maximumTtl, Duration max
 				AttachedKeys.DEFAULT_MAXIMUM_VALUE_BYTES, ActiveLeaseLimits.defaults());
 	}
 
+	/** A policy with the default active-lease limits ({@link ActiveLeaseLimits#defaults()}). */
+	public LeasePolicy(Duration minimumTtl, Duration maximumTtl, Duration maximumLifetime, Duration maximumDeadline,
+			Duration retryWindow, int historyLength, Duration historyRetention, int maximumPageSize,
+			Duration clockSkewBound, int maximumAttachedKeys, int maximumAttachedValueBytes) {
+		this(minimumTtl, maximumTtl, maximumLifetime, maximumDeadline, retryWindow, historyLength, historyRetention,
+				maximumPageSize, clockSkewBound, maximumAttachedKeys, maximumAttachedValueBytes,
+				ActiveLeaseLimits.defaults());
+	}
+
 	/** Defaults: TTL in (1s, 10m], lifetime up to 24h, deadlines up to 2m ahead, 16 history entries, pages of 500. */
 	public static LeasePolicy defaults() {
 		return new LeasePolicy(Duration.ofSeconds(1), Duration.ofMinutes(10), Duration.ofHours(24),
