@@ -4,23 +4,37 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 
 /**
- * The lease store's Redis/Valkey function library {@value #NAME}: {@code prelude.lua} (record codec) followed by
+ * The lease store's Redis/Valkey function library {@link #NAME}: {@code prelude.lua} (record codec) followed by
  * {@code lease.lua} (lease transitions), {@code attach.lua} (attached keys) and {@code sweep.lua} (the expiry
  * sweeper), loaded once per server with {@code FUNCTION LOAD REPLACE} and reloaded when
  * a call answers "Function not found" (as EVALSHA falls back on NOSCRIPT), on every primary of a cluster. Helpers
- * are created once at load, not on every call. The name carries the storage encoding version, so two encodings
- * never replace each other's functions during a rolling upgrade.
+ * are created once at load, not on every call. The name carries the storage encoding version and a digest of
+ * the source ({@link #NAME}), so two encodings or two builds never replace each other's functions.
  */
 final class LeaseLibrary {
 
-	/** The library name; also the prefix of every function name. */
-	static final String NAME = "starintel_lease_v2";
+	/** The files of the library, in load order. */
+	private static final String SOURCES = read("prelude.lua") + "\n" + read("lease.lua") + "\n" + read("attach.lua")
+			+ "\n" + read("sweep.lua");
 
-	/** The library source sent with FUNCTION LOAD. */
-	static final String CODE = "#!lua name=" + NAME + "\n" + read("prelude.lua") + "\n" + read("lease.lua") + "\n"
-			+ read("attach.lua") + "\n" + read("sweep.lua");
+	/** The storage encoding's family name: every build's library name starts with it. */
+	static final String FAMILY = "starintel_lease_v2";
+
+	/**
+	 * The library name; also the prefix of every function name. It carries the storage encoding version and a digest
+	 * of the library's source, so two builds of the library never replace each other's functions: during a rolling
+	 * upgrade (or beside a stale copy a server still holds) each process calls exactly the code it ships with, and a
+	 * server that lacks it answers "function not found", which loads it.
+	 */
+	static final String NAME = FAMILY + "_" + sourceDigest(SOURCES);
+
+	/** The library source sent with FUNCTION LOAD (the files read {@code LIBRARY}, the name, to register). */
+	static final String CODE = "#!lua name=" + NAME + "\nlocal LIBRARY = '" + NAME + "'\n" + SOURCES;
 
 	/** The library's functions, one per operation. */
 	enum Function {
@@ -45,6 +59,16 @@ final class LeaseLibrary {
 	}
 
 	private LeaseLibrary() {
+	}
+
+	private static String sourceDigest(String source) {
+		try {
+			byte[] digest = MessageDigest.getInstance("SHA-256").digest(source.getBytes(StandardCharsets.UTF_8));
+			return HexFormat.of().formatHex(digest, 0, 6);
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("SHA-256 is not available", ex);
+		}
 	}
 
 	private static String read(String name) {

@@ -120,7 +120,7 @@ local function attach_list(keys, args)
   return out
 end
 
-redis.register_function('starintel_lease_v2_attach_put', attach_put)
-redis.register_function('starintel_lease_v2_attach_delete', attach_delete)
-redis.register_function('starintel_lease_v2_attach_get', attach_get)
-redis.register_function('starintel_lease_v2_attach_list', attach_list)
+redis.register_function(LIBRARY .. '_attach_put', attach_put)
+redis.register_function(LIBRARY .. '_attach_delete', attach_delete)
+redis.register_function(LIBRARY .. '_attach_get', attach_get)
+redis.register_function(LIBRARY .. '_attach_list', attach_list)

@@ -57,4 +57,4 @@ local function sweep(keys, args)
   return reply
 end
 
-redis.register_function('starintel_lease_v2_sweep', sweep)
+redis.register_function(LIBRARY .. '_sweep', sweep)
