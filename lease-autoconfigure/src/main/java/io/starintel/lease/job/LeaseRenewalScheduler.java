@@ -81,7 +81,14 @@ public final class LeaseRenewalScheduler implements AutoCloseable {
 	 * longer than the latest deadline of its leases); several in flight keep the connection pipelined, so one slow
 	 * reply never holds up the renewals queued behind it, and the scheduling threads never wait for a reply.
 	 */
-	static final int MAX_BATCHES_IN_FLIGHT = 8;
+	static final int MAX_BATCHES_IN_FLIGHT = 4;
+
+	/**
+	 * Leases per batch call (at most {@link LeaseStore#MAX_RENEW_BATCH}): small enough that a foreground call on the
+	 * same connection (an acquire, a release) waits behind at most {@value #MAX_BATCHES_IN_FLIGHT} x this many
+	 * renewals, large enough to amortize each call.
+	 */
+	static final int BATCH_SIZE = 64;
 
 	private final Semaphore inFlight = new Semaphore(MAX_BATCHES_IN_FLIGHT);
 
@@ -176,7 +183,7 @@ public final class LeaseRenewalScheduler implements AutoCloseable {
 
 	/**
 	 * Queues a due renewal and makes sure a batch runs: due renewals are sent together, grouped per program by the
-	 * store ({@link LeaseService#renewAll}), at most {@link LeaseStore#MAX_RENEW_BATCH} per call.
+	 * store ({@link LeaseService#renewAll}), at most {@link #BATCH_SIZE} per call.
 	 */
 	private void enqueue(DueRenewal due) {
 		this.due.add(due);
@@ -194,7 +201,7 @@ public final class LeaseRenewalScheduler implements AutoCloseable {
 	}
 
 	/**
-	 * Sends the due renewals as batches of at most {@link LeaseStore#MAX_RENEW_BATCH}, up to
+	 * Sends the due renewals as batches of at most {@link #BATCH_SIZE}, up to
 	 * {@link #MAX_BATCHES_IN_FLIGHT} at once; what is left waits for the next batch to finish (which runs this again).
 	 */
 	private void renewDue() {
@@ -202,7 +209,7 @@ public final class LeaseRenewalScheduler implements AutoCloseable {
 		while (!this.due.isEmpty() && this.inFlight.tryAcquire()) {
 			List<DueRenewal> batch = new ArrayList<>();
 			DueRenewal next;
-			while (batch.size() < LeaseStore.MAX_RENEW_BATCH && (next = this.due.poll()) != null) {
+			while (batch.size() < BATCH_SIZE && (next = this.due.poll()) != null) {
 				this.dueCount.decrementAndGet();
 				batch.add(next);
 			}
@@ -245,7 +252,7 @@ public final class LeaseRenewalScheduler implements AutoCloseable {
 			this.inFlight.release();
 			if (!this.due.isEmpty() && this.batchScheduled.compareAndSet(false, true)) {
 				// a full batch waiting goes at once; a few renewals wait for the gathering window, as when enqueued
-				long delayMs = (this.dueCount.get() >= LeaseStore.MAX_RENEW_BATCH) ? 0 : BATCH_WINDOW_MS;
+				long delayMs = (this.dueCount.get() >= BATCH_SIZE) ? 0 : BATCH_WINDOW_MS;
 				try {
 					this.executor.schedule(this::renewDue, delayMs, TimeUnit.MILLISECONDS);
 				}
