@@ -100,7 +100,8 @@ public final class LeaseRenewalScheduler implements AutoCloseable {
 	 * @param clock local clock (advisory: compared with the backend's {@code expires_at} only to decide loss early)
 	 * @param safetyMargin how long before expiry an unanswered renewal counts as loss (capped at {@code ttl/3})
 	 * @param listener receives loss events
-	 * @param threads pool size (1-2 is plenty: a renewal is one short store call)
+	 * @param threads size of the scheduling pool (1-2 is plenty: the batch calls themselves run on up to
+	 * {@value #MAX_BATCHES_IN_FLIGHT} threads of their own)
 	 */
 	public LeaseRenewalScheduler(LeaseService service, Clock clock, Duration safetyMargin, LeaseLostListener listener,
 			int threads) {
