@@ -10,23 +10,8 @@
 # INFO commandstats / INFO cpu count only the benchmark), stopped at the end; without redis-server on the PATH,
 # STARINTEL_REDIS_URL or 127.0.0.1:6379 (then the command and CPU counters include the other clients).
 # Output: lease-benchmarks/target/bench-results/<UTC time>/ (jmh-t*.json, counters.jsonl, report.md, logs/).
-#   bash scripts/bench.sh --store-harness [-D...]   # the older src/it harness (LeaseStoreBenchmark: store vs its own
-#                                                   # scripts sent bare, and the one-round-trip check); see docs/benchmarks.md
 set -euo pipefail
 cd "$(dirname "$0")/.."
-
-if [ "${1:-}" = "--store-harness" ]; then
-  shift
-  if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 && [ -z "${STARINTEL_REDIS_URL:-}" ]; then
-    bash scripts/services.sh
-  fi
-  # shellcheck disable=SC2086
-  ./mvnw -q -B ${MAVEN_ARGS:-} -pl src/it -am test-compile dependency:build-classpath \
-    -Dmdep.outputFile=target/bench.classpath -Dmdep.includeScope=test
-  exec java -Xms512m -Xmx2g "$@" \
-    -cp "src/it/target/test-classes:src/it/target/classes:$(cat src/it/target/bench.classpath)" \
-    io.starintel.lease.it.redis.bench.LeaseStoreBenchmark
-fi
 
 OUT="$PWD/lease-benchmarks/target/bench-results/$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$OUT"

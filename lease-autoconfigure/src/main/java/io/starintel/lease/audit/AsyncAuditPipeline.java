@@ -2,13 +2,14 @@ package io.starintel.lease.audit;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongConsumer;
 
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,7 +29,17 @@ public final class AsyncAuditPipeline implements AutoCloseable {
 
 	private static final Logger logger = LoggerFactory.getLogger(AsyncAuditPipeline.class);
 
-	private final BlockingQueue<AuditEvent> queue;
+	/**
+	 * Lock-free: producers (lease operations on any thread) never take a lock and wake the worker only when it is
+	 * parked, so a busy pipeline costs no context switch per event; {@link #size} bounds it.
+	 */
+	private final Queue<AuditEvent> queue = new ConcurrentLinkedQueue<>();
+
+	private final AtomicInteger size = new AtomicInteger();
+
+	private final int capacity;
+
+	private volatile boolean parked;
 
 	private final List<AuditSink> sinks;
 
@@ -61,7 +72,7 @@ public final class AsyncAuditPipeline implements AutoCloseable {
 		if (capacity < 1) {
 			throw new IllegalArgumentException("capacity must be positive");
 		}
-		this.queue = new ArrayBlockingQueue<>(capacity);
+		this.capacity = capacity;
 		this.sinks = List.copyOf(sinks);
 		this.intervalNanos = logInterval.toNanos();
 		this.dropRecorder = dropRecorder;
@@ -77,8 +88,15 @@ public final class AsyncAuditPipeline implements AutoCloseable {
 
 	/** Queues the event, or drops and counts it when the queue is full; never blocks. */
 	public void submit(AuditEvent event) {
-		if (this.running && this.queue.offer(event)) {
-			return;
+		if (this.running) {
+			if (this.size.incrementAndGet() <= this.capacity) {
+				this.queue.offer(event);
+				if (this.parked) {
+					LockSupport.unpark(this.worker);
+				}
+				return;
+			}
+			this.size.decrementAndGet();
 		}
 		this.dropped.incrementAndGet();
 		this.droppedSinceLog.incrementAndGet();
@@ -103,22 +121,25 @@ public final class AsyncAuditPipeline implements AutoCloseable {
 
 	/** Events waiting. */
 	public int backlog() {
-		return this.queue.size();
+		return this.size.get();
 	}
 
 	private void drain() {
 		while (this.running || !this.queue.isEmpty()) {
-			@Nullable AuditEvent event;
-			try {
-				event = this.queue.poll(200, TimeUnit.MILLISECONDS);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				return;
-			}
+			AuditEvent event = this.queue.poll();
 			if (event == null) {
+				this.parked = true;
+				// re-checked after announcing the park: an event offered meanwhile is seen here or unparks us
+				if (this.queue.isEmpty() && this.running) {
+					LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(200));
+				}
+				this.parked = false;
+				if (Thread.interrupted()) {
+					return;
+				}
 				continue;
 			}
+			this.size.decrementAndGet();
 			for (AuditSink sink : this.sinks) {
 				try {
 					sink.record(event);
@@ -145,6 +166,7 @@ public final class AsyncAuditPipeline implements AutoCloseable {
 	@Override
 	public void close() {
 		this.running = false;
+		LockSupport.unpark(this.worker);
 		try {
 			this.worker.join(2000);
 		}

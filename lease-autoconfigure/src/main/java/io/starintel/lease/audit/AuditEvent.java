@@ -1,6 +1,7 @@
 package io.starintel.lease.audit;
 
 import java.time.Instant;
+import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
@@ -58,49 +59,104 @@ public record AuditEvent(AuditEventType eventType, Instant backendTime, long lat
 				: null;
 	}
 
+	/** Receives the fields of an event, in their stable order ({@link #forEachField}). */
+	@FunctionalInterface
+	public interface FieldVisitor {
+
+		/** One present field: its wire name and its text. */
+		void field(String name, String value);
+
+	}
+
 	/**
 	 * Flat string fields with the wire names shared with the Redis store's in-script admin events
 	 * ({@code event_type}, {@code backend_time}, {@code request_id}, ... {@code reason}), in a stable order.
 	 */
 	public Map<String, String> toFields() {
-		Map<String, String> fields = new LinkedHashMap<>();
-		fields.put("event_type", this.eventType.wireName());
-		fields.put("backend_time", ISO_MILLIS.format(this.backendTime.truncatedTo(ChronoUnit.MILLIS)));
-		fields.put("latency_ms", Long.toString(this.latencyMs));
-		put(fields, "request_id", this.requestId);
-		put(fields, "correlation_id", this.correlationId);
-		fields.put("decision_id", this.decisionId);
-		put(fields, "trace_id", this.traceId);
-		put(fields, "execution_id", this.executionId);
-		put(fields, "job_id", this.jobId);
-		fields.put("principal_class", this.principalClass.wireName());
-		put(fields, "principal_id", this.principalId);
-		put(fields, "credential_id", this.credentialId);
-		put(fields, "service_instance_id", this.serviceInstanceId);
-		put(fields, "tenant_id", this.tenantId);
-		put(fields, "program_id", this.programId);
-		put(fields, "target_namespace", this.targetNamespace);
-		put(fields, "target_id", this.targetId);
-		put(fields, "actor_name", this.actorName);
-		put(fields, "workflow_name", this.workflowName);
-		put(fields, "operation_class", this.operationClass);
-		put(fields, "lease_id", this.leaseId);
-		put(fields, "fencing_token", (this.fencingToken != null) ? Long.toString(this.fencingToken) : null);
-		put(fields, "requested_ttl_ms", (this.requestedTtlMs != null) ? Long.toString(this.requestedTtlMs) : null);
-		put(fields, "effective_ttl_ms", (this.effectiveTtlMs != null) ? Long.toString(this.effectiveTtlMs) : null);
-		put(fields, "deadline_class", this.deadlineClass);
-		put(fields, "previous_state", this.previousState);
-		put(fields, "resulting_state", this.resultingState);
-		fields.put("result_code", this.resultCode.wireName());
-		fields.put("retryable", Boolean.toString(this.retryable));
-		fields.put("backend_health", this.backendHealth.wireName());
-		put(fields, "reason", this.reason);
+		Map<String, String> fields = new LinkedHashMap<>(48);
+		forEachField(fields::put);
 		return fields;
 	}
 
-	private static void put(Map<String, String> fields, String name, @Nullable String value) {
+	/**
+	 * Hands every present field of {@link #toFields()} to {@code visitor}, in the same order, without building a
+	 * map (the log sink's path).
+	 */
+	public void forEachField(FieldVisitor visitor) {
+		visitor.field("event_type", this.eventType.wireName());
+		visitor.field("backend_time", isoMillis(this.backendTime));
+		visitor.field("latency_ms", Long.toString(this.latencyMs));
+		put(visitor, "request_id", this.requestId);
+		put(visitor, "correlation_id", this.correlationId);
+		visitor.field("decision_id", this.decisionId);
+		put(visitor, "trace_id", this.traceId);
+		put(visitor, "execution_id", this.executionId);
+		put(visitor, "job_id", this.jobId);
+		visitor.field("principal_class", this.principalClass.wireName());
+		put(visitor, "principal_id", this.principalId);
+		put(visitor, "credential_id", this.credentialId);
+		put(visitor, "service_instance_id", this.serviceInstanceId);
+		put(visitor, "tenant_id", this.tenantId);
+		put(visitor, "program_id", this.programId);
+		put(visitor, "target_namespace", this.targetNamespace);
+		put(visitor, "target_id", this.targetId);
+		put(visitor, "actor_name", this.actorName);
+		put(visitor, "workflow_name", this.workflowName);
+		put(visitor, "operation_class", this.operationClass);
+		put(visitor, "lease_id", this.leaseId);
+		put(visitor, "fencing_token", (this.fencingToken != null) ? Long.toString(this.fencingToken) : null);
+		put(visitor, "requested_ttl_ms", (this.requestedTtlMs != null) ? Long.toString(this.requestedTtlMs) : null);
+		put(visitor, "effective_ttl_ms", (this.effectiveTtlMs != null) ? Long.toString(this.effectiveTtlMs) : null);
+		put(visitor, "deadline_class", this.deadlineClass);
+		put(visitor, "previous_state", this.previousState);
+		put(visitor, "resulting_state", this.resultingState);
+		visitor.field("result_code", this.resultCode.wireName());
+		visitor.field("retryable", this.retryable ? "true" : "false");
+		visitor.field("backend_health", this.backendHealth.wireName());
+		put(visitor, "reason", this.reason);
+	}
+
+	private static void put(FieldVisitor visitor, String name, @Nullable String value) {
 		if (value != null) {
-			fields.put(name, value);
+			visitor.field(name, value);
+		}
+	}
+
+	/**
+	 * {@code yyyy-MM-ddTHH:mm:ss.SSSZ} (UTC, truncated to milliseconds) for years 0000-9999, as {@link #ISO_MILLIS}
+	 * prints it, without the formatter's intermediate objects; other years go through the formatter.
+	 */
+	static String isoMillis(Instant instant) {
+		long ms = instant.toEpochMilli();
+		long days = Math.floorDiv(ms, 86_400_000L);
+		long rest = ms - days * 86_400_000L;
+		LocalDate date = LocalDate.ofEpochDay(days);
+		int year = date.getYear();
+		if (year < 0 || year > 9999) {
+			return ISO_MILLIS.format(instant.truncatedTo(ChronoUnit.MILLIS));
+		}
+		char[] out = new char[24];
+		digits(out, 0, year, 4);
+		out[4] = '-';
+		digits(out, 5, date.getMonthValue(), 2);
+		out[7] = '-';
+		digits(out, 8, date.getDayOfMonth(), 2);
+		out[10] = 'T';
+		digits(out, 11, (int) (rest / 3_600_000L), 2);
+		out[13] = ':';
+		digits(out, 14, (int) (rest / 60_000L % 60), 2);
+		out[16] = ':';
+		digits(out, 17, (int) (rest / 1000 % 60), 2);
+		out[19] = '.';
+		digits(out, 20, (int) (rest % 1000), 3);
+		out[23] = 'Z';
+		return new String(out);
+	}
+
+	private static void digits(char[] out, int at, int value, int width) {
+		for (int i = at + width - 1; i >= at; i--) {
+			out[i] = (char) ('0' + value % 10);
+			value /= 10;
 		}
 	}
 

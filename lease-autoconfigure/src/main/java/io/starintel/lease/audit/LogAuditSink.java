@@ -1,6 +1,5 @@
 package io.starintel.lease.audit;
 
-import java.util.Map;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,11 +17,32 @@ public final class LogAuditSink implements AuditSink {
 		if (!logger.isInfoEnabled()) {
 			return;
 		}
-		StringBuilder line = new StringBuilder(512).append("target_lease_audit");
-		for (Map.Entry<String, String> field : event.toFields().entrySet()) {
-			line.append(' ').append(field.getKey()).append('=').append(quote(field.getValue()));
-		}
+		// one reused buffer per thread (the audit pipeline's): no map, no per-field strings beyond the values
+		StringBuilder line = LINE.get();
+		line.setLength(0);
+		line.append("target_lease_audit");
+		event.forEachField((name, value) -> appendQuoted(line.append(' ').append(name).append('='), value));
 		logger.info(line.toString());
+		if (line.capacity() > 8192) {
+			LINE.remove(); // an unusually long line (an admin reason): do not keep its buffer
+		}
+	}
+
+	private static final ThreadLocal<StringBuilder> LINE = ThreadLocal.withInitial(() -> new StringBuilder(768));
+
+	/** Appends {@link #quote(String)} of {@code value} without building the quoted string when it is plain. */
+	private static void appendQuoted(StringBuilder line, String value) {
+		boolean plain = !value.isEmpty();
+		for (int i = 0; i < value.length() && plain; i++) {
+			char c = value.charAt(i);
+			plain = c > ' ' && c != '"' && c != '=' && c != '\\';
+		}
+		if (plain) {
+			line.append(value);
+		}
+		else {
+			line.append(quote(value));
+		}
 	}
 
 	/** Quotes values that contain spaces, quotes or equals signs (admin reasons, target ids). */

@@ -5,6 +5,8 @@ import java.text.Normalizer;
 import java.util.Locale;
 import java.util.regex.Pattern;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The per-character and per-component rules of lock-key v1 (lock-key-v1.md), in one place.
  */
@@ -48,6 +50,9 @@ final class IdentityRules {
 
 	/** Case-insensitive ASCII slug component of 1..64 characters, lowercased. */
 	static String slug(String component, String raw) {
+		if (isCanonicalSlug(raw)) {
+			return raw; // the hot path: already canonical (every rule below holds), no allocation, no regex
+		}
 		String value = common(component, raw);
 		if (value.length() > SLUG_MAX_CHARS) {
 			throw new InvalidLeaseRequestException(component, "longer than " + SLUG_MAX_CHARS + " characters");
@@ -58,8 +63,32 @@ final class IdentityRules {
 		return value.toLowerCase(Locale.ROOT);
 	}
 
+	/**
+	 * Whether {@code value} already is a canonical slug: 1..64 characters, {@code [a-z0-9]} first, then
+	 * {@code [a-z0-9._-]}, no {@code ..} and not {@code .} (plain ASCII, so well-formed, NFC and free of every
+	 * forbidden category and syntax character of {@link #common}).
+	 */
+	private static boolean isCanonicalSlug(@Nullable String value) {
+		if (value == null || value.isEmpty() || value.length() > SLUG_MAX_CHARS) {
+			return false;
+		}
+		char previous = 0;
+		for (int i = 0; i < value.length(); i++) {
+			char c = value.charAt(i);
+			boolean alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+			if (!alnum && (i == 0 || (c != '.' && c != '_' && c != '-') || (c == '.' && previous == '.'))) {
+				return false;
+			}
+			previous = c;
+		}
+		return true;
+	}
+
 	/** Case-preserving target id of 1..256 UTF-8 bytes that does not start with an underscore. */
 	static String targetId(String raw) {
+		if (isPlainTargetId(raw)) {
+			return raw; // the hot path: printable ASCII that passes every rule below as it is
+		}
 		String value = common("target_id", raw);
 		if (value.startsWith("_")) {
 			throw new InvalidLeaseRequestException("target_id", "leading underscore");
@@ -68,6 +97,26 @@ final class IdentityRules {
 			throw new InvalidLeaseRequestException("target_id", "longer than " + TARGET_ID_MAX_BYTES + " UTF-8 bytes");
 		}
 		return value;
+	}
+
+	/**
+	 * Whether {@code value} is 1..256 printable ASCII characters (so well-formed, NFC, one byte each, no forbidden
+	 * category) without path/glob syntax, {@code ..} or a leading underscore, and is not {@code .}.
+	 */
+	private static boolean isPlainTargetId(@Nullable String value) {
+		if (value == null || value.isEmpty() || value.length() > TARGET_ID_MAX_BYTES || value.charAt(0) == '_'
+				|| value.equals(".")) {
+			return false;
+		}
+		char previous = 0;
+		for (int i = 0; i < value.length(); i++) {
+			char c = value.charAt(i);
+			if (c <= ' ' || c >= 0x7f || FORBIDDEN_SYNTAX.indexOf(c) >= 0 || (c == '.' && previous == '.')) {
+				return false;
+			}
+			previous = c;
+		}
+		return true;
 	}
 
 	private static boolean isWellFormed(String value) {

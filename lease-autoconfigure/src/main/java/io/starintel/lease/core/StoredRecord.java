@@ -76,41 +76,65 @@ public final class StoredRecord {
 	 * @throws CorruptRecordException when the text is not a valid v2 record of the expected identity
 	 */
 	public static LeaseRecord decode(String text, @Nullable LockIdentity expected) {
-		String[] f = new String[HEAD_FIELDS + 16];
+		// field boundaries first: only the fields that are needed become strings (the identity is compared in place)
+		int[] ends = new int[HEAD_FIELDS + 16];
 		int start = 0;
-		for (int i = 0; i < f.length; i++) {
+		for (int i = 0; i < ends.length; i++) {
 			int end = text.indexOf(SEP, start);
 			if (end < 0) {
 				throw new CorruptRecordException("record has too few fields");
 			}
-			f[i] = text.substring(start, end);
+			ends[i] = end;
 			start = end + 1;
 		}
-		String metadata = text.substring(start);
-		if (!"2".equals(f[0])) {
+		if (ends[0] != 1 || text.charAt(0) != '2') {
 			throw new CorruptRecordException("unknown storage encoding");
 		}
 		try {
-			LockIdentity identity = identity(f, expected);
-			LeaseMetadata meta = "{}".equals(metadata) ? LeaseMetadata.empty() : LeaseMetadata.parse(metadata);
-			LeaseOwner owner = new LeaseOwner(f[16], f[18], f[19], f[17]);
-			return new LeaseRecord(identity, f[15], owner, number(f[2]), Instant.ofEpochMilli(number(f[3])),
-					Instant.ofEpochMilli(number(f[4])), Instant.ofEpochMilli(number(f[5])), number(f[6]),
-					number(f[7]), f[20], f[21], f[22], f[23], meta, LeaseState.fromWireName(f[1]));
+			LockIdentity identity = identity(text, ends, expected);
+			LeaseMetadata meta = (text.length() - start == 2 && text.startsWith("{}", start)) ? LeaseMetadata.empty()
+					: LeaseMetadata.parse(text.substring(start));
+			LeaseOwner owner = new LeaseOwner(field(text, ends, 16), field(text, ends, 18), field(text, ends, 19),
+					field(text, ends, 17));
+			return new LeaseRecord(identity, field(text, ends, 15), owner, number(text, ends, 2),
+					Instant.ofEpochMilli(number(text, ends, 3)), Instant.ofEpochMilli(number(text, ends, 4)),
+					Instant.ofEpochMilli(number(text, ends, 5)), number(text, ends, 6), number(text, ends, 7),
+					field(text, ends, 20), field(text, ends, 21), field(text, ends, 22), field(text, ends, 23), meta,
+					LeaseState.fromWireName(field(text, ends, 1)));
 		}
 		catch (InvalidLeaseRequestException | IllegalArgumentException ex) {
 			throw new CorruptRecordException("record fails validation");
 		}
 	}
 
-	private static LockIdentity identity(String[] f, @Nullable LockIdentity expected) {
+	private static int from(int[] ends, int i) {
+		return (i == 0) ? 0 : ends[i - 1] + 1;
+	}
+
+	private static String field(String text, int[] ends, int i) {
+		return text.substring(from(ends, i), ends[i]);
+	}
+
+	private static boolean fieldEquals(String text, int[] ends, int i, String value) {
+		int from = from(ends, i);
+		return ends[i] - from == value.length() && text.startsWith(value, from);
+	}
+
+	private static long number(String text, int[] ends, int i) {
+		return number(text, from(ends, i), ends[i]);
+	}
+
+	private static LockIdentity identity(String text, int[] ends, @Nullable LockIdentity expected) {
 		if (expected == null) {
-			return new LockIdentity(f[8], f[9], f[10], f[11], f[12], f[13], f[14]);
+			return new LockIdentity(field(text, ends, 8), field(text, ends, 9), field(text, ends, 10),
+					field(text, ends, 11), field(text, ends, 12), field(text, ends, 13), field(text, ends, 14));
 		}
-		if (!expected.tenantId().equals(f[8]) || !expected.programId().equals(f[9])
-				|| !expected.targetNamespace().equals(f[10]) || !expected.targetId().equals(f[11])
-				|| !expected.actorName().equals(f[12]) || !expected.workflowName().equals(f[13])
-				|| !expected.operationClass().equals(f[14])) {
+		if (!fieldEquals(text, ends, 8, expected.tenantId()) || !fieldEquals(text, ends, 9, expected.programId())
+				|| !fieldEquals(text, ends, 10, expected.targetNamespace())
+				|| !fieldEquals(text, ends, 11, expected.targetId())
+				|| !fieldEquals(text, ends, 12, expected.actorName())
+				|| !fieldEquals(text, ends, 13, expected.workflowName())
+				|| !fieldEquals(text, ends, 14, expected.operationClass())) {
 			throw new CorruptRecordException("stored tuple differs from the requested identity");
 		}
 		return expected;
@@ -118,12 +142,16 @@ public final class StoredRecord {
 
 	/** A non-negative decimal of at most 16 digits, parsed without a regular expression. */
 	static long number(String text) {
-		int length = text.length();
-		if (length == 0 || length > 16) {
+		return number(text, 0, text.length());
+	}
+
+	private static long number(String text, int from, int to) {
+		int length = to - from;
+		if (length <= 0 || length > 16) {
 			throw new CorruptRecordException("number out of range");
 		}
 		long value = 0;
-		for (int i = 0; i < length; i++) {
+		for (int i = from; i < to; i++) {
 			char c = text.charAt(i);
 			if (c < '0' || c > '9') {
 				throw new CorruptRecordException("not a decimal number");

@@ -10,9 +10,12 @@ import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -71,13 +74,35 @@ public final class LeaseRenewalScheduler implements AutoCloseable {
 
 	private final AtomicBoolean batchScheduled = new AtomicBoolean();
 
+	/** Renewals in {@link #due} (the queue's own size is not constant-time). */
+	private final AtomicInteger dueCount = new AtomicInteger();
+
+	/**
+	 * How many renewal batches may be in flight at once. Each batch is one store call that waits for its reply (no
+	 * longer than the latest deadline of its leases); several in flight keep the connection pipelined, so one slow
+	 * reply never holds up the renewals queued behind it, and the scheduling threads never wait for a reply.
+	 */
+	static final int MAX_BATCHES_IN_FLIGHT = 4;
+
+	/**
+	 * Leases per batch call (at most {@link LeaseStore#MAX_RENEW_BATCH}): small enough that a foreground call on the
+	 * same connection (an acquire, a release) waits behind at most {@value #MAX_BATCHES_IN_FLIGHT} x this many
+	 * renewals, large enough to amortize each call.
+	 */
+	static final int BATCH_SIZE = 64;
+
+	private final Semaphore inFlight = new Semaphore(MAX_BATCHES_IN_FLIGHT);
+
+	private final ExecutorService batches;
+
 	/**
 	 * A scheduler.
 	 * @param service the lease service used to renew
 	 * @param clock local clock (advisory: compared with the backend's {@code expires_at} only to decide loss early)
 	 * @param safetyMargin how long before expiry an unanswered renewal counts as loss (capped at {@code ttl/3})
 	 * @param listener receives loss events
-	 * @param threads pool size (1-2 is plenty: a renewal is one short store call)
+	 * @param threads size of the scheduling pool (1-2 is plenty: the batch calls themselves run on up to
+	 * {@value #MAX_BATCHES_IN_FLIGHT} threads of their own)
 	 */
 	public LeaseRenewalScheduler(LeaseService service, Clock clock, Duration safetyMargin, LeaseLostListener listener,
 			int threads) {
@@ -92,6 +117,12 @@ public final class LeaseRenewalScheduler implements AutoCloseable {
 			return thread;
 		});
 		this.executor.setRemoveOnCancelPolicy(true);
+		AtomicInteger batchCount = new AtomicInteger();
+		this.batches = Executors.newFixedThreadPool(MAX_BATCHES_IN_FLIGHT, (runnable) -> {
+			Thread thread = new Thread(runnable, "starintel-lease-renewal-batch-" + batchCount.incrementAndGet());
+			thread.setDaemon(true);
+			return thread;
+		});
 	}
 
 	/** Records how late each renewal ran compared with its schedule (e.g. into a Micrometer timer). */
@@ -144,6 +175,7 @@ public final class LeaseRenewalScheduler implements AutoCloseable {
 	@Override
 	public void close() {
 		this.executor.shutdownNow();
+		this.batches.shutdownNow();
 		this.held.clear();
 	}
 
@@ -153,10 +185,11 @@ public final class LeaseRenewalScheduler implements AutoCloseable {
 
 	/**
 	 * Queues a due renewal and makes sure a batch runs: due renewals are sent together, grouped per program by the
-	 * store ({@link LeaseService#renewAll}), at most {@link LeaseStore#MAX_RENEW_BATCH} per call.
+	 * store ({@link LeaseService#renewAll}), at most {@link #BATCH_SIZE} per call.
 	 */
 	private void enqueue(DueRenewal due) {
 		this.due.add(due);
+		this.dueCount.incrementAndGet();
 		if (this.batchScheduled.compareAndSet(false, true)) {
 			try {
 				// a short window gathers the renewals that fall due together into one batch
@@ -169,37 +202,65 @@ public final class LeaseRenewalScheduler implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Sends the due renewals as batches of at most {@link #BATCH_SIZE}, up to
+	 * {@link #MAX_BATCHES_IN_FLIGHT} at once; what is left waits for the next batch to finish (which runs this again).
+	 */
 	private void renewDue() {
 		this.batchScheduled.set(false);
-		List<DueRenewal> batch = new ArrayList<>();
-		DueRenewal next;
-		while (batch.size() < LeaseStore.MAX_RENEW_BATCH && (next = this.due.poll()) != null) {
-			batch.add(next);
-		}
-		if (!this.due.isEmpty() && this.batchScheduled.compareAndSet(false, true)) {
+		while (!this.due.isEmpty() && this.inFlight.tryAcquire()) {
+			List<DueRenewal> batch = new ArrayList<>();
+			DueRenewal next;
+			while (batch.size() < BATCH_SIZE && (next = this.due.poll()) != null) {
+				this.dueCount.decrementAndGet();
+				batch.add(next);
+			}
+			if (batch.isEmpty()) {
+				this.inFlight.release();
+				return;
+			}
 			try {
-				this.executor.execute(this::renewDue); // the rest, on another renewal thread if one is free
+				this.batches.execute(() -> runBatch(batch));
 			}
 			catch (RejectedExecutionException ex) {
-				this.batchScheduled.set(false);
+				this.inFlight.release();
+				for (DueRenewal due : batch) {
+					due.registration().lose(Reason.BACKEND_UNREACHABLE); // scheduler shut down
+				}
+				return;
 			}
 		}
-		if (batch.isEmpty()) {
-			return;
-		}
-		List<LeaseHandle> handles = new ArrayList<>(batch.size());
-		List<Instant> deadlines = new ArrayList<>(batch.size());
-		for (DueRenewal due : batch) {
-			handles.add(due.registration().context().handle());
-			deadlines.add(due.notAfter());
-		}
-		List<LeaseResult> results = this.service.renewAll(handles, deadlines);
-		for (int i = 0; i < batch.size(); i++) {
-			try {
-				batch.get(i).registration().renewed(results.get(i));
+	}
+
+	private void runBatch(List<DueRenewal> batch) {
+		try {
+			List<LeaseHandle> handles = new ArrayList<>(batch.size());
+			List<Instant> deadlines = new ArrayList<>(batch.size());
+			for (DueRenewal due : batch) {
+				handles.add(due.registration().context().handle());
+				deadlines.add(due.notAfter());
 			}
-			catch (RuntimeException ex) {
-				logger.error("Handling a renewal result failed", ex);
+			List<LeaseResult> results = this.service.renewAll(handles, deadlines);
+			for (int i = 0; i < batch.size(); i++) {
+				try {
+					batch.get(i).registration().renewed(results.get(i));
+				}
+				catch (RuntimeException ex) {
+					logger.error("Handling a renewal result failed", ex);
+				}
+			}
+		}
+		finally {
+			this.inFlight.release();
+			if (!this.due.isEmpty() && this.batchScheduled.compareAndSet(false, true)) {
+				// a full batch waiting goes at once; a few renewals wait for the gathering window, as when enqueued
+				long delayMs = (this.dueCount.get() >= BATCH_SIZE) ? 0 : BATCH_WINDOW_MS;
+				try {
+					this.executor.schedule(this::renewDue, delayMs, TimeUnit.MILLISECONDS);
+				}
+				catch (RejectedExecutionException ex) {
+					this.batchScheduled.set(false);
+				}
 			}
 		}
 	}

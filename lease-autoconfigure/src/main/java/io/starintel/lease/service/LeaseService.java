@@ -89,7 +89,8 @@ public final class LeaseService implements AttachedKeyOperations {
 
 	private final ObservationRegistry observations;
 
-	private final java.util.Map<String, Timer> timers = new java.util.concurrent.ConcurrentHashMap<>();
+	/** Timers by operation, then by result code ordinal: looked up without building a key per call. */
+	private final java.util.Map<String, Timer[]> timers = new java.util.concurrent.ConcurrentHashMap<>();
 
 	/**
 	 * A service over a store.
@@ -242,11 +243,7 @@ public final class LeaseService implements AttachedKeyOperations {
 		}
 		long perLease = (System.nanoTime() - start) / Math.max(1, requests.size());
 		for (LeaseResult result : out) {
-			this.timers.computeIfAbsent("renew/" + result.code().wireName(), (key) -> Timer.builder(OPERATION_TIMER)
-				.description("Lease store operations by operation and result code")
-				.tag("operation", "renew")
-				.tag("code", result.code().wireName())
-				.register(this.meters)).record(perLease, java.util.concurrent.TimeUnit.NANOSECONDS);
+			timer("renew", result.code()).record(perLease, java.util.concurrent.TimeUnit.NANOSECONDS);
 		}
 		return out;
 	}
@@ -353,11 +350,22 @@ public final class LeaseService implements AttachedKeyOperations {
 	}
 
 	private void record(String operation, ResultCode code, long elapsedNanos) {
-		this.timers.computeIfAbsent(operation + '/' + code.wireName(), (key) -> Timer.builder(OPERATION_TIMER)
-			.description("Lease store operations by operation and result code")
-			.tag("operation", operation)
-			.tag("code", code.wireName())
-			.register(this.meters)).record(elapsedNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+		timer(operation, code).record(elapsedNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+	}
+
+	/** The cached timer of (operation, code), registered on first use. */
+	private Timer timer(String operation, ResultCode code) {
+		Timer[] byCode = this.timers.computeIfAbsent(operation, (key) -> new Timer[ResultCode.values().length]);
+		Timer timer = byCode[code.ordinal()];
+		if (timer == null) {
+			timer = Timer.builder(OPERATION_TIMER)
+				.description("Lease store operations by operation and result code")
+				.tag("operation", operation)
+				.tag("code", code.wireName())
+				.register(this.meters); // idempotent: a racing thread gets the same meter
+			byCode[code.ordinal()] = timer;
+		}
+		return timer;
 	}
 
 	private LeaseResult safely(String operation, Supplier<LeaseResult> call, ResultCode whenThrown) {

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import io.starintel.lease.core.IdempotencyKeys;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.Operation;
 import io.starintel.lease.core.StoredRecord;
@@ -40,6 +41,9 @@ final class IdentityKeys {
 
 	final byte[] identityPrefixBytes;
 
+	/** {@code P{T}:idem:}, the prefix of every idempotency key of the program. */
+	private final byte[] idempotencyPrefix;
+
 	private IdentityKeys(LockIdentity identity) {
 		this.identity = identity;
 		this.keys = RedisKeys.of(identity);
@@ -51,6 +55,7 @@ final class IdentityKeys {
 		this.base = bytes(this.keys.base());
 		this.digestBytes = bytes(this.digest);
 		this.identityPrefixBytes = bytes(this.identityPrefix);
+		this.idempotencyPrefix = bytes(this.keys.base() + "idem:");
 	}
 
 	static IdentityKeys of(LockIdentity identity) {
@@ -66,8 +71,9 @@ final class IdentityKeys {
 		return created;
 	}
 
+	/** The idempotency key ({@link RedisKeys#idempotency}), built straight to bytes. */
 	byte[] idempotency(Operation operation, String principalId, String requestId) {
-		return bytes(this.keys.idempotency(operation, this.lockKey, principalId, requestId));
+		return IdempotencyKeys.key(this.idempotencyPrefix, operation.wireName(), this.lockKey, principalId, requestId);
 	}
 
 	static byte[] bytes(String text) {

@@ -59,8 +59,9 @@ final class LeaseArguments {
 				t.idempotency(Operation.ACQUIRE, r.principalId(), r.requestId()) };
 		byte[][] args = { millis(r.deadlineAt()), t.base, t.digestBytes, this.policy, bytes(r.digest()),
 				t.identityPrefixBytes, bytes(leaseId), number(r.ttlMs()), number(r.maximumLifetimeMs()),
-				bytes(StoredRecord.fixedRest(leaseId, r.owner(), r.executionId(), r.jobId(), r.traceId(),
-						r.requestId(), r.metadata())),
+				joined(leaseId, r.owner().principalId(), r.owner().serviceInstanceId(), r.owner().clientId(),
+						r.owner().credentialId(), r.executionId(), r.jobId(), r.traceId(), r.requestId(),
+						r.metadata().json()),
 				number(this.limits.limitFor(r.identity().scope())) };
 		return new Call(LeaseLibrary.Function.ACQUIRE, keys, args);
 	}
@@ -85,7 +86,7 @@ final class LeaseArguments {
 		args[2] = t.digestBytes;
 		args[3] = this.policy;
 		args[4] = bytes(digest);
-		args[5] = bytes(StoredRecord.holderPrefix(t.identityPrefix, h));
+		args[5] = holderPrefix(t, h);
 		args[6] = number(h.fencingToken());
 		args[7] = bytes(h.leaseId());
 		if (ttl != null) {
@@ -120,7 +121,7 @@ final class LeaseArguments {
 			args[a] = millis(r.deadlineAt());
 			args[a + 1] = t.digestBytes;
 			args[a + 2] = bytes(r.digest());
-			args[a + 3] = bytes(StoredRecord.holderPrefix(t.identityPrefix, h));
+			args[a + 3] = holderPrefix(t, h);
 			args[a + 4] = number(h.fencingToken());
 			args[a + 5] = bytes(h.leaseId());
 			args[a + 6] = ttl(r);
@@ -142,7 +143,7 @@ final class LeaseArguments {
 		LeaseHandle h = r.handle();
 		byte[][] keys = { t.leaseKey, t.fenceKey };
 		byte[][] args = { millis(r.deadlineAt()), t.base, t.digestBytes, this.policy,
-				bytes(StoredRecord.holderPrefix(t.identityPrefix, h)), number(h.fencingToken()) };
+				holderPrefix(t, h), number(h.fencingToken()) };
 		return new Call(LeaseLibrary.Function.AUTHORIZE, keys, args);
 	}
 
@@ -242,8 +243,73 @@ final class LeaseArguments {
 		return number(instant.toEpochMilli());
 	}
 
-	private static byte[] number(long value) {
-		return bytes(Long.toString(value));
+	/**
+	 * {@link StoredRecord#holderPrefix} as UTF-8 bytes, from the identity's cached prefix bytes (the identifiers
+	 * are ASCII by their rule, so each character is one byte).
+	 */
+	private static byte[] holderPrefix(IdentityKeys t, LeaseHandle h) {
+		String a = h.leaseId();
+		String b = h.ownerPrincipalId();
+		String c = h.serviceInstanceId();
+		byte[] prefix = t.identityPrefixBytes;
+		byte[] out = java.util.Arrays.copyOf(prefix, prefix.length + a.length() + b.length() + c.length() + 3);
+		int at = prefix.length;
+		at = ascii(out, at, a);
+		out[at++] = (byte) StoredRecord.SEP;
+		at = ascii(out, at, b);
+		out[at++] = (byte) StoredRecord.SEP;
+		at = ascii(out, at, c);
+		out[at] = (byte) StoredRecord.SEP;
+		return out;
+	}
+
+	/**
+	 * The parts joined by {@link StoredRecord#SEP} as UTF-8, in one exact-size array when they are ASCII: for the
+	 * fixed-part rest this is {@link StoredRecord#fixedRest} (same order), which the reference encoder checks.
+	 */
+	private static byte[] joined(String... parts) {
+		int length = parts.length - 1;
+		for (String part : parts) {
+			for (int i = 0; i < part.length(); i++) {
+				if (part.charAt(i) >= 0x80) {
+					return bytes(String.join(String.valueOf(StoredRecord.SEP), parts));
+				}
+			}
+			length += part.length();
+		}
+		byte[] out = new byte[length];
+		int at = 0;
+		for (int p = 0; p < parts.length; p++) {
+			if (p > 0) {
+				out[at++] = (byte) StoredRecord.SEP;
+			}
+			at = ascii(out, at, parts[p]);
+		}
+		return out;
+	}
+
+	private static int ascii(byte[] out, int at, String text) {
+		for (int i = 0; i < text.length(); i++) {
+			out[at++] = (byte) text.charAt(i);
+		}
+		return at;
+	}
+
+	/** The decimal digits of a number as ASCII bytes, written directly (no intermediate string). */
+	static byte[] number(long value) {
+		if (value < 0) {
+			return bytes(Long.toString(value));
+		}
+		int digits = 1;
+		for (long v = value / 10; v > 0; v /= 10) {
+			digits++;
+		}
+		byte[] out = new byte[digits];
+		for (int i = digits - 1; i >= 0; i--) {
+			out[i] = (byte) ('0' + value % 10);
+			value /= 10;
+		}
+		return out;
 	}
 
 }

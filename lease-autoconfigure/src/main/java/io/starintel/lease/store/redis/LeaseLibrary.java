@@ -47,8 +47,16 @@ final class LeaseLibrary {
 
 		private final String functionName;
 
+		private final byte[] nameBytes;
+
 		Function(String operation) {
 			this.functionName = NAME + "_" + operation;
+			this.nameBytes = this.functionName.getBytes(StandardCharsets.US_ASCII);
+		}
+
+		/** The name as sent (ASCII bytes). */
+		byte[] nameBytes() {
+			return this.nameBytes;
 		}
 
 		/** The name FCALL sends (safe to log). */

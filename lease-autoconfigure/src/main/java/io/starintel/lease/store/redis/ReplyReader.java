@@ -2,9 +2,11 @@ package io.starintel.lease.store.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
@@ -52,35 +54,34 @@ final class ReplyReader {
 		if (size != 4 && size != 7 && size != 9) {
 			throw new CorruptRecordException("unexpected reply shape");
 		}
-		ResultCode code = ResultCode.fromWireName(text(reply, from));
+		ResultCode code = CODES.of(reply.get(from), ResultCode::fromWireName);
 		if (code == ResultCode.INVALID_LEASE_REQUEST) {
 			return LeaseResult.invalid(
 					new InvalidLeaseRequestException("deadline_at", "further ahead than the policy allows"));
 		}
-		Reason reason = Reason.fromWireName(text(reply, from + 1));
-		Instant decidedAt = Instant.ofEpochMilli(Long.parseLong(text(reply, from + 2)));
-		long retryAfter = Long.parseLong(text(reply, from + 3));
+		Reason reason = REASONS.of(reply.get(from + 1), Reason::fromWireName);
+		Instant decidedAt = Instant.ofEpochMilli(number(reply, from + 2));
+		long retryAfter = number(reply, from + 3);
 		if (size == 4) {
 			return new LeaseResult(code, reason, null, false, null, decidedAt, retryAfter, null);
 		}
-		String current = text(reply, from + 4);
-		boolean replayed = "1".equals(text(reply, from + 5));
-		String stored = text(reply, from + 6);
+		Object current = reply.get(from + 4);
+		boolean replayed = isOne(reply.get(from + 5));
 		LeaseRecord lease = null;
 		if (size == 9) {
 			if (acquire == null || leaseId == null) {
 				throw new CorruptRecordException("unexpected reply shape");
 			}
-			long token = Long.parseLong(text(reply, from + 7));
-			Instant expires = Instant.ofEpochMilli(Long.parseLong(text(reply, from + 8)));
+			long token = number(reply, from + 7);
+			Instant expires = Instant.ofEpochMilli(number(reply, from + 8));
 			lease = new LeaseRecord(acquire.identity(), leaseId, acquire.owner(), token, decidedAt, decidedAt, expires,
 					acquire.ttlMs(), acquire.maximumLifetimeMs(), acquire.executionId(), acquire.jobId(),
 					acquire.traceId(), acquire.requestId(), acquire.metadata(), LeaseState.ACTIVE);
 		}
-		else if (!stored.isEmpty()) {
-			lease = record(stored, expected);
+		else if (!isEmpty(reply.get(from + 6))) {
+			lease = record(text(reply, from + 6), expected);
 		}
-		LeaseState state = current.isEmpty() ? null : LeaseState.fromWireName(current);
+		LeaseState state = isEmpty(current) ? null : STATES.of(current, LeaseState::fromWireName);
 		return new LeaseResult(code, reason, lease, replayed, state, decidedAt, retryAfter, null);
 	}
 
@@ -114,8 +115,72 @@ final class ReplyReader {
 		return fields;
 	}
 
-	static String text(List<Object> reply, int index) {
+	private static final WireNames<ResultCode> CODES = new WireNames<>(ResultCode.values(), ResultCode::wireName);
+
+	private static final WireNames<Reason> REASONS = new WireNames<>(Reason.values(), Reason::wireName);
+
+	private static final WireNames<LeaseState> STATES = new WireNames<>(LeaseState.values(), LeaseState::wireName);
+
+	/**
+	 * The constants of an enum by the bytes of their wire names: a reply element is matched without decoding it to
+	 * a string first; anything else goes through the enum's own parser (which rejects it).
+	 */
+	private static final class WireNames<E> {
+
+		private final E[] values;
+
+		private final byte[][] names;
+
+		WireNames(E[] values, Function<E, String> wireName) {
+			this.values = values;
+			this.names = new byte[values.length][];
+			for (int i = 0; i < values.length; i++) {
+				this.names[i] = wireName.apply(values[i]).getBytes(StandardCharsets.UTF_8);
+			}
+		}
+
+		E of(Object element, Function<String, E> parser) {
+			if (element instanceof byte[] bytes) {
+				for (int i = 0; i < this.names.length; i++) {
+					if (Arrays.equals(this.names[i], bytes)) {
+						return this.values[i];
+					}
+				}
+			}
+			return parser.apply(textOf(element));
+		}
+
+	}
+
+	/** A non-negative decimal reply element (at most 18 digits), parsed from its bytes. */
+	static long number(List<Object> reply, int index) {
 		Object value = reply.get(index);
+		if (value instanceof byte[] bytes && bytes.length > 0 && bytes.length <= 18) {
+			long n = 0;
+			for (byte b : bytes) {
+				if (b < '0' || b > '9') {
+					return Long.parseLong(textOf(value));
+				}
+				n = n * 10 + (b - '0');
+			}
+			return n;
+		}
+		return Long.parseLong(textOf(value));
+	}
+
+	private static boolean isEmpty(Object element) {
+		return (element instanceof byte[] bytes) ? bytes.length == 0 : textOf(element).isEmpty();
+	}
+
+	private static boolean isOne(Object element) {
+		return (element instanceof byte[] bytes) ? (bytes.length == 1 && bytes[0] == '1') : "1".equals(textOf(element));
+	}
+
+	static String text(List<Object> reply, int index) {
+		return textOf(reply.get(index));
+	}
+
+	private static String textOf(Object value) {
 		if (value instanceof byte[] bytes) {
 			return new String(bytes, StandardCharsets.UTF_8);
 		}

@@ -11,16 +11,18 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.lettuce.core.RedisFuture;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.AsyncExecutions;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.protocol.CommandType;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
  * Runs one function of the {@link LeaseLibrary} as exactly one FCALL on the Lettuce connection of a Spring Data
@@ -43,8 +45,18 @@ final class ScriptExecutor {
 
 	private final AtomicBoolean incompatibleDriverLogged = new AtomicBoolean();
 
+	/**
+	 * Whether the factory hands out one shared native connection (Spring Boot's default): its commands are then
+	 * kept between calls instead of asking the factory for a connection wrapper every time.
+	 */
+	private final boolean sharesNativeConnection;
+
+	private volatile @Nullable RedisClusterAsyncCommands<byte[], byte[]> shared;
+
 	ScriptExecutor(RedisConnectionFactory connectionFactory) {
 		this.connectionFactory = connectionFactory;
+		this.sharesNativeConnection = connectionFactory instanceof LettuceConnectionFactory lettuce
+				&& lettuce.getShareNativeConnection();
 	}
 
 	/** Runs the function and returns its reply (a list of bulk strings). */
@@ -72,32 +84,53 @@ final class ScriptExecutor {
 		if (timeoutMs <= 0) {
 			throw new ScriptFailure(ScriptFailure.Kind.DEADLINE_BEFORE_SUBMISSION, "deadline passed before submission");
 		}
+		RedisClusterAsyncCommands<byte[], byte[]> cached = this.shared;
+		if (cached != null && LettuceConnections.isOpen(cached)) {
+			// the factory's shared native connection, kept: no connection wrapper and no factory lock per call
+			return call(cached, function, deadlineMs, timeoutMs, keys, args, submitted);
+		}
 		RedisConnection connection = connect();
 		try {
 			RedisClusterAsyncCommands<byte[], byte[]> commands = nativeCommands(connection);
 			if (!LettuceConnections.isOpen(commands)) {
 				throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, "connection not open");
 			}
-			try {
-				submitted[0] = true;
-				return await(commands.fcall(function.functionName(), ScriptOutputType.MULTI, keys, args), timeoutMs,
-						function);
+			if (this.sharesNativeConnection) {
+				this.shared = commands; // replaced when the factory resets it (the old one is then closed)
 			}
-			catch (FunctionNotFound ex) {
-				load(commands, deadlineMs);
-				long remaining = Math.max(1, deadlineMs - System.currentTimeMillis());
-				try {
-					return await(commands.fcall(function.functionName(), ScriptOutputType.MULTI, keys, args), remaining,
-							function);
-				}
-				catch (FunctionNotFound again) {
-					throw new ScriptFailure(ScriptFailure.Kind.OUTCOME_UNKNOWN, "function not found after loading");
-				}
-			}
+			return call(commands, function, deadlineMs, timeoutMs, keys, args, submitted);
 		}
 		finally {
 			closeQuietly(connection);
 		}
+	}
+
+	private static List<Object> call(RedisClusterAsyncCommands<byte[], byte[]> commands,
+			LeaseLibrary.Function function, long deadlineMs, long timeoutMs, byte[][] keys, byte[][] args,
+			boolean[] submitted) throws ScriptFailure {
+		try {
+			submitted[0] = true;
+			return await(fcall(commands, function, keys, args), timeoutMs, function);
+		}
+		catch (FunctionNotFound ex) {
+			load(commands, deadlineMs);
+			long remaining = Math.max(1, deadlineMs - System.currentTimeMillis());
+			try {
+				return await(fcall(commands, function, keys, args), remaining, function);
+			}
+			catch (FunctionNotFound again) {
+				throw new ScriptFailure(ScriptFailure.Kind.OUTCOME_UNKNOWN, "function not found after loading");
+			}
+		}
+	}
+
+	/**
+	 * {@code FCALL function numkeys keys... args...}, the command Lettuce's own {@code fcall} builds (keys added as
+	 * keys, so a cluster routes it by the first key's slot), with the flat reply output.
+	 */
+	private static RedisFuture<List<Object>> fcall(RedisClusterAsyncCommands<byte[], byte[]> commands,
+			LeaseLibrary.Function function, byte[][] keys, byte[][] args) {
+		return commands.dispatch(CommandType.FCALL, new FlatReplyOutput(), new FcallArgs(function, keys, args));
 	}
 
 	/** FUNCTION LOAD REPLACE on the server, or on every primary of a cluster. The call itself never mutated. */

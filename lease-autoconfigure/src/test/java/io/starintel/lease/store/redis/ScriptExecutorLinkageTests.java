@@ -3,7 +3,9 @@ package io.starintel.lease.store.redis;
 import java.time.Clock;
 import java.time.Duration;
 
-import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.output.CommandOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.ProtocolKeyword;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import org.junit.jupiter.api.Test;
@@ -68,7 +70,7 @@ class ScriptExecutorLinkageTests {
 		StatefulRedisConnection<byte[], byte[]> stateful = mock(StatefulRedisConnection.class);
 		given(stateful.isOpen()).willReturn(true);
 		given(commands.getStatefulConnection()).willReturn(stateful);
-		given(commands.fcall(anyString(), any(ScriptOutputType.class), any(byte[][].class), any(byte[][].class)))
+		given(commands.dispatch(any(ProtocolKeyword.class), any(CommandOutput.class), any(CommandArgs.class)))
 			.willThrow(new LinkageError("incompatible class change"));
 		LettuceConnection connection = mock(LettuceConnection.class);
 		given(connection.getNativeConnection()).willReturn((RedisAsyncCommands) commands);

@@ -143,16 +143,60 @@ class RedisStorageUpgradeTests extends SharedRedisTests {
 		assertThat(acquired.lease().fencingToken()).isGreaterThan(ahead);
 	}
 
+	/**
+	 * Mixed versions (the overlap the upgrade procedure avoids): a v1 process meeting a v2 record fails closed. It
+	 * sees no valid v1 hash, so it refuses with corrupt_record (never a second holder, never a token of its own),
+	 * copies the record to the quarantine key and pins it (PERSIST); the v2 holder still renews (which restores the
+	 * physical TTL) and releases, and tokens keep increasing.
+	 */
+	@Test
+	void v1ProcessMeetingAV2LeaseFailsClosedAndTheV2HolderKeepsIt() {
+		LockIdentity identity = identity("t4");
+		RedisKeys keys = RedisKeys.of(identity);
+		String digest = identity.keyDigest();
+		LeaseResult acquired = this.store.acquire(acquireRequest(identity, "alice"));
+		assertThat(acquired.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
+		List<Object> v1 = v1AcquireReply(acquireRequest(identity, "bob"), Identifiers.generate("lease"));
+		assertThat(v1.get(0)).isEqualTo("lease_backend_unavailable");
+		assertThat(v1.get(1)).isEqualTo("corrupt_record");
+		assertThat(redis.hasKey(keys.quarantine(digest))).as("v1 quarantined its copy").isTrue();
+		assertThat(redis.getExpire(keys.lease(digest))).as("v1 pinned the record").isEqualTo(-1L);
+		assertThat(redis.opsForHash().keys(keys.lease(digest))).containsExactly("r");
+
+		LeaseRecord lease = acquired.lease();
+		LeaseResult renewed = this.store.renew(new RenewRequest(lease.handle(), Identifiers.generate("request"),
+				Instant.now().plusSeconds(5)));
+		assertThat(renewed.code()).isEqualTo(ResultCode.LEASE_RENEWED);
+		assertThat(renewed.lease().fencingToken()).isEqualTo(lease.fencingToken());
+		assertThat(redis.getExpire(keys.lease(digest))).as("renewal restores the physical TTL").isPositive();
+		assertThat(this.store.release(new ReleaseRequest(lease.handle(), Identifiers.generate("request"),
+				Instant.now().plusSeconds(5))).code()).isEqualTo(ResultCode.LEASE_RELEASED);
+		LeaseResult next = this.store.acquire(acquireRequest(identity, "bob"));
+		assertThat(next.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
+		assertThat(next.lease().fencingToken()).isGreaterThan(lease.fencingToken());
+		assertThat(this.alerts).as("v2 itself saw nothing corrupt").isEmpty();
+	}
+
 	private record V1Lease(String leaseId, long token) {
 	}
 
 	/** Runs the v1 acquire script exactly as the v1 store called it (its 30-slot ARGV). */
-	@SuppressWarnings("unchecked")
 	private static V1Lease v1Acquire(AcquireRequest r) {
+		String leaseId = Identifiers.generate("lease");
+		List<Object> reply = v1AcquireReply(r, leaseId);
+		assertThat(reply.get(0)).isEqualTo("lease_acquired");
+		RedisKeys keys = RedisKeys.of(r.identity());
+		Map<Object, Object> hash = redis.opsForHash().entries(keys.lease(r.identity().keyDigest()));
+		assertThat(hash).hasSize(26).containsEntry("lease_id", leaseId);
+		return new V1Lease(leaseId, Long.parseLong((String) hash.get("fencing_token")));
+	}
+
+	/** The v1 acquire script's raw reply. */
+	@SuppressWarnings("unchecked")
+	private static List<Object> v1AcquireReply(AcquireRequest r, String leaseId) {
 		LockIdentity identity = r.identity();
 		RedisKeys keys = RedisKeys.of(identity);
 		String digest = identity.keyDigest();
-		String leaseId = Identifiers.generate("lease");
 		LeasePolicy policy = RedisServers.POLICY;
 		List<String> args = v1Identity(identity, r.deadlineAt(), policy);
 		args.addAll(List.of(r.digest(), ms(policy.idempotencyRetention().toMillis()),
@@ -163,10 +207,7 @@ class RedisStorageUpgradeTests extends SharedRedisTests {
 		List<Object> reply = redis.execute(v1Acquire, List.of(keys.lease(digest), keys.fence(digest),
 				keys.idempotency(Operation.ACQUIRE, identity.lockKey(), r.principalId(), r.requestId())),
 				args.toArray());
-		assertThat(reply.get(0)).isEqualTo("lease_acquired");
-		Map<Object, Object> hash = redis.opsForHash().entries(keys.lease(digest));
-		assertThat(hash).hasSize(26).containsEntry("lease_id", leaseId);
-		return new V1Lease(leaseId, Long.parseLong((String) hash.get("fencing_token")));
+		return reply;
 	}
 
 	@SuppressWarnings("unchecked")
