@@ -40,10 +40,8 @@ import io.starintel.lease.store.LeaseStore;
  * operation runs under one lock), driven by an injectable backend clock. It is single-JVM only: use it for
  * quick starts and as the model that backend stores are tested against, never for a fleet.
  *
- * <p>This class is the SPI facade: the decision of each operation. The lock, backend time, deadlines and the
- * idempotency replay are in {@code LinearizationPoint} (results kept in an {@code IdempotencyLedger}), the state and
- * its primitive transitions in {@code LeaseTable} (attached keys in {@code AttachedKeys}), list paging in
- * {@code LeasePager}. Fencing tokens follow {@link FencingTokens}.
+ * <p>The SPI facade: each operation's decision. Lock, backend time, deadlines and replay: {@code LinearizationPoint}
+ * ({@code IdempotencyLedger}); state: {@code LeaseTable} ({@code AttachedKeys}); paging: {@code LeasePager}.
  */
 public final class InMemoryLeaseStore implements LeaseStore {
 
@@ -69,10 +67,7 @@ public final class InMemoryLeaseStore implements LeaseStore {
 
 	/** Sets the durable counter of an identity's lock key (test hook for the counter-limit row). */
 	public void setFencingCounter(String lockKey, long value) {
-		this.point.locked(now -> {
-			this.table.setCounter(lockKey, value);
-			return value;
-		});
+		this.point.locked(now -> this.table.setCounter(lockKey, value));
 	}
 
 	/** Terminal history of an identity, newest first (bounded by the policy's history length). */

@@ -61,8 +61,10 @@ final class LeaseTable {
 		return this.counters.getOrDefault(lockKey, 0L);
 	}
 
-	void setCounter(String lockKey, long value) {
-		this.counters.put(lockKey, value);
+	/** Sets the durable counter of a lock key; answers the previous one (0 when there was none). */
+	long setCounter(String lockKey, long value) {
+		Long previous = this.counters.put(lockKey, value);
+		return (previous != null) ? previous : 0L;
 	}
 
 	long highWaterMark(String lockKey) {
