@@ -1,11 +1,13 @@
 package io.starintel.lease.admin;
 
+import io.starintel.lease.core.ResultCode;
+
 /**
  * One HTTP answer of the admin endpoint: status, envelope JSON and the retry hint (for {@code Retry-After}).
  */
 public record AdminResponse(int status, String body, long retryAfterMs) {
 
-	static AdminResponse error(io.starintel.lease.core.ResultCode code, String correlationId, long retryAfterMs,
+	static AdminResponse error(ResultCode code, String correlationId, long retryAfterMs,
 			@org.jspecify.annotations.Nullable String detail) {
 		return new AdminResponse(code.httpStatus(), Envelopes.error(code, correlationId, retryAfterMs, detail),
 				retryAfterMs);

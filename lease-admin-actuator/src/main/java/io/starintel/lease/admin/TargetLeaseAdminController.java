@@ -14,12 +14,17 @@ import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
+import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.web.HttpMediaTypeException;
+import org.springframework.web.HttpRequestMethodNotSupportedException;
+import org.springframework.web.bind.ServletRequestBindingException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
 
 /**
  * The HTTP adapter of the admin operations, mapped under the actuator base path at {@code /targetleases}.
@@ -124,11 +129,11 @@ public class TargetLeaseAdminController {
 	}
 
 	private static boolean isClientError(Exception ex) {
-		return ex instanceof org.springframework.web.bind.ServletRequestBindingException
-				|| ex instanceof org.springframework.web.HttpMediaTypeException
-				|| ex instanceof org.springframework.web.HttpRequestMethodNotSupportedException
-				|| ex instanceof org.springframework.http.converter.HttpMessageNotReadableException
-				|| ex instanceof org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
+		return ex instanceof ServletRequestBindingException
+				|| ex instanceof HttpMediaTypeException
+				|| ex instanceof HttpRequestMethodNotSupportedException
+				|| ex instanceof HttpMessageNotReadableException
+				|| ex instanceof MethodArgumentTypeMismatchException;
 	}
 
 	private interface BodyOperation {

@@ -1,6 +1,7 @@
 package io.starintel.lease.autoconfigure;
 
 import java.time.Clock;
+import java.util.Locale;
 
 import io.micrometer.context.ContextSnapshotFactory;
 import io.micrometer.core.instrument.Gauge;
@@ -101,7 +102,7 @@ public final class LeaseJobAutoConfiguration {
 	static LeaseService service(ObjectProvider<LeaseService> services, LeaseProperties properties) {
 		return services.getIfAvailable(() -> {
 			throw new IllegalStateException("No lease store: starintel.lease.store="
-					+ properties.store().name().toLowerCase(java.util.Locale.ROOT) + " needs a RedisConnectionFactory "
+					+ properties.store().name().toLowerCase(Locale.ROOT) + " needs a RedisConnectionFactory "
 					+ "bean (add spring-boot-starter-data-redis and set spring.data.redis.*), or set "
 					+ "starintel.lease.store=memory for the single-JVM in-memory store");
 		});

@@ -23,6 +23,7 @@ import io.starintel.lease.core.OperationClasses;
 import io.starintel.lease.job.CancellationMode;
 import io.starintel.lease.job.LeaseDurations;
 import io.starintel.lease.job.MisuseMode;
+import io.starintel.lease.job.ServiceInstanceIds;
 
 /**
  * Configuration of StarIntel target leases ({@code starintel.lease.*}). Invalid values fail start-up with a
@@ -212,7 +213,7 @@ public record LeaseProperties(@DefaultValue("redis") StoreType store, @Nullable 
 
 	/** The configured service instance id, or the one generated once for this JVM. */
 	public String effectiveServiceInstanceId() {
-		return (this.serviceInstanceId != null) ? this.serviceInstanceId : io.starintel.lease.job.ServiceInstanceIds.jvm();
+		return (this.serviceInstanceId != null) ? this.serviceInstanceId : ServiceInstanceIds.jvm();
 	}
 
 	/**

@@ -14,9 +14,9 @@ public record AcquireRequest(LockIdentity identity, String requestId, Instant de
 
 	/** Validates identifiers and presence; TTL and lifetime bounds are policy, checked by the store. */
 	public AcquireRequest {
-		Requests.requireIdentity(identity);
+		RequestFields.requireIdentity(identity);
 		Identifiers.require("request_id", requestId);
-		Requests.requireDeadline(deadlineAt);
+		RequestFields.requireDeadline(deadlineAt);
 		if (owner == null) {
 			throw new InvalidLeaseRequestException("owner", "missing");
 		}

@@ -22,16 +22,16 @@ public record AdminRequest(Operation operation, LockIdentity identity, String re
 		if (operation != Operation.FORCE_RELEASE && operation != Operation.REVOKE) {
 			throw new InvalidLeaseRequestException("operation", "must be force_release or revoke");
 		}
-		Requests.requireIdentity(identity);
+		RequestFields.requireIdentity(identity);
 		Identifiers.require("request_id", requestId);
-		Requests.requireDeadline(deadlineAt);
+		RequestFields.requireDeadline(deadlineAt);
 		Identifiers.require("lease_id", expectedLeaseId);
 		if (expectedFencingToken <= 0 || expectedFencingToken >= LeaseRecord.MAX_FENCING_TOKEN) {
 			throw new InvalidLeaseRequestException("fencing_token", "out of range");
 		}
 		Identifiers.require("admin_principal_id", adminPrincipalId);
 		Identifiers.require("admin_credential_id", adminCredentialId);
-		Requests.requireReason(reason);
+		RequestFields.requireReason(reason);
 	}
 
 	@Override

@@ -13,10 +13,10 @@ public record AttachDeleteRequest(LeaseHandle handle, String name, String reques
 
 	/** Validates presence, the name rule and identifiers. */
 	public AttachDeleteRequest {
-		Requests.requireHandle(handle);
+		RequestFields.requireHandle(handle);
 		AttachedKeys.requireName(name);
 		Identifiers.require("request_id", requestId);
-		Requests.requireDeadline(deadlineAt);
+		RequestFields.requireDeadline(deadlineAt);
 	}
 
 	/** The operation scoping the idempotency record. */

@@ -17,7 +17,7 @@ public record AttachGetRequest(ProgramScope scope, String name, String correlati
 		}
 		AttachedKeys.requireName(name);
 		Identifiers.require("correlation_id", correlationId);
-		Requests.requireDeadline(deadlineAt);
+		RequestFields.requireDeadline(deadlineAt);
 	}
 
 }

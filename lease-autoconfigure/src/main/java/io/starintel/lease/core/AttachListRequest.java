@@ -17,7 +17,7 @@ public record AttachListRequest(ProgramScope scope, String leaseId, String corre
 		}
 		Identifiers.require("lease_id", leaseId);
 		Identifiers.require("correlation_id", correlationId);
-		Requests.requireDeadline(deadlineAt);
+		RequestFields.requireDeadline(deadlineAt);
 	}
 
 }

@@ -14,13 +14,13 @@ public record AttachPutRequest(LeaseHandle handle, String name, String value, St
 
 	/** Validates presence, the name rule and identifiers (the value bound is policy: stores check it). */
 	public AttachPutRequest {
-		Requests.requireHandle(handle);
+		RequestFields.requireHandle(handle);
 		AttachedKeys.requireName(name);
 		if (value == null) {
 			throw new InvalidLeaseRequestException("attached_value", "missing");
 		}
 		Identifiers.require("request_id", requestId);
-		Requests.requireDeadline(deadlineAt);
+		RequestFields.requireDeadline(deadlineAt);
 	}
 
 	/** The operation scoping the idempotency record. */

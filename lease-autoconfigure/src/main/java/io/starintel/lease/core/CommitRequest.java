@@ -12,9 +12,9 @@ public record CommitRequest(LeaseHandle handle, String correlationId, Instant de
 
 	/** Validates presence and identifiers. */
 	public CommitRequest {
-		Requests.requireHandle(handle);
+		RequestFields.requireHandle(handle);
 		Identifiers.require("correlation_id", correlationId);
-		Requests.requireDeadline(deadlineAt);
+		RequestFields.requireDeadline(deadlineAt);
 	}
 
 }

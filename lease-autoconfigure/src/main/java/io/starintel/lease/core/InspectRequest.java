@@ -26,7 +26,7 @@ public record InspectRequest(ProgramScope scope, @Nullable LockIdentity identity
 			Identifiers.require("lease_id", leaseId);
 		}
 		Identifiers.require("correlation_id", correlationId);
-		Requests.requireDeadline(deadlineAt);
+		RequestFields.requireDeadline(deadlineAt);
 	}
 
 	/** Inspect by canonical identity. */

@@ -26,7 +26,7 @@ public record ListRequest(ListFilter filter, @Nullable String cursor, int pageSi
 			throw new InvalidLeaseRequestException("page_size", "must be positive");
 		}
 		Identifiers.require("correlation_id", correlationId);
-		Requests.requireDeadline(deadlineAt);
+		RequestFields.requireDeadline(deadlineAt);
 	}
 
 }

@@ -21,8 +21,8 @@ public record ProgramScope(String tenantId, String programId) {
 	}
 
 	/**
-	 * The hash tag of this scope (ARCHITECTURE.md): the first 16 characters of unpadded base64url of SHA-256
-	 * over {@code [1,"tenant","program"]}.
+	 * The hash tag of this scope (docs/ARCHITECTURE.md, "Redis key layout"): the first 16 characters of unpadded
+	 * base64url of SHA-256 over {@code [1,"tenant","program"]}.
 	 */
 	public String hashTag() {
 		return DigestCache.get(this, scope -> LockIdentity

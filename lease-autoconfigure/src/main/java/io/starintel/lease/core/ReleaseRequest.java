@@ -10,9 +10,9 @@ public record ReleaseRequest(LeaseHandle handle, String requestId, Instant deadl
 
 	/** Validates presence and identifiers. */
 	public ReleaseRequest {
-		Requests.requireHandle(handle);
+		RequestFields.requireHandle(handle);
 		Identifiers.require("request_id", requestId);
-		Requests.requireDeadline(deadlineAt);
+		RequestFields.requireDeadline(deadlineAt);
 	}
 
 	@Override
@@ -32,7 +32,7 @@ public record ReleaseRequest(LeaseHandle handle, String requestId, Instant deadl
 
 	@Override
 	public String digest() {
-		return Requests.handleDigest(Operation.RELEASE, this.handle);
+		return RequestFields.handleDigest(Operation.RELEASE, this.handle);
 	}
 
 }

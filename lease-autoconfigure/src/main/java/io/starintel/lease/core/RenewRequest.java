@@ -24,9 +24,9 @@ public record RenewRequest(LeaseHandle handle, String requestId, Instant deadlin
 
 	/** Validates presence and identifiers. */
 	public RenewRequest {
-		Requests.requireHandle(handle);
+		RequestFields.requireHandle(handle);
 		Identifiers.require("request_id", requestId);
-		Requests.requireDeadline(deadlineAt);
+		RequestFields.requireDeadline(deadlineAt);
 		if (ttlMs != null && ttlMs <= 0) {
 			throw new InvalidLeaseRequestException("ttl_ms", "must be positive");
 		}
@@ -56,7 +56,7 @@ public record RenewRequest(LeaseHandle handle, String requestId, Instant deadlin
 	@Override
 	public String digest() {
 		if (this.ttlMs == null) {
-			return Requests.handleDigest(Operation.RENEW, this.handle);
+			return RequestFields.handleDigest(Operation.RENEW, this.handle);
 		}
 		LeaseHandle h = this.handle;
 		return RequestDigest.of(Operation.RENEW, h.identity().lockKey(), h.leaseId(), h.ownerPrincipalId(),

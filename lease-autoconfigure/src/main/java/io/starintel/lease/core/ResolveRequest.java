@@ -15,10 +15,10 @@ public record ResolveRequest(Operation operation, LockIdentity identity, String 
 		if (operation == null) {
 			throw new InvalidLeaseRequestException("operation", "missing");
 		}
-		Requests.requireIdentity(identity);
+		RequestFields.requireIdentity(identity);
 		Identifiers.require("principal_id", principalId);
 		Identifiers.require("request_id", requestId);
-		Requests.requireDeadline(deadlineAt);
+		RequestFields.requireDeadline(deadlineAt);
 	}
 
 	/** The resolve request for an earlier mutating request. */

@@ -1,6 +1,7 @@
 package io.starintel.lease.store;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -23,6 +24,7 @@ import io.starintel.lease.core.AttachmentResult;
 import io.starintel.lease.core.CommitRequest;
 import io.starintel.lease.core.Identifiers;
 import io.starintel.lease.core.InspectRequest;
+import io.starintel.lease.core.InvalidLeaseRequestException;
 import io.starintel.lease.core.LeaseHandle;
 import io.starintel.lease.core.LeaseMetadata;
 import io.starintel.lease.core.LeaseOwner;
@@ -44,6 +46,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * The one statement of what a {@link LeaseStore} does: one test per row of the contract's transition table and
@@ -714,8 +717,7 @@ public abstract class LeaseStoreConformanceKit {
 		for (String bad : new String[] { "", "a*b", "a?", "[a]", "a/b", "..", "a..b", ".hidden", "a:b", "a b",
 				"a\u001fb", "x".repeat(AttachedKeys.MAX_NAME_LENGTH + 1) }) {
 			assertThat(AttachedKeys.isValidName(bad)).as(bad).isFalse();
-			org.assertj.core.api.Assertions
-				.assertThatExceptionOfType(io.starintel.lease.core.InvalidLeaseRequestException.class)
+			assertThatExceptionOfType(InvalidLeaseRequestException.class)
 				.isThrownBy(() -> new AttachPutRequest(lease.handle(), bad, "v", "request_1", deadline()));
 		}
 		assertThat(AttachedKeys.isValidName("x".repeat(AttachedKeys.MAX_NAME_LENGTH))).isTrue();
@@ -757,7 +759,7 @@ public abstract class LeaseStoreConformanceKit {
 		assertThat(this.store.getAttached(new AttachGetRequest(lease.identity().scope(), "k", "c", past)).code())
 			.isEqualTo(ResultCode.DEADLINE_EXCEEDED);
 		assertThat(listAttached(lease).names()).isEmpty();
-		Instant farAhead = Instant.now().plus(java.time.Duration.ofDays(1));
+		Instant farAhead = Instant.now().plus(Duration.ofDays(1));
 		assertThat(this.store.putAttached(new AttachPutRequest(lease.handle(), "k", "v", "request_f", farAhead))
 			.code()).isEqualTo(ResultCode.INVALID_LEASE_REQUEST);
 	}

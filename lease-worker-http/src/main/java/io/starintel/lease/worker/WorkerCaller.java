@@ -11,7 +11,7 @@ import io.starintel.lease.core.ProgramScope;
  * program, optionally restricted actors and targets). Tenant and program of every identity come from here, never
  * from a request body.
  */
-public record WorkerCaller(String principalId, String credentialId, String clientId, Set<String> capabilities,
+record WorkerCaller(String principalId, String credentialId, String clientId, Set<String> capabilities,
 		ProgramScope scope, Set<String> actors, Set<String> targets) {
 
 	/** The capability of the lease operations. */

@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -18,6 +19,10 @@ import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
+import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.web.HttpMediaTypeException;
+import org.springframework.web.HttpRequestMethodNotSupportedException;
+import org.springframework.web.bind.ServletRequestBindingException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestMethod;
@@ -171,7 +176,7 @@ public class WorkerController {
 	/** Malformed before authentication: audited as an anonymous request (the credential was not checked yet). */
 	private ResponseEntity<String> malformed(@Nullable WorkerOperation operation, String correlationId, String detail) {
 		this.audit.refused((operation != null) ? operation.auditType() : AuditEventType.INSPECT,
-				ResultCode.INVALID_LEASE_REQUEST, correlationId, java.time.Instant.now(), null, null, null, null);
+				ResultCode.INVALID_LEASE_REQUEST, correlationId, Instant.now(), null, null, null, null);
 		return respond(WorkerEnvelopes.error(ResultCode.INVALID_LEASE_REQUEST, correlationId, 0, detail),
 				correlationId);
 	}
@@ -187,10 +192,10 @@ public class WorkerController {
 	}
 
 	private static boolean isClientError(Exception ex) {
-		return ex instanceof org.springframework.web.bind.ServletRequestBindingException
-				|| ex instanceof org.springframework.web.HttpMediaTypeException
-				|| ex instanceof org.springframework.web.HttpRequestMethodNotSupportedException
-				|| ex instanceof org.springframework.http.converter.HttpMessageNotReadableException;
+		return ex instanceof ServletRequestBindingException
+				|| ex instanceof HttpMediaTypeException
+				|| ex instanceof HttpRequestMethodNotSupportedException
+				|| ex instanceof HttpMessageNotReadableException;
 	}
 
 	/** Reads at most {@code maxBodyBytes}; {@code null} when the body is larger or cannot be read. */

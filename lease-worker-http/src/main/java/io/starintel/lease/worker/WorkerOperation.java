@@ -1,5 +1,6 @@
 package io.starintel.lease.worker;
 
+import java.util.HashSet;
 import java.util.Set;
 
 import io.starintel.lease.audit.AuditEventType;
@@ -37,7 +38,7 @@ enum WorkerOperation {
 	}
 
 	private static Set<String> handle(String... extra) {
-		java.util.Set<String> fields = new java.util.HashSet<>(Set.of("deadline_at", "service_instance_id",
+		Set<String> fields = new HashSet<>(Set.of("deadline_at", "service_instance_id",
 				"lock_identity", "lease_id", "fencing_token"));
 		fields.addAll(Set.of(extra));
 		return Set.copyOf(fields);

@@ -36,6 +36,7 @@ import org.springframework.security.crypto.factory.PasswordEncoderFactories;
 import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.security.web.authentication.LoginUrlAuthenticationEntryPoint;
 import org.springframework.security.web.csrf.CsrfFilter;
+import org.springframework.security.web.header.writers.ReferrerPolicyHeaderWriter;
 import org.springframework.security.web.servlet.util.matcher.PathPatternRequestMatcher;
 import org.springframework.security.web.util.matcher.AnyRequestMatcher;
 import org.springframework.security.web.util.matcher.RequestMatcher;
@@ -151,7 +152,7 @@ public final class TargetLeaseConsoleAutoConfiguration {
 					"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
 							+ "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"))
 				.referrerPolicy((referrer) -> referrer.policy(
-						org.springframework.security.web.header.writers.ReferrerPolicyHeaderWriter.ReferrerPolicy.SAME_ORIGIN)));
+						ReferrerPolicyHeaderWriter.ReferrerPolicy.SAME_ORIGIN)));
 		// CSRF stays on (Spring Security's default: session token, masked per response, header X-CSRF-TOKEN)
 		return http.build();
 	}

@@ -10,7 +10,7 @@ import org.springframework.security.core.userdetails.User;
  * A configured admin credential as a Spring Security user: user name = credential id, password = the secret's hash,
  * authorities = capabilities, plus the {@link AdminGrant} (principal, kind, scope).
  */
-public final class LeaseAdminUser extends User {
+final class LeaseAdminUser extends User {
 
 	private final AdminGrant grant;
 

@@ -16,7 +16,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 /**
  * The durable audit sink: two bounded Redis Streams per program, where {@code T} is {@link ProgramScope#hashTag()}:
  * <ul>
- * <li>{@code starintel:target-lease:v1:{T}:audit} (ARCHITECTURE.md, "P{T}:audit"), the <em>admin</em> stream:
+ * <li>{@code starintel:target-lease:v1:{T}:audit} (docs/ARCHITECTURE.md, "P{T}:audit"), the <em>admin</em> stream:
  * force-release and revoke only (the Redis store's script appends each decision there; this sink adds refusals taken
  * before the decision). Routine events never go there, so they can never trim an admin record away.</li>
  * <li>{@code starintel:target-lease:v1:{T}:audit:routine}: every other event (acquire, renew, release, expiry, commit

@@ -5,9 +5,9 @@ import java.time.Instant;
 /**
  * Shared validation of request fields.
  */
-final class Requests {
+final class RequestFields {
 
-	private Requests() {
+	private RequestFields() {
 	}
 
 	static void requireIdentity(LockIdentity identity) {
