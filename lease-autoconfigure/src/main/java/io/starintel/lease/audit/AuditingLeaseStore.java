@@ -111,7 +111,7 @@ public final class AuditingLeaseStore implements LeaseStore {
 
 	@Override
 	public LeaseResult acquire(AcquireRequest request) {
-		return call(AuditEventType.ACQUIRE, request.deadlineAt(), () -> this.delegate.acquire(request),
+		return audited(AuditEventType.ACQUIRE, request.deadlineAt(), () -> this.delegate.acquire(request),
 				(b, r) -> describeAcquire(b, request, r));
 	}
 
@@ -130,13 +130,13 @@ public final class AuditingLeaseStore implements LeaseStore {
 	/** The delegate's bounded-wait acquisition, audited once with its final outcome (not once per attempt). */
 	@Override
 	public LeaseResult acquireWaiting(AcquireRequest request, Duration wait) {
-		return call(AuditEventType.ACQUIRE, request.deadlineAt(), () -> this.delegate.acquireWaiting(request, wait),
+		return audited(AuditEventType.ACQUIRE, request.deadlineAt(), () -> this.delegate.acquireWaiting(request, wait),
 				(b, r) -> describeAcquire(b, request, r));
 	}
 
 	@Override
 	public LeaseResult renew(RenewRequest request) {
-		return call(AuditEventType.RENEW, request.deadlineAt(), () -> this.delegate.renew(request), (b, r) -> {
+		return audited(AuditEventType.RENEW, request.deadlineAt(), () -> this.delegate.renew(request), (b, r) -> {
 			holder(b, request.handle(), request.requestId(), r, LeaseState.ACTIVE);
 			if (request.ttlMs() != null) {
 				b.requestedTtlMs(request.ttlMs());
@@ -154,7 +154,7 @@ public final class AuditingLeaseStore implements LeaseStore {
 		catch (RuntimeException ex) {
 			for (RenewRequest request : requests) {
 				try {
-					call(AuditEventType.RENEW, request.deadlineAt(), () -> {
+					audited(AuditEventType.RENEW, request.deadlineAt(), () -> {
 						throw ex;
 					}, (b, r) -> holder(b, request.handle(), request.requestId(), r, LeaseState.ACTIVE));
 				}
@@ -168,7 +168,7 @@ public final class AuditingLeaseStore implements LeaseStore {
 		for (int i = 0; i < requests.size(); i++) {
 			RenewRequest request = requests.get(i);
 			LeaseResult result = results.get(i);
-			out.add(call(AuditEventType.RENEW, request.deadlineAt(), () -> result,
+			out.add(audited(AuditEventType.RENEW, request.deadlineAt(), () -> result,
 					(b, r) -> holder(b, request.handle(), request.requestId(), r, LeaseState.ACTIVE)));
 		}
 		return out;
@@ -176,13 +176,13 @@ public final class AuditingLeaseStore implements LeaseStore {
 
 	@Override
 	public LeaseResult release(ReleaseRequest request) {
-		return call(AuditEventType.RELEASE, request.deadlineAt(), () -> this.delegate.release(request),
+		return audited(AuditEventType.RELEASE, request.deadlineAt(), () -> this.delegate.release(request),
 				(b, r) -> holder(b, request.handle(), request.requestId(), r, LeaseState.RELEASED));
 	}
 
 	@Override
 	public LeaseResult inspect(InspectRequest request) {
-		return call(AuditEventType.INSPECT, request.deadlineAt(), () -> this.delegate.inspect(request), (b, r) -> {
+		return audited(AuditEventType.INSPECT, request.deadlineAt(), () -> this.delegate.inspect(request), (b, r) -> {
 			b.scope(request.scope()).ids(null, request.correlationId());
 			if (request.identity() != null) {
 				b.identity(request.identity());
@@ -322,7 +322,7 @@ public final class AuditingLeaseStore implements LeaseStore {
 	/** A resolve by request id is a request of its own ({@code target_lease_resolve}), audited like a read. */
 	@Override
 	public LeaseResult resolve(ResolveRequest request) {
-		return call(AuditEventType.RESOLVE, request.deadlineAt(), () -> this.delegate.resolve(request), (b, r) -> {
+		return audited(AuditEventType.RESOLVE, request.deadlineAt(), () -> this.delegate.resolve(request), (b, r) -> {
 			b.identity(request.identity())
 				.ids(request.requestId(), null)
 				.principal(PrincipalClass.WORKER, request.principalId(), null, null);
@@ -380,7 +380,7 @@ public final class AuditingLeaseStore implements LeaseStore {
 
 	}
 
-	private LeaseResult call(AuditEventType type, Instant deadlineAt, Supplier<LeaseResult> operation,
+	private LeaseResult audited(AuditEventType type, Instant deadlineAt, Supplier<LeaseResult> operation,
 			Describer describer) {
 		Instant started = this.clock.instant();
 		LeaseResult result;

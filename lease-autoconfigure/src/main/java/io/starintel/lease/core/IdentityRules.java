@@ -8,7 +8,7 @@ import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The per-character and per-component rules of lock-key v1 (lock-key-v1.md), in one place.
+ * The per-character and per-component rules of lock-key v1 (docs/spec/lock-key-v1.md, a copy of the shared spec), in one place.
  */
 final class IdentityRules {
 

@@ -147,7 +147,7 @@ public final class LeaseService implements AttachedKeyOperations {
 	 * not a lease request of any caller).
 	 */
 	public LeaseResult probe(LockIdentity identity) {
-		return timed("probe", () -> this.unaudited
+		return timedTypedResult("probe", () -> this.unaudited
 			.inspect(InspectRequest.byIdentity(identity, Identifiers.generate("correlation"), deadline())));
 	}
 
@@ -256,7 +256,7 @@ public final class LeaseService implements AttachedKeyOperations {
 
 	/** Inspect the active lease of an identity (used by the health indicator and loss diagnosis). */
 	public LeaseResult inspect(LockIdentity identity) {
-		return timed("inspect", () -> this.store
+		return timedTypedResult("inspect", () -> this.store
 			.inspect(InspectRequest.byIdentity(identity, Identifiers.generate("correlation"), deadline())));
 	}
 
@@ -329,7 +329,7 @@ public final class LeaseService implements AttachedKeyOperations {
 			.lowCardinalityKeyValue("operation", operation)
 			.start();
 		try (Observation.Scope scope = observation.openScope()) {
-			LeaseResult result = timed(operation, call, whenThrown);
+			LeaseResult result = timedTypedResult(operation, call, whenThrown);
 			observation.lowCardinalityKeyValue("code", result.code().wireName());
 			return result;
 		}
@@ -338,13 +338,13 @@ public final class LeaseService implements AttachedKeyOperations {
 		}
 	}
 
-	private LeaseResult timed(String operation, Supplier<LeaseResult> call) {
-		return timed(operation, call, ResultCode.LEASE_BACKEND_UNAVAILABLE);
+	private LeaseResult timedTypedResult(String operation, Supplier<LeaseResult> call) {
+		return timedTypedResult(operation, call, ResultCode.LEASE_BACKEND_UNAVAILABLE);
 	}
 
-	private LeaseResult timed(String operation, Supplier<LeaseResult> call, ResultCode whenThrown) {
+	private LeaseResult timedTypedResult(String operation, Supplier<LeaseResult> call, ResultCode whenThrown) {
 		long start = System.nanoTime();
-		LeaseResult result = safely(operation, call, whenThrown);
+		LeaseResult result = typedResult(operation, call, whenThrown);
 		record(operation, result.code(), System.nanoTime() - start);
 		return result;
 	}
@@ -368,7 +368,7 @@ public final class LeaseService implements AttachedKeyOperations {
 		return timer;
 	}
 
-	private LeaseResult safely(String operation, Supplier<LeaseResult> call, ResultCode whenThrown) {
+	private LeaseResult typedResult(String operation, Supplier<LeaseResult> call, ResultCode whenThrown) {
 		try {
 			LeaseResult result = call.get();
 			return (result != null) ? result

@@ -109,7 +109,7 @@ public final class RedisLeaseStore implements LeaseStore {
 		}
 		IdentityKeys target = IdentityKeys.of(request.identity());
 		String leaseId = Identifiers.generate("lease");
-		return single(this.arguments.acquire(target, request, leaseId), "acquire", true, target, request.deadlineAt(),
+		return executeLeaseCall(this.arguments.acquire(target, request, leaseId), "acquire", true, target, request.deadlineAt(),
 				request, leaseId);
 	}
 
@@ -120,7 +120,7 @@ public final class RedisLeaseStore implements LeaseStore {
 			return invalid;
 		}
 		IdentityKeys target = IdentityKeys.of(request.handle().identity());
-		return single(this.arguments.renew(target, request), "renew", true, target, request.deadlineAt(), null, null);
+		return executeLeaseCall(this.arguments.renew(target, request), "renew", true, target, request.deadlineAt(), null, null);
 	}
 
 	/** A renewal's new TTL outside policy ({@link LeasePolicy#checkRenewTtl}): invalid, nothing sent; else null. */
@@ -225,7 +225,7 @@ public final class RedisLeaseStore implements LeaseStore {
 	@Override
 	public LeaseResult release(ReleaseRequest request) {
 		IdentityKeys target = IdentityKeys.of(request.handle().identity());
-		return single(this.arguments.release(target, request), "release", true, target, request.deadlineAt(), null,
+		return executeLeaseCall(this.arguments.release(target, request), "release", true, target, request.deadlineAt(), null,
 				null);
 	}
 
@@ -241,14 +241,14 @@ public final class RedisLeaseStore implements LeaseStore {
 
 	private LeaseResult administer(AdminRequest request) {
 		IdentityKeys target = IdentityKeys.of(request.identity());
-		return single(this.arguments.administer(target, request, AUDIT_STREAM_LENGTH), request.operation().wireName(),
+		return executeLeaseCall(this.arguments.administer(target, request, AUDIT_STREAM_LENGTH), request.operation().wireName(),
 				true, target, request.deadlineAt(), null, null);
 	}
 
 	@Override
 	public LeaseResult authorizeCommit(CommitRequest request) {
 		IdentityKeys target = IdentityKeys.of(request.handle().identity());
-		return single(this.arguments.authorize(target, request), "authorize_commit", true, target,
+		return executeLeaseCall(this.arguments.authorize(target, request), "authorize_commit", true, target,
 				request.deadlineAt(), null, null);
 	}
 
@@ -259,10 +259,10 @@ public final class RedisLeaseStore implements LeaseStore {
 				return LeaseResult.failure(ResultCode.LEASE_NOT_FOUND, Reason.NONE, null);
 			}
 			IdentityKeys target = IdentityKeys.of(request.identity());
-			return single(this.arguments.inspect(target, request.deadlineAt()), "inspect", false, target,
+			return executeLeaseCall(this.arguments.inspect(target, request.deadlineAt()), "inspect", false, target,
 					request.deadlineAt(), null, null);
 		}
-		LeaseResult result = single(
+		LeaseResult result = executeLeaseCall(
 				this.arguments.inspectByLeaseId(request.scope(), request.leaseId(), request.deadlineAt()), "inspect",
 				false, null, request.deadlineAt(), null, null);
 		if (result.lease() != null && !result.lease().identity().scope().equals(request.scope())) {
@@ -412,7 +412,7 @@ public final class RedisLeaseStore implements LeaseStore {
 	@Override
 	public LeaseResult resolve(ResolveRequest request) {
 		IdentityKeys target = IdentityKeys.of(request.identity());
-		return single(this.arguments.resolve(target, request.operation(), request.principalId(), request.requestId(),
+		return executeLeaseCall(this.arguments.resolve(target, request.operation(), request.principalId(), request.requestId(),
 				request.deadlineAt()), "resolve", false, target, request.deadlineAt(), null, null);
 	}
 
@@ -509,7 +509,7 @@ public final class RedisLeaseStore implements LeaseStore {
 		}
 	}
 
-	private LeaseResult single(LeaseArguments.Call call, String operation, boolean mutating,
+	private LeaseResult executeLeaseCall(LeaseArguments.Call call, String operation, boolean mutating,
 			@Nullable IdentityKeys target, Instant deadlineAt, @Nullable AcquireRequest acquire,
 			@Nullable String leaseId) {
 		LockIdentity identity = (target != null) ? target.identity : null;
