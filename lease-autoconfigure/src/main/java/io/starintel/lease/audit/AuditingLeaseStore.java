@@ -309,7 +309,7 @@ public final class AuditingLeaseStore implements LeaseStore {
 					result.isSuccess() ? AuditEventType.COMMIT_AUTHORIZE : AuditEventType.COMMIT_REJECTED,
 					result.code());
 			holder(b, request.handle(), null, result, LeaseState.ACTIVE);
-			// enforcement point and reason, as FenceRejections writes amqp_consume:<reason> (the console groups by them)
+			// enforcement point and reason, as ConsumerRejectionRecorder writes amqp_consume:<reason> (the console groups by them)
 			b.ids(null, request.correlationId())
 				.reason("authorize_commit:" + result.reason().wireName())
 				.time(result.decidedAt() != null ? result.decidedAt() : this.clock.instant(), started)

@@ -21,7 +21,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.fence.FenceGuard;
-import io.starintel.lease.fence.amqp.FenceRejections;
+import io.starintel.lease.fence.amqp.ConsumerRejectionRecorder;
 import io.starintel.lease.fence.amqp.FencedDestinations;
 import io.starintel.lease.fence.amqp.FencedListenerAdvice;
 import io.starintel.lease.fence.amqp.FencedRabbitTemplate;
@@ -53,9 +53,9 @@ public final class FenceAmqpAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	FenceRejections fenceRejections(ObjectProvider<AuditSink> auditSinks,
-			ObjectProvider<FenceRejections.Meter> meter) {
-		return new FenceRejections(auditSinks.orderedStream().toList(), meter.getIfAvailable());
+	ConsumerRejectionRecorder fenceRejections(ObjectProvider<AuditSink> auditSinks,
+			ObjectProvider<ConsumerRejectionRecorder.Meter> meter) {
+		return new ConsumerRejectionRecorder(auditSinks.orderedStream().toList(), meter.getIfAvailable());
 	}
 
 	/** Counts rejections in Micrometer when a registry exists (looked up when the rejections bean is created). */
@@ -64,8 +64,8 @@ public final class FenceAmqpAutoConfiguration {
 	static class MetricsConfiguration {
 
 		@Bean
-		@ConditionalOnMissingBean(FenceRejections.Meter.class)
-		FenceRejections.Meter fenceRejectionMeter(ObjectProvider<MeterRegistry> registry) {
+		@ConditionalOnMissingBean(ConsumerRejectionRecorder.Meter.class)
+		ConsumerRejectionRecorder.Meter fenceRejectionMeter(ObjectProvider<MeterRegistry> registry) {
 			return (point, reason) -> {
 				MeterRegistry meters = registry.getIfAvailable();
 				if (meters != null) {
@@ -81,7 +81,7 @@ public final class FenceAmqpAutoConfiguration {
 	@ConditionalOnClass(StringRedisTemplate.class)
 	@ConditionalOnProperty(prefix = "starintel.lease.fence.amqp.consumer", name = { "tenant-id", "program-id" })
 	FencedListenerAdvice fencedListenerAdvice(StringRedisTemplate redis, FenceProperties properties,
-			FenceRejections rejections) {
+			ConsumerRejectionRecorder rejections) {
 		FenceProperties.Consumer consumer = properties.getAmqp().getConsumer();
 		return new FencedListenerAdvice(redis, ProgramScope.of(consumer.getTenantId(), consumer.getProgramId()),
 				consumer.isRequireFence(), rejections);

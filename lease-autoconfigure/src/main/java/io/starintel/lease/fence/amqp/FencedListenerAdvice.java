@@ -57,11 +57,11 @@ public final class FencedListenerAdvice implements MethodInterceptor {
 
 	private final boolean requireFence;
 
-	private final FenceRejections rejections;
+	private final ConsumerRejectionRecorder rejections;
 
 	/** An advice for consumers of one program. */
 	public FencedListenerAdvice(StringRedisTemplate redis, ProgramScope scope, boolean requireFence,
-			FenceRejections rejections) {
+			ConsumerRejectionRecorder rejections) {
 		this.redis = redis;
 		this.scope = scope;
 		this.requireFence = requireFence;

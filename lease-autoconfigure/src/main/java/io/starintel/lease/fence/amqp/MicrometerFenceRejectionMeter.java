@@ -4,7 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 
 /** Counts consumer-guard rejections in {@value #COUNTER}, tagged {@code enforcement_point}, {@code reason}, {@code forged}. */
-public final class MicrometerFenceRejectionMeter implements FenceRejections.Meter {
+public final class MicrometerFenceRejectionMeter implements ConsumerRejectionRecorder.Meter {
 
 	/** The counter's name. */
 	public static final String COUNTER = "starintel.lease.fence.rejections";

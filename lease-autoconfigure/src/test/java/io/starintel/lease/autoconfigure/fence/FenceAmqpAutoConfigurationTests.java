@@ -10,7 +10,7 @@ import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.fence.amqp.ConsumeRejection;
-import io.starintel.lease.fence.amqp.FenceRejections;
+import io.starintel.lease.fence.amqp.ConsumerRejectionRecorder;
 import io.starintel.lease.fence.amqp.MicrometerFenceRejectionMeter;
 import java.util.Arrays;
 
@@ -57,7 +57,7 @@ class FenceAmqpAutoConfigurationTests {
 			.withBean(MeterRegistry.class, () -> registry)
 			.withBean(AuditSink.class, () -> events::add)
 			.run((context) -> {
-				context.getBean(FenceRejections.class)
+				context.getBean(ConsumerRejectionRecorder.class)
 					.rejected(ProgramScope.of("t", "p"), ConsumeRejection.FORGED_TOKEN_ABOVE_ISSUED_COUNTER,
 							"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ", 42, "", "lease_1", "trace_1");
 				assertThat(registry.get(MicrometerFenceRejectionMeter.COUNTER)
@@ -75,8 +75,8 @@ class FenceAmqpAutoConfigurationTests {
 		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
 			.withClassLoader(new FilteredClassLoader(MeterRegistry.class))
 			.run((context) -> assertThat(context).hasNotFailed()
-				.hasSingleBean(FenceRejections.class)
-				.doesNotHaveBean(FenceRejections.Meter.class));
+				.hasSingleBean(ConsumerRejectionRecorder.class)
+				.doesNotHaveBean(ConsumerRejectionRecorder.Meter.class));
 	}
 
 	@Test

@@ -34,7 +34,7 @@ class FencedListenerAdviceTests {
 
 	private final StringRedisTemplate redis = mock(StringRedisTemplate.class);
 
-	private final FenceRejections rejections = new FenceRejections();
+	private final ConsumerRejectionRecorder rejections = new ConsumerRejectionRecorder();
 
 	private final ProgramScope scope = ProgramScope.of("tenant-a", "program-a");
 

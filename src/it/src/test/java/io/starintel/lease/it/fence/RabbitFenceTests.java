@@ -15,7 +15,7 @@ import io.starintel.lease.fence.FencedWriteRejectedException;
 import io.starintel.lease.fence.FencedWriteResult;
 import io.starintel.lease.fence.amqp.FenceHeaders;
 import io.starintel.lease.fence.amqp.ConsumeRejection;
-import io.starintel.lease.fence.amqp.FenceRejections;
+import io.starintel.lease.fence.amqp.ConsumerRejectionRecorder;
 import io.starintel.lease.fence.amqp.MicrometerFenceRejectionMeter;
 import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.AuditEventType;
@@ -66,7 +66,7 @@ class RabbitFenceTests {
 
 	private final List<AuditEvent> audited = new CopyOnWriteArrayList<>();
 
-	private final FenceRejections rejections = new FenceRejections(List.of(this.audited::add),
+	private final ConsumerRejectionRecorder rejections = new ConsumerRejectionRecorder(List.of(this.audited::add),
 			new MicrometerFenceRejectionMeter(this.meters));
 
 	private String work;

@@ -23,12 +23,12 @@ import io.starintel.lease.core.ResultCode;
  * <p>Contract: every stale or lower-token commit emits a {@code target_lease_commit_rejected} event; events carry the
  * lock-key digest, never the raw lock key. A sink failure never turns a rejection into an acceptance.
  */
-public class FenceRejections {
+public class ConsumerRejectionRecorder {
 
 	/** The contract's event type. */
 	public static final String EVENT_TYPE = "target_lease_commit_rejected";
 
-	private static final Logger logger = LoggerFactory.getLogger(FenceRejections.class);
+	private static final Logger logger = LoggerFactory.getLogger(ConsumerRejectionRecorder.class);
 
 	private final AtomicLong count = new AtomicLong();
 
@@ -37,12 +37,12 @@ public class FenceRejections {
 	private final @Nullable Meter meter;
 
 	/** Counts (this instance only), logs; no audit sinks, no metrics. */
-	public FenceRejections() {
+	public ConsumerRejectionRecorder() {
 		this(List.of(), null);
 	}
 
 	/** Counts, logs, audits to {@code sinks} and meters through {@code meter}. */
-	public FenceRejections(List<AuditSink> sinks, @Nullable Meter meter) {
+	public ConsumerRejectionRecorder(List<AuditSink> sinks, @Nullable Meter meter) {
 		this.sinks = List.copyOf(sinks);
 		this.meter = meter;
 	}
