@@ -97,6 +97,24 @@ ensure_redis() {
   wait_for redis "$REDIS_LOG" redis_up
 }
 
+# ---------- ../shared (the environment's servers: Valkey, Apache CouchDB) ----------
+# The first shared/ folder found beside: this checkout; its main checkout (a git worktree); the checkout this one
+# was cloned from, when that is a local path (a fresh `git clone .` into another folder, as CI may do). Empty if none.
+find_shared_dir() {
+  local common origin candidate
+  common="$(git -C "$PROJECT_DIR" rev-parse --path-format=absolute --git-common-dir 2>/dev/null || true)"
+  origin="$(git -C "$PROJECT_DIR" config --get remote.origin.url 2>/dev/null || true)"
+  case "$origin" in /*) ;; file://*) origin="${origin#file://}" ;; *) origin="" ;; esac
+  for candidate in "$PROJECT_DIR/../shared" ${common:+"$(dirname "$common")/../shared"} \
+    ${origin:+"$origin/../shared"}; do
+    if [ -d "$candidate" ]; then
+      (cd "$candidate" && pwd)
+      return 0
+    fi
+  done
+}
+SHARED_DIR="$(find_shared_dir)"
+
 # ---------- Valkey (../shared/valkey, not packaged in Debian) ----------
 # Valkey 127.0.0.1:6390 for the Valkey runs of the Redis store suites. With STARINTEL_VALKEY_URL set, that server
 # is used as it is. Otherwise valkey-server from ../shared/valkey (copied into .services/valkey/, or built from the
@@ -107,7 +125,7 @@ ensure_redis() {
 # reported as skipped).
 VALKEY_VERSION="8.0.1"
 VALKEY_PORT=6390
-VALKEY_SHARED="${STARINTEL_VALKEY_DIR:-$PROJECT_DIR/../shared/valkey}"
+VALKEY_SHARED="${STARINTEL_VALKEY_DIR:-${SHARED_DIR:-$PROJECT_DIR/../shared}/valkey}"
 VALKEY_DIR="$SERVICES_DIR/valkey"
 VALKEY_BIN="$VALKEY_DIR/valkey-server"
 VALKEY_LOG="$SERVICES_DIR/valkey.log"
@@ -229,11 +247,9 @@ ensure_real_couchdb() {
   if curl -sf --max-time 2 "$url/_up" >/dev/null 2>&1; then
     echo "apache-couchdb: already up at $url"
   else
-    # ../shared/couchdb beside the checkout; for a git worktree also beside its main checkout
-    local common dist="" candidate
-    common="$(git -C "$PROJECT_DIR" rev-parse --path-format=absolute --git-common-dir 2>/dev/null || true)"
-    for candidate in ${STARINTEL_COUCHDB_DIST:-} "$PROJECT_DIR/../shared/couchdb" \
-      ${common:+"$(dirname "$common")/../shared/couchdb"}; do
+    # shared/couchdb (find_shared_dir: beside the checkout, its main checkout or the checkout it was cloned from)
+    local dist="" candidate
+    for candidate in ${STARINTEL_COUCHDB_DIST:-} ${SHARED_DIR:+"$SHARED_DIR/couchdb"}; do
       if [ -f "$candidate/start-couchdb.sh" ] && [ -f "$candidate/couchdb-3.4.3-debian12-x86_64.tar.gz" ]; then
         dist="$(cd "$candidate" && pwd)"
         break
