@@ -1,7 +1,7 @@
 package io.starintel.lease.job;
 
-import java.util.concurrent.ThreadLocalRandom;
 
+import io.starintel.lease.core.AcquireBackoff;
 import io.starintel.lease.core.Identifiers;
 import io.starintel.lease.core.LeaseMetadata;
 import io.starintel.lease.core.LeaseOwner;
@@ -42,12 +42,7 @@ final class LeaseAcquirer {
 			if (result.code() != ResultCode.LEASE_CONFLICT || remainingMs <= 0) {
 				return result;
 			}
-			long backoff = Math.min(1000, 25L << Math.min(attempt, 6));
-			if (result.retryAfterMs() > 0) {
-				backoff = Math.min(backoff, result.retryAfterMs());
-			}
-			long pause = Math.min(remainingMs,
-					Math.max(5, backoff / 2 + ThreadLocalRandom.current().nextLong(backoff / 2 + 1)));
+			long pause = AcquireBackoff.pauseMs(attempt, result.retryAfterMs(), remainingMs);
 			try {
 				Thread.sleep(pause); // bounded, jittered backoff of the requested wait (contract: no unbounded waiting)
 			}

@@ -3,8 +3,8 @@ package io.starintel.lease.store;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
 
+import io.starintel.lease.core.AcquireBackoff;
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.AdminRequest;
 import io.starintel.lease.core.AttachDeleteRequest;
@@ -13,7 +13,6 @@ import io.starintel.lease.core.AttachListRequest;
 import io.starintel.lease.core.AttachPutRequest;
 import io.starintel.lease.core.AttachmentResult;
 import io.starintel.lease.core.Reason;
-import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.core.CommitRequest;
 import io.starintel.lease.core.InspectRequest;
 import io.starintel.lease.core.LeasePage;
@@ -52,20 +51,19 @@ public interface LeaseStore {
 		long giveUpAt = System.nanoTime() + Math.max(0, Math.min(wait.toMillis(),
 				request.deadlineAt().toEpochMilli() - System.currentTimeMillis())) * 1_000_000;
 		LeaseResult result = acquire(request);
-		long backoff = 25;
-		while (result.code() == ResultCode.LEASE_CONFLICT) {
-			long pauseMs = Math.min(backoff, 500) + ThreadLocalRandom.current().nextLong(0, 25);
-			if (System.nanoTime() + pauseMs * 1_000_000 >= giveUpAt) {
+		for (int attempt = 0; result.code() == ResultCode.LEASE_CONFLICT; attempt++) {
+			long remainingMs = (giveUpAt - System.nanoTime()) / 1_000_000;
+			if (remainingMs <= 0) {
 				return result;
 			}
 			try {
-				Thread.sleep(pauseMs); // bounded, jittered backoff inside the bounded wait (never an unbounded wait)
+				// bounded, jittered backoff inside the bounded wait (never an unbounded wait)
+				Thread.sleep(AcquireBackoff.pauseMs(attempt, result.retryAfterMs(), remainingMs));
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
 				return result;
 			}
-			backoff *= 2;
 			result = acquire(request);
 		}
 		return result;
