@@ -141,6 +141,13 @@ public final class PublicTypes {
 		return file.substring(0, file.length() - ".class".length()).replace('/', '.');
 	}
 
+	/** Whether the type's package has the segment {@code internal} (such packages are not API). */
+	public static boolean isInternalPackage(String typeName) {
+		int dot = typeName.lastIndexOf('.');
+		String packageName = (dot < 0) ? "" : typeName.substring(0, dot);
+		return ("." + packageName + ".").contains(".internal.");
+	}
+
 	private static Set<String> listed(Class<?> anchor, String listResource) {
 		Set<String> names = new TreeSet<>();
 		InputStream in = anchor.getClassLoader().getResourceAsStream(listResource);
@@ -156,6 +163,12 @@ public final class PublicTypes {
 				assertThat(parts).as("line '%s' of %s: 'api <type>' or 'internal <type>'", line, listResource)
 					.hasSize(2);
 				assertThat(parts[0]).as("kind in line '%s' of %s", line, listResource).isIn("api", "internal");
+				boolean inInternalPackage = isInternalPackage(parts[1]);
+				assertThat(inInternalPackage)
+					.as("line '%s' of %s: an 'internal' type belongs in an internal package (make it "
+							+ "package-private, or move it to a package with the segment '.internal'); an 'api' type "
+							+ "must not be in one", line, listResource)
+					.isEqualTo(parts[0].equals("internal"));
 				names.add(parts[1]);
 			}
 		}
