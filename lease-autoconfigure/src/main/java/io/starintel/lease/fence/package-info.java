@@ -1,10 +1,7 @@
 /**
  * Fenced writes: {@link io.starintel.lease.fence.FenceGuard} authorizes a commit at backend time, and the
- * adapters in the sub-packages carry the accepted fencing token into the authoritative write.
- *
- * <p>Not API: {@code FenceStamp} is public only because another package of this project uses it (listed as
- * {@code internal} in {@code public-types/lease-autoconfigure.txt}; docs/ARCHITECTURE.md, "Public API"); it may
- * change without notice.
+ * adapters in the sub-packages carry the accepted fencing token (the {@link io.starintel.lease.fence.FenceStamp})
+ * into the authoritative write.
  */
 @NullMarked
 package io.starintel.lease.fence;

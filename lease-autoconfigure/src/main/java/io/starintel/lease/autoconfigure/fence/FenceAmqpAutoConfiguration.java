@@ -16,14 +16,13 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.starintel.lease.audit.AuditSink;
-import io.starintel.lease.fence.amqp.MicrometerFenceRejectionMeter;
+import io.starintel.lease.fence.amqp.internal.MicrometerFenceRejectionMeter;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.fence.FenceGuard;
-import io.starintel.lease.fence.amqp.ConsumerRejectionRecorder;
-import io.starintel.lease.fence.amqp.FencedDestinations;
-import io.starintel.lease.fence.amqp.FencedListenerAdvice;
+import io.starintel.lease.fence.amqp.internal.ConsumerRejectionRecorder;
+import io.starintel.lease.fence.amqp.internal.FencedListenerAdvice;
 import io.starintel.lease.fence.amqp.FencedRabbitTemplate;
 
 /**
@@ -42,8 +41,8 @@ public final class FenceAmqpAutoConfiguration {
 	@ConditionalOnMissingBean(RabbitOperations.class)
 	FencedRabbitTemplate rabbitTemplate(RabbitTemplateConfigurer configurer, ConnectionFactory connectionFactory,
 			ObjectProvider<RabbitTemplateCustomizer> customizers, FenceGuard guard, FenceProperties properties) {
-		FencedRabbitTemplate template = new FencedRabbitTemplate(connectionFactory, guard, FencedDestinations
-			.of(properties.getAmqp().getFencedExchanges(), properties.getAmqp().getFencedQueues()));
+		FencedRabbitTemplate template = new FencedRabbitTemplate(connectionFactory, guard,
+				properties.getAmqp().getFencedExchanges(), properties.getAmqp().getFencedQueues());
 		configurer.configure(template, connectionFactory);
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(template));
 		// contract: a fenced publish must detect unroutable messages (mandatory + returns)

@@ -14,8 +14,8 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.starintel.lease.fence.FenceGuard;
-import io.starintel.lease.fence.couchdb.CouchDbFenceMarks;
-import io.starintel.lease.fence.couchdb.FenceDesignDocument;
+import io.starintel.lease.fence.couchdb.internal.DocumentMarkStore;
+import io.starintel.lease.fence.couchdb.internal.FenceDesignDocument;
 import io.starintel.lease.fence.couchdb.FencedCouchDbReader;
 import io.starintel.lease.fence.couchdb.FencedCouchDbConnector;
 
@@ -36,7 +36,7 @@ public final class FenceCouchDbAutoConfiguration {
 	@Bean(defaultCandidate = false)
 	@ConditionalOnMissingBean(FencedCouchDbConnector.class)
 	FencedCouchDbConnector fencedCouchDbConnector(CouchDbConnector connector, FenceGuard guard,
-			ObjectProvider<CouchDbFenceMarks> marks) {
+			ObjectProvider<DocumentMarkStore> marks) {
 		return new FencedCouchDbConnector(connector, guard, marks.getIfAvailable());
 	}
 
@@ -48,13 +48,13 @@ public final class FenceCouchDbAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		CouchDbFenceMarks couchDbFenceMarks(StringRedisTemplate redis) {
-			return new CouchDbFenceMarks(redis);
+		DocumentMarkStore documentMarkStore(StringRedisTemplate redis) {
+			return new DocumentMarkStore(redis);
 		}
 
 		@Bean
 		@ConditionalOnMissingBean
-		FencedCouchDbReader fencedCouchDbReader(CouchDbConnector connector, CouchDbFenceMarks marks) {
+		FencedCouchDbReader fencedCouchDbReader(CouchDbConnector connector, DocumentMarkStore marks) {
 			return new FencedCouchDbReader(connector, marks);
 		}
 

@@ -9,7 +9,7 @@ import org.springframework.amqp.rabbit.config.AbstractRabbitListenerContainerFac
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 
-import io.starintel.lease.fence.amqp.FencedListenerAdvice;
+import io.starintel.lease.fence.amqp.internal.FencedListenerAdvice;
 
 /**
  * Puts the {@link FencedListenerAdvice} first in the advice chain of every listener container factory (outside

@@ -35,13 +35,4 @@ public enum ConsumeRejection {
 		return name().startsWith("FORGED_");
 	}
 
-	static ConsumeRejection ofDecision(String decision) {
-		for (ConsumeRejection rejection : values()) {
-			if (rejection.wireName.equals(decision)) {
-				return rejection;
-			}
-		}
-		return "rejected".equals(decision) ? TOKEN_BELOW_HIGH_WATER_MARK : CORRUPT_RECORD;
-	}
-
 }

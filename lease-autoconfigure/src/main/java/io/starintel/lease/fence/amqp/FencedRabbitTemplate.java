@@ -2,6 +2,8 @@ package io.starintel.lease.fence.amqp;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -26,8 +28,8 @@ import io.starintel.lease.context.LeaseContext;
  * authorized first ({@link FenceGuard}, one backend-time check), carries the {@link FenceHeaders}, is
  * {@code mandatory}, and waits for the publisher confirm within the authorization's deadline (a returned
  * message is {@link FenceOutcome#UNROUTABLE}, a nack or a transport error a typed failure, no confirm in time
- * {@link FenceOutcome#OUTCOME_UNKNOWN}). Without a context, a publish to a {@link FencedDestinations fenced
- * destination} is refused; other publishes behave like a plain template.
+ * {@link FenceOutcome#OUTCOME_UNKNOWN}). Without a context, a publish to a fenced destination (a listed exchange,
+ * or a listed queue on the default exchange) is refused; other publishes behave like a plain template.
  *
  * <p>Contract: Rabbit publication that makes an exclusive result externally visible is fenced; a refused publish
  * never reaches the broker. Needs a connection factory with correlated publisher confirms and returns
@@ -39,14 +41,25 @@ public class FencedRabbitTemplate extends RabbitTemplate {
 
 	private final FenceGuard guard;
 
-	private final FencedDestinations destinations;
+	private final Set<String> fencedExchanges;
 
-	/** A fenced template on the given connection factory. */
+	private final Set<String> fencedQueues;
+
+	/** A fenced template on which no destination requires a context (publishes under a context are fenced). */
+	public FencedRabbitTemplate(ConnectionFactory connectionFactory, FenceGuard guard) {
+		this(connectionFactory, guard, Set.of(), Set.of());
+	}
+
+	/**
+	 * A fenced template on which a publish without a context is refused ({@code no_lease_context}) when it goes to
+	 * one of {@code fencedExchanges}, or to one of {@code fencedQueues} through the default exchange.
+	 */
 	public FencedRabbitTemplate(ConnectionFactory connectionFactory, FenceGuard guard,
-			FencedDestinations destinations) {
+			Collection<String> fencedExchanges, Collection<String> fencedQueues) {
 		super(connectionFactory);
 		this.guard = guard;
-		this.destinations = destinations;
+		this.fencedExchanges = Set.copyOf(fencedExchanges);
+		this.fencedQueues = Set.copyOf(fencedQueues);
 		setMandatory(true);
 	}
 
@@ -65,11 +78,9 @@ public class FencedRabbitTemplate extends RabbitTemplate {
 	@Override
 	public void send(String exchange, String routingKey, Message message, @Nullable CorrelationData correlationData)
 			throws AmqpException {
-		String safeExchange = (exchange != null) ? exchange : "";
-		String safeRoutingKey = (routingKey != null) ? routingKey : "";
 		LeaseContext context = LeaseContext.currentOrNull();
 		if (context == null) {
-			if (this.destinations.isFenced(safeExchange, safeRoutingKey)) {
+			if (requiresContext(exchange, routingKey)) {
 				throw new FencedWriteRejectedException(this.guard.authorizeCurrent().toWriteResult());
 			}
 			super.send(exchange, routingKey, message, correlationData);
@@ -84,11 +95,17 @@ public class FencedRabbitTemplate extends RabbitTemplate {
 	@Override
 	protected @Nullable Message doSendAndReceive(String exchange, String routingKey, Message message,
 			@Nullable CorrelationData correlationData) {
-		if (LeaseContext.currentOrNull() != null
-				|| this.destinations.isFenced((exchange != null) ? exchange : "", (routingKey != null) ? routingKey : "")) {
+		if (LeaseContext.currentOrNull() != null || requiresContext(exchange, routingKey)) {
 			throw new UnsupportedOperationException("sendAndReceive is not a fenced publish path");
 		}
 		return super.doSendAndReceive(exchange, routingKey, message, correlationData);
+	}
+
+	/** Whether a publish to this destination is refused without a lease context (Spring AMQP may pass nulls). */
+	private boolean requiresContext(@Nullable String exchange, @Nullable String routingKey) {
+		String name = (exchange != null) ? exchange : "";
+		return this.fencedExchanges.contains(name)
+				|| (name.isEmpty() && this.fencedQueues.contains((routingKey != null) ? routingKey : ""));
 	}
 
 	private FencedWriteResult fencedSend(LeaseContext context, String exchange, String routingKey, Message message,

@@ -1,11 +1,7 @@
 /**
- * RabbitMQ fenced publication ({@link io.starintel.lease.fence.amqp.FencedRabbitTemplate}) and the consumer-side
- * token guard ({@link io.starintel.lease.fence.amqp.FencedListenerAdvice}).
- *
- * <p>Not API: {@code ConsumerRejectionRecorder}, {@code FencedDestinations}, {@code FencedListenerAdvice},
- * {@code MicrometerFenceRejectionMeter} are public only because another package of this project uses them (listed as
- * {@code internal} in {@code public-types/lease-autoconfigure.txt}; docs/ARCHITECTURE.md, "Public API"); they may
- * change without notice.
+ * RabbitMQ fenced publication ({@link io.starintel.lease.fence.amqp.FencedRabbitTemplate}), the headers a fenced
+ * publish carries ({@link io.starintel.lease.fence.amqp.FenceHeaders}) and the typed rejections of the consumer-side
+ * token guard (in {@code fence.amqp.internal}, which is not API).
  */
 @NullMarked
 package io.starintel.lease.fence.amqp;

@@ -10,6 +10,7 @@ import org.jspecify.annotations.Nullable;
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.fence.FenceOutcome;
 import io.starintel.lease.fence.FencedWriteResult;
+import io.starintel.lease.fence.couchdb.internal.FenceDesignDocument;
 
 /**
  * Translates Ektorp's write failures into typed fenced-write results, as Apache CouchDB and pouchdb-server answer

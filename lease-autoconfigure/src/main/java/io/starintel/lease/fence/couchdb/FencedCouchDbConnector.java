@@ -8,45 +8,28 @@ import java.util.Map;
 
 import org.ektorp.AttachmentInputStream;
 import org.ektorp.CouchDbConnector;
-import org.ektorp.DbInfo;
-import org.ektorp.DesignDocInfo;
 import org.ektorp.DocumentOperationResult;
 import org.ektorp.Options;
-import org.ektorp.Page;
-import org.ektorp.PageRequest;
 import org.ektorp.PurgeResult;
-import org.ektorp.ReplicationStatus;
-import org.ektorp.Revision;
-import org.ektorp.Security;
-import org.ektorp.Status;
-import org.ektorp.StreamingChangesResult;
-import org.ektorp.StreamingViewResult;
 import org.ektorp.UpdateHandlerRequest;
-import org.ektorp.ViewQuery;
-import org.ektorp.ViewResult;
-import org.ektorp.changes.ChangesCommand;
-import org.ektorp.changes.ChangesFeed;
-import org.ektorp.changes.DocumentChange;
-import org.ektorp.http.HttpClient;
 import org.ektorp.util.Documents;
 import org.jspecify.annotations.Nullable;
 
 import io.starintel.lease.fence.FenceGuard;
 import io.starintel.lease.fence.FencedWriteRejectedException;
 import io.starintel.lease.fence.FencedWriteResult;
+import io.starintel.lease.fence.couchdb.internal.DocumentMarkStore;
+import io.starintel.lease.fence.couchdb.internal.FenceDesignDocument;
 
 /**
- * Ektorp's {@link CouchDbConnector} with fenced writes: {@code create}, {@code update}, {@code delete} and
- * {@code executeBulk} go through {@link FencedDocuments} (the typed {@code try*} methods here are the same calls)
- * and throw {@link FencedWriteRejectedException} for anything but acceptance. Writes that cannot carry a stamp
- * (attachments, copy, purge, update handlers, streams, the bulk buffer) throw {@link UnsupportedOperationException}:
- * use {@link #delegate()} deliberately for unfenced data. Reads go to the undecorated connector unchanged.
- *
- * <p>Why the reads are written out: this class is the bean type applications inject (and hand to Ektorp's
- * repositories as a {@link CouchDbConnector}), so it has to be a class implementing the interface; a
- * {@code java.lang.reflect.Proxy} cannot be that class, and Ektorp has no forwarding base class.
+ * Ektorp's {@link CouchDbConnector} over {@link FencedDocuments}: {@code create}, {@code update}, {@code delete} and
+ * {@code executeBulk} are the fenced writes (the typed {@code try*} methods here are the same calls) and throw
+ * {@link FencedWriteRejectedException} for anything but acceptance. Writes that cannot carry a stamp (attachments,
+ * copy, purge, update handlers, streams, the bulk buffer) throw {@link UnsupportedOperationException}: use
+ * {@link #delegate()} deliberately for unfenced data. Reads and administration go to the undecorated connector
+ * unchanged ({@link ReadForwardingCouchDbConnector}).
  */
-public final class FencedCouchDbConnector implements CouchDbConnector {
+public final class FencedCouchDbConnector extends ReadForwardingCouchDbConnector {
 
 	/** Top-level field of a fenced tombstone (see {@link FencedDocuments#DELETED_FIELD}). */
 	public static final String DELETED_FIELD = FencedDocuments.DELETED_FIELD;
@@ -62,7 +45,8 @@ public final class FencedCouchDbConnector implements CouchDbConnector {
 	 * Decorates {@code delegate}; every accepted write also raises the document's durable mark in {@code marks}
 	 * (what {@link FencedCouchDbReader} compares with, so a purged and re-created stale document is reported).
 	 */
-	public FencedCouchDbConnector(CouchDbConnector delegate, FenceGuard guard, @Nullable CouchDbFenceMarks marks) {
+	public FencedCouchDbConnector(CouchDbConnector delegate, FenceGuard guard, @Nullable DocumentMarkStore marks) {
+		super(delegate);
 		this.documents = new FencedDocuments(delegate, guard, marks);
 	}
 
@@ -74,6 +58,15 @@ public final class FencedCouchDbConnector implements CouchDbConnector {
 	/** The fenced writes with typed results. */
 	public FencedDocuments documents() {
 		return this.documents;
+	}
+
+	/**
+	 * Installs or upgrades the design document {@code _design/starintel_fence} through the undecorated connector
+	 * (what the auto-configuration does at start-up unless {@code starintel.lease.fence.couchdb.install-design-document}
+	 * is {@code false}); returns the installed version. Idempotent, safe from several instances at once.
+	 */
+	public int installDesignDocument() {
+		return FenceDesignDocument.install(delegate());
 	}
 
 	/** See {@link FencedDocuments#tryCreate(Object)}. */
@@ -230,216 +223,10 @@ public final class FencedCouchDbConnector implements CouchDbConnector {
 		throw notFenced("flushBulkBuffer");
 	}
 
-	// ---- reads and administration: the undecorated connector
-
-	@Override
-	public <T> T get(Class<T> type, String id) {
-		return this.documents.raw().get(type, id);
-	}
-
-	@Override
-	public <T> T get(Class<T> type, String id, Options options) {
-		return this.documents.raw().get(type, id, options);
-	}
-
-	@Override
-	public <T> T find(Class<T> type, String id) {
-		return this.documents.raw().find(type, id);
-	}
-
-	@Override
-	public <T> T find(Class<T> type, String id, Options options) {
-		return this.documents.raw().find(type, id, options);
-	}
-
-	@Override
-	public <T> T get(Class<T> type, String id, String revision) {
-		return this.documents.raw().get(type, id, revision);
-	}
-
-	@Override
-	public <T> T getWithConflicts(Class<T> type, String id) {
-		return this.documents.raw().getWithConflicts(type, id);
-	}
-
-	@Override
-	public boolean contains(String id) {
-		return this.documents.raw().contains(id);
-	}
-
-	@Override
-	public InputStream getAsStream(String id) {
-		return this.documents.raw().getAsStream(id);
-	}
-
-	@Override
-	public InputStream getAsStream(String id, String revision) {
-		return this.documents.raw().getAsStream(id, revision);
-	}
-
-	@Override
-	public InputStream getAsStream(String id, Options options) {
-		return this.documents.raw().getAsStream(id, options);
-	}
-
-	@Override
-	public List<Revision> getRevisions(String id) {
-		return this.documents.raw().getRevisions(id);
-	}
-
-	@Override
-	public String getCurrentRevision(String id) {
-		return this.documents.raw().getCurrentRevision(id);
-	}
-
-	@Override
-	public AttachmentInputStream getAttachment(String id, String attachmentId) {
-		return this.documents.raw().getAttachment(id, attachmentId);
-	}
-
-	@Override
-	public AttachmentInputStream getAttachment(String id, String attachmentId, String revision) {
-		return this.documents.raw().getAttachment(id, attachmentId, revision);
-	}
-
-	@Override
-	public List<String> getAllDocIds() {
-		return this.documents.raw().getAllDocIds();
-	}
-
-	@Override
-	public <T> List<T> queryView(ViewQuery query, Class<T> type) {
-		return this.documents.raw().queryView(query, type);
-	}
-
-	@Override
-	public <T> Page<T> queryForPage(ViewQuery query, PageRequest pageRequest, Class<T> type) {
-		return this.documents.raw().queryForPage(query, pageRequest, type);
-	}
-
-	@Override
-	public ViewResult queryView(ViewQuery query) {
-		return this.documents.raw().queryView(query);
-	}
-
-	@Override
-	public StreamingViewResult queryForStreamingView(ViewQuery query) {
-		return this.documents.raw().queryForStreamingView(query);
-	}
-
-	@Override
-	public InputStream queryForStream(ViewQuery query) {
-		return this.documents.raw().queryForStream(query);
-	}
-
-	@Override
-	public void createDatabaseIfNotExists() {
-		this.documents.raw().createDatabaseIfNotExists();
-	}
-
-	@Override
-	public String getDatabaseName() {
-		return this.documents.raw().getDatabaseName();
-	}
-
-	@Override
-	public String path() {
-		return this.documents.raw().path();
-	}
-
-	@Override
-	public HttpClient getConnection() {
-		return this.documents.raw().getConnection();
-	}
-
-	@Override
-	public DbInfo getDbInfo() {
-		return this.documents.raw().getDbInfo();
-	}
-
-	@Override
-	public Security getSecurity() {
-		return this.documents.raw().getSecurity();
-	}
-
-	@Override
-	public Status updateSecurity(Security security) {
-		return this.documents.raw().updateSecurity(security);
-	}
-
-	@Override
-	public DesignDocInfo getDesignDocInfo(String designDocumentId) {
-		return this.documents.raw().getDesignDocInfo(designDocumentId);
-	}
-
-	@Override
-	public void compact() {
-		this.documents.raw().compact();
-	}
-
-	@Override
-	public void compactViews(String designDocumentId) {
-		this.documents.raw().compactViews(designDocumentId);
-	}
-
-	@Override
-	public void cleanupViews() {
-		this.documents.raw().cleanupViews();
-	}
-
-	@Override
-	public int getRevisionLimit() {
-		return this.documents.raw().getRevisionLimit();
-	}
-
-	@Override
-	public void setRevisionLimit(int limit) {
-		this.documents.raw().setRevisionLimit(limit);
-	}
-
-	@Override
-	public ReplicationStatus replicateFrom(String source) {
-		return this.documents.raw().replicateFrom(source);
-	}
-
-	@Override
-	public ReplicationStatus replicateFrom(String source, Collection<String> documentIds) {
-		return this.documents.raw().replicateFrom(source, documentIds);
-	}
-
-	@Override
-	public ReplicationStatus replicateTo(String target) {
-		return this.documents.raw().replicateTo(target);
-	}
-
-	@Override
-	public ReplicationStatus replicateTo(String target, Collection<String> documentIds) {
-		return this.documents.raw().replicateTo(target, documentIds);
-	}
-
-	@Override
-	public List<DocumentChange> changes(ChangesCommand command) {
-		return this.documents.raw().changes(command);
-	}
-
-	@Override
-	public StreamingChangesResult changesAsStream(ChangesCommand command) {
-		return this.documents.raw().changesAsStream(command);
-	}
-
-	@Override
-	public ChangesFeed changesFeed(ChangesCommand command) {
-		return this.documents.raw().changesFeed(command);
-	}
-
-	@Override
-	public void ensureFullCommit() {
-		this.documents.raw().ensureFullCommit();
-	}
-
+	/** Nothing can have been buffered ({@link #addToBulkBuffer} is refused): forwarded unchanged. */
 	@Override
 	public void clearBulkBuffer() {
-		this.documents.raw().clearBulkBuffer();
+		delegate().clearBulkBuffer();
 	}
 
 	private static UnsupportedOperationException notFenced(String operation) {

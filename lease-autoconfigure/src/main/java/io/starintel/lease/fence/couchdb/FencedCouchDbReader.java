@@ -15,10 +15,11 @@ import org.ektorp.Options;
 import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.fence.FenceStamp;
+import io.starintel.lease.fence.couchdb.internal.DocumentMarkStore;
 
 /**
  * Fenced reads of CouchDB documents: conflicts resolved deterministically to the highest accepted token, checked
- * against the document's durable mark ({@link CouchDbFenceMarks}) and its identity's issued fencing counter.
+ * against the document's durable mark ({@link DocumentMarkStore}) and its identity's issued fencing counter.
  *
  * <p>Why: CouchDB's own winner is chosen by revision depth, not by token, and {@code _purge} bypasses
  * {@code validate_doc_update}. So a read (1) loads every leaf revision ({@code conflicts=true}); (2) drops leaves
@@ -31,10 +32,10 @@ public final class FencedCouchDbReader {
 
 	private final CouchDbConnector connector;
 
-	private final CouchDbFenceMarks marks;
+	private final DocumentMarkStore marks;
 
 	/** A reader on the undecorated connector (a {@link FencedCouchDbConnector} is unwrapped). */
-	public FencedCouchDbReader(CouchDbConnector connector, CouchDbFenceMarks marks) {
+	public FencedCouchDbReader(CouchDbConnector connector, DocumentMarkStore marks) {
 		this.connector = (connector instanceof FencedCouchDbConnector fenced) ? fenced.delegate()
 				: Objects.requireNonNull(connector, "connector");
 		this.marks = Objects.requireNonNull(marks, "marks");
@@ -71,7 +72,7 @@ public final class FencedCouchDbReader {
 		if (leaves.stream().allMatch((leaf) -> fence(leaf) == null)) {
 			return new FencedRead(FencedReadStatus.UNFENCED, winner, rev(winner), 0, 0, revs(leaves, winner), null);
 		}
-		CouchDbFenceMarks.Mark mark;
+		DocumentMarkStore.Mark mark;
 		try {
 			mark = this.marks.read(scope, this.connector.getDatabaseName(), id, digest(winner));
 		}

@@ -21,6 +21,7 @@ import io.starintel.lease.fence.FenceGuard;
 import io.starintel.lease.fence.FenceOutcome;
 import io.starintel.lease.fence.FenceStamp;
 import io.starintel.lease.fence.FencedWriteResult;
+import io.starintel.lease.fence.couchdb.internal.DocumentMarkStore;
 
 /**
  * Fenced CouchDB documents: {@code create}, {@code update}, {@code delete} and bulk writes that require a bound
@@ -31,7 +32,7 @@ import io.starintel.lease.fence.FencedWriteResult;
  * Ektorp's {@link CouchDbConnector}.
  *
  * <p>Contract (fenced writes): the acceptance point is the authorization; the write is additionally conditioned on
- * the revision and on the token guard of {@link FenceDesignDocument}, so a holder paused after its authorization
+ * the revision and on the token guard of the design document {@code _design/starintel_fence}, so a holder paused after its authorization
  * cannot overwrite a successor's document. Deletions are tombstones ({@value #DELETED_FIELD}{@code : true}, never
  * {@code _deleted}) that carry the fence.
  */
@@ -46,13 +47,13 @@ public final class FencedDocuments {
 
 	private final FenceGuard guard;
 
-	private final @Nullable CouchDbFenceMarks marks;
+	private final @Nullable DocumentMarkStore marks;
 
 	/**
 	 * Fenced writes through {@code raw}, each authorized by {@code guard}; with {@code marks}, every accepted write
 	 * also raises the document's durable mark (what {@link FencedCouchDbReader} compares with).
 	 */
-	public FencedDocuments(CouchDbConnector raw, FenceGuard guard, @Nullable CouchDbFenceMarks marks) {
+	public FencedDocuments(CouchDbConnector raw, FenceGuard guard, @Nullable DocumentMarkStore marks) {
 		this.raw = Objects.requireNonNull(raw, "raw");
 		this.guard = Objects.requireNonNull(guard, "guard");
 		this.marks = marks;

@@ -1,11 +1,8 @@
 /**
- * CouchDB fenced writes through Ektorp: a {@link org.ektorp.CouchDbConnector} decorator that stamps the accepted
- * fence into documents and writes conditionally on {@code _rev}, and the design document that makes the server
- * reject lower-token writes.
- *
- * <p>Not API: {@code CouchDbFenceMarks}, {@code FenceDesignDocument} are public only because another package of this
- * project uses them (listed as {@code internal} in {@code public-types/lease-autoconfigure.txt};
- * docs/ARCHITECTURE.md, "Public API"); they may change without notice.
+ * CouchDB fenced writes through Ektorp: {@link io.starintel.lease.fence.couchdb.FencedDocuments} (the fenced writes
+ * with typed results), {@link io.starintel.lease.fence.couchdb.FencedCouchDbConnector} (Ektorp's
+ * {@code CouchDbConnector} over it) and {@link io.starintel.lease.fence.couchdb.FencedCouchDbReader} (fenced reads).
+ * The design document and the durable marks are in {@code fence.couchdb.internal}, which is not API.
  */
 @NullMarked
 package io.starintel.lease.fence.couchdb;

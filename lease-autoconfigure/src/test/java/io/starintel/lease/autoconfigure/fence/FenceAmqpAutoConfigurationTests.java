@@ -10,8 +10,8 @@ import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.fence.amqp.ConsumeRejection;
-import io.starintel.lease.fence.amqp.ConsumerRejectionRecorder;
-import io.starintel.lease.fence.amqp.MicrometerFenceRejectionMeter;
+import io.starintel.lease.fence.amqp.internal.ConsumerRejectionRecorder;
+import io.starintel.lease.fence.amqp.internal.MicrometerFenceRejectionMeter;
 import java.util.Arrays;
 
 import org.junit.jupiter.api.Test;
@@ -26,7 +26,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
-import io.starintel.lease.fence.amqp.FencedListenerAdvice;
+import io.starintel.lease.fence.amqp.internal.FencedListenerAdvice;
 import io.starintel.lease.fence.amqp.FencedRabbitTemplate;
 import io.starintel.lease.store.LeaseStore;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;

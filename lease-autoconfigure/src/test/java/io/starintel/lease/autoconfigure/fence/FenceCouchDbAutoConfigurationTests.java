@@ -10,8 +10,8 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import io.starintel.lease.fence.FenceGuard;
-import io.starintel.lease.fence.couchdb.CouchDbFenceMarks;
-import io.starintel.lease.fence.couchdb.FenceDesignDocument;
+import io.starintel.lease.fence.couchdb.internal.DocumentMarkStore;
+import io.starintel.lease.fence.couchdb.internal.FenceDesignDocument;
 import io.starintel.lease.fence.couchdb.FencedCouchDbReader;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import io.starintel.lease.fence.couchdb.FencedCouchDbConnector;
@@ -62,7 +62,7 @@ class FenceCouchDbAutoConfigurationTests {
 		this.runner.withBean(CouchDbConnector.class, () -> this.connector)
 			.withBean(StringRedisTemplate.class, () -> mock(StringRedisTemplate.class))
 			.withPropertyValues("starintel.lease.fence.couchdb.install-design-document=false")
-			.run((context) -> assertThat(context).hasSingleBean(CouchDbFenceMarks.class)
+			.run((context) -> assertThat(context).hasSingleBean(DocumentMarkStore.class)
 				.hasSingleBean(FencedCouchDbReader.class)
 				.hasBean("fencedCouchDbConnector"));
 	}
@@ -71,7 +71,7 @@ class FenceCouchDbAutoConfigurationTests {
 	void whenNoStringRedisTemplateThenNoMarksNorReader() {
 		this.runner.withBean(CouchDbConnector.class, () -> this.connector)
 			.withPropertyValues("starintel.lease.fence.couchdb.install-design-document=false")
-			.run((context) -> assertThat(context).doesNotHaveBean(CouchDbFenceMarks.class)
+			.run((context) -> assertThat(context).doesNotHaveBean(DocumentMarkStore.class)
 				.doesNotHaveBean(FencedCouchDbReader.class)
 				.hasBean("fencedCouchDbConnector"));
 	}

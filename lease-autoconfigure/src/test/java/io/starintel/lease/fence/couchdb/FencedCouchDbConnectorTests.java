@@ -26,6 +26,7 @@ import io.starintel.lease.core.Reason;
 import io.starintel.lease.fence.FenceGuard;
 import io.starintel.lease.fence.FenceOutcome;
 import io.starintel.lease.fence.FenceStamp;
+import io.starintel.lease.fence.couchdb.internal.FenceDesignDocument;
 import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;
 

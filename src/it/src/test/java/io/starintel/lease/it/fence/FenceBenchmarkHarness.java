@@ -10,9 +10,8 @@ import java.util.concurrent.TimeUnit;
 
 import io.starintel.lease.test.ServiceEnvironment;
 import io.starintel.lease.fence.FenceGuard;
-import io.starintel.lease.fence.amqp.FencedDestinations;
 import io.starintel.lease.fence.amqp.FencedRabbitTemplate;
-import io.starintel.lease.fence.couchdb.FenceDesignDocument;
+import io.starintel.lease.fence.couchdb.internal.FenceDesignDocument;
 import io.starintel.lease.fence.couchdb.FencedCouchDbConnector;
 import io.starintel.lease.context.LeaseContext;
 import org.ektorp.CouchDbConnector;
@@ -80,7 +79,7 @@ class FenceBenchmarkHarness {
 		try {
 			RabbitTemplate plain = new RabbitTemplate(cf);
 			plain.setMandatory(true);
-			FencedRabbitTemplate fenced = new FencedRabbitTemplate(cf, guard, FencedDestinations.none());
+			FencedRabbitTemplate fenced = new FencedRabbitTemplate(cf, guard);
 			int n = 2000;
 			long[] nanos = new long[n];
 			for (int round = 0; round < 2; round++) {

@@ -15,13 +15,12 @@ import io.starintel.lease.fence.FencedWriteRejectedException;
 import io.starintel.lease.fence.FencedWriteResult;
 import io.starintel.lease.fence.amqp.FenceHeaders;
 import io.starintel.lease.fence.amqp.ConsumeRejection;
-import io.starintel.lease.fence.amqp.ConsumerRejectionRecorder;
-import io.starintel.lease.fence.amqp.MicrometerFenceRejectionMeter;
+import io.starintel.lease.fence.amqp.internal.ConsumerRejectionRecorder;
+import io.starintel.lease.fence.amqp.internal.MicrometerFenceRejectionMeter;
 import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.AuditEventType;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.starintel.lease.fence.amqp.FencedDestinations;
-import io.starintel.lease.fence.amqp.FencedListenerAdvice;
+import io.starintel.lease.fence.amqp.internal.FencedListenerAdvice;
 import io.starintel.lease.fence.amqp.FencedRabbitTemplate;
 import io.starintel.lease.context.LeaseContext;
 import org.junit.jupiter.api.AfterEach;
@@ -100,8 +99,8 @@ class RabbitFenceTests {
 			.deadLetterExchange("")
 			.deadLetterRoutingKey(this.work)
 			.build());
-		this.template = new FencedRabbitTemplate(this.connectionFactory, this.fixture.guard,
-				FencedDestinations.of(Set.of(), Set.of(this.work, this.delay)));
+		this.template = new FencedRabbitTemplate(this.connectionFactory, this.fixture.guard, Set.of(),
+				Set.of(this.work, this.delay));
 		this.plain = new RabbitTemplate(this.connectionFactory);
 		this.container = new SimpleMessageListenerContainer(this.connectionFactory);
 		this.container.setQueueNames(this.work);

@@ -1,4 +1,4 @@
-package io.starintel.lease.fence.couchdb;
+package io.starintel.lease.fence.couchdb.internal;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -21,15 +21,15 @@ import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.store.redis.RedisKeys;
 
 /**
- * Durable per-document marks of fenced CouchDB writes in Redis: the highest token accepted for a document, and its
- * lock identity, in the hash {@code P{T}:couchdb:marks} of the writer's program ({@code mark.lua}). CouchDB cannot
- * guard {@code _purge}: a purged document followed by a re-create with a lower token passes
- * {@code validate_doc_update}; {@link FencedCouchDbReader} reports such a document because its token is below the
- * mark. Field names are a SHA-256 of database and document id (no document id in key material).
+ * The store of each fenced CouchDB document's durable mark in Redis: the highest token accepted for the document,
+ * and its lock identity, in the hash {@code P{T}:couchdb:marks} of the writer's program ({@code mark.lua}). CouchDB
+ * cannot guard {@code _purge}: a purged document followed by a re-create with a lower token passes
+ * {@code validate_doc_update}; the fenced reader reports such a document because its token is below the mark.
+ * Field names are a SHA-256 of database and document id (no document id in key material).
  */
-public final class CouchDbFenceMarks {
+public final class DocumentMarkStore {
 
-	private static final Logger logger = LoggerFactory.getLogger(CouchDbFenceMarks.class);
+	private static final Logger logger = LoggerFactory.getLogger(DocumentMarkStore.class);
 
 	@SuppressWarnings("rawtypes")
 	private static final RedisScript<List> MARK = new DefaultRedisScript<>(read("mark.lua"), List.class);
@@ -40,7 +40,7 @@ public final class CouchDbFenceMarks {
 	private final StringRedisTemplate redis;
 
 	/** Marks on the given Redis (the lease store's). */
-	public CouchDbFenceMarks(StringRedisTemplate redis) {
+	public DocumentMarkStore(StringRedisTemplate redis) {
 		this.redis = redis;
 	}
 
@@ -78,7 +78,7 @@ public final class CouchDbFenceMarks {
 	}
 
 	/** The mark and the identity's issued counter; throws a Redis exception that the reader turns into a result. */
-	Mark read(ProgramScope scope, String database, String id, @Nullable String fallbackDigest) {
+	public Mark read(ProgramScope scope, String database, String id, @Nullable String fallbackDigest) {
 		List<?> reply = this.redis.execute(READ, List.of(key(scope)), field(database, id),
 				(fallbackDigest != null) ? fallbackDigest : "", new RedisKeys(scope).fence(""));
 		if (reply == null || reply.size() < 3) {
@@ -92,7 +92,7 @@ public final class CouchDbFenceMarks {
 	}
 
 	/** A stored mark ({@code digest == null}: none) and the issued counter ({@code -1}: none). */
-	record Mark(@Nullable String digest, long token, long issuedCounter) {
+	public record Mark(@Nullable String digest, long token, long issuedCounter) {
 	}
 
 	private static String read(String name) {

@@ -1,7 +1,9 @@
-package io.starintel.lease.fence.amqp;
+package io.starintel.lease.fence.amqp.internal;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+
+import io.starintel.lease.fence.amqp.ConsumeRejection;
 
 /** Counts consumer-guard rejections in {@value #COUNTER}, tagged {@code enforcement_point}, {@code reason}, {@code forged}. */
 public final class MicrometerFenceRejectionMeter implements ConsumerRejectionRecorder.Meter {

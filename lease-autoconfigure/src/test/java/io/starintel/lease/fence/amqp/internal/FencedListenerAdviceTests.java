@@ -1,4 +1,4 @@
-package io.starintel.lease.fence.amqp;
+package io.starintel.lease.fence.amqp.internal;
 
 import java.util.List;
 
@@ -14,6 +14,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
 import io.starintel.lease.core.ProgramScope;
+import io.starintel.lease.fence.amqp.FenceHeaders;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;

@@ -1,4 +1,4 @@
-package io.starintel.lease.fence.amqp;
+package io.starintel.lease.fence.amqp.internal;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -23,6 +23,9 @@ import org.springframework.data.redis.core.script.RedisScript;
 import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.ProgramScope;
+import io.starintel.lease.fence.amqp.ConsumeRejection;
+import io.starintel.lease.fence.amqp.FenceHeaders;
+import io.starintel.lease.fence.amqp.FencedMessageRejectedException;
 import io.starintel.lease.store.redis.RedisKeys;
 
 /**
@@ -123,9 +126,20 @@ public final class FencedListenerAdvice implements MethodInterceptor {
 			return;
 		}
 		String mark = (reply != null && reply.size() > 1) ? String.valueOf(reply.get(1)) : "";
-		ConsumeRejection reason = ConsumeRejection.ofDecision(decision);
+		ConsumeRejection reason = rejectionOf(decision);
 		this.rejections.rejected(this.scope, reason, digestText, token, mark, leaseId, traceId);
 		throw new FencedMessageRejectedException(reason);
+	}
+
+	/** The typed reason of a {@code consume.lua} decision other than {@code accepted}. */
+	private static ConsumeRejection rejectionOf(String decision) {
+		for (ConsumeRejection rejection : ConsumeRejection.values()) {
+			if (rejection.wireName().equals(decision)) {
+				return rejection;
+			}
+		}
+		return "rejected".equals(decision) ? ConsumeRejection.TOKEN_BELOW_HIGH_WATER_MARK
+				: ConsumeRejection.CORRUPT_RECORD;
 	}
 
 	private static long parseToken(@Nullable Object header) {

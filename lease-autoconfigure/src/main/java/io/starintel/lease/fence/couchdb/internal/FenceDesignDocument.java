@@ -1,4 +1,4 @@
-package io.starintel.lease.fence.couchdb;
+package io.starintel.lease.fence.couchdb.internal;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -11,10 +11,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.ektorp.CouchDbConnector;
 import org.ektorp.UpdateConflictException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The versioned design document {@code _design/starintel_fence} whose {@code validate_doc_update} makes the
- * <em>server</em> enforce the fence, also for writes that bypass {@link FencedCouchDbConnector}.
+ * <em>server</em> enforce the fence, also for writes that bypass the fenced connector.
  *
  * <p>Contract (fenced writes): "condition the authoritative write on the document revision/idempotency key and
  * fencing guard". The function rejects (403 forbidden) a write whose {@code starintel_fence.fencing_token} is below
@@ -46,11 +47,11 @@ public final class FenceDesignDocument {
 	}
 
 	/**
-	 * Installs or upgrades the design document; returns the installed version. Safe to call from several instances
-	 * at start-up (a concurrent installer's conflict is resolved by re-reading).
+	 * Installs or upgrades the design document through {@code raw}, the undecorated connector (a fenced connector
+	 * would refuse the write: use its {@code installDesignDocument()}); returns the installed version. Safe to call
+	 * from several instances at start-up (a concurrent installer's conflict is resolved by re-reading).
 	 */
-	public static int install(CouchDbConnector connector) {
-		CouchDbConnector raw = (connector instanceof FencedCouchDbConnector fenced) ? fenced.delegate() : connector;
+	public static int install(CouchDbConnector raw) {
 		for (int attempt = 0; attempt < 3; attempt++) {
 			ObjectNode existing = raw.find(ObjectNode.class, ID);
 			int installed = versionOf(existing);
@@ -81,7 +82,7 @@ public final class FenceDesignDocument {
 		throw new IllegalStateException("Could not install " + ID + " after concurrent updates");
 	}
 
-	private static int versionOf(ObjectNode doc) {
+	private static int versionOf(@Nullable ObjectNode doc) {
 		if (doc == null) {
 			return 0;
 		}
@@ -90,7 +91,8 @@ public final class FenceDesignDocument {
 	}
 
 	private static String load() {
-		try (InputStream in = FenceDesignDocument.class.getResourceAsStream("validate_doc_update.js")) {
+		try (InputStream in = FenceDesignDocument.class
+			.getResourceAsStream("/io/starintel/lease/fence/couchdb/validate_doc_update.js")) {
 			if (in == null) {
 				throw new IllegalStateException("validate_doc_update.js is missing from the classpath");
 			}

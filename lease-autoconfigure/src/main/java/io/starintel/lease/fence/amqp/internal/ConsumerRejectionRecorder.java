@@ -1,4 +1,4 @@
-package io.starintel.lease.fence.amqp;
+package io.starintel.lease.fence.amqp.internal;
 
 import java.time.Instant;
 import java.util.List;
@@ -13,6 +13,7 @@ import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.fence.amqp.ConsumeRejection;
 
 /**
  * The audit/metric record of consumer-side rejections: one structured WARN line per rejection with
