@@ -9,7 +9,8 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 /**
  * Keeps the fence packages below auto-configuration and independent of store implementations (except the Redis
- * key layout shared with the checkpoint script), and keeps each integration in its own sub-package.
+ * key layout shared with the checkpoint script), keeps each integration in its own sub-package, and keeps each
+ * {@code internal} sub-package free of a cycle with the API package beside it.
  */
 class FenceArchitectureTests {
 
@@ -42,6 +43,16 @@ class FenceArchitectureTests {
 		noClasses().that().resideInAPackage("io.starintel.lease.fence.amqp..")
 			.should().dependOnClassesThat().resideInAnyPackage("org.ektorp..", "io.starintel.lease.fence.couchdb..",
 					"io.starintel.lease.fence.checkpoint..")
+			.check(this.classes);
+	}
+
+	@Test
+	void internalPackagesAndTheirApiPackagesHaveNoCycle() {
+		noClasses().that().resideInAPackage("io.starintel.lease.fence.couchdb.internal")
+			.should().dependOnClassesThat().resideInAPackage("io.starintel.lease.fence.couchdb")
+			.check(this.classes);
+		noClasses().that().resideInAPackage("io.starintel.lease.fence.amqp")
+			.should().dependOnClassesThat().resideInAPackage("io.starintel.lease.fence.amqp.internal")
 			.check(this.classes);
 	}
 
