@@ -23,11 +23,10 @@ import io.starintel.lease.fence.couchdb.internal.FenceDesignDocument;
 
 /**
  * Ektorp's {@link CouchDbConnector} over {@link FencedDocuments}: {@code create}, {@code update}, {@code delete} and
- * {@code executeBulk} are the fenced writes (the typed {@code try*} methods here are the same calls) and throw
- * {@link FencedWriteRejectedException} for anything but acceptance. Writes that cannot carry a stamp (attachments,
- * copy, purge, update handlers, streams, the bulk buffer) throw {@link UnsupportedOperationException}: use
- * {@link #delegate()} deliberately for unfenced data. Reads and administration go to the undecorated connector
- * unchanged ({@link ReadForwardingCouchDbConnector}).
+ * {@code executeBulk} are the fenced writes (the {@code try*} methods are the same calls with typed results) and throw
+ * {@link FencedWriteRejectedException} unless accepted. Writes that cannot carry a stamp (attachments, copy, purge,
+ * update handlers, streams, the bulk buffer) throw {@link UnsupportedOperationException}: use {@link #delegate()}
+ * deliberately for unfenced data. Reads and administration are forwarded ({@link ReadForwardingCouchDbConnector}).
  */
 public final class FencedCouchDbConnector extends ReadForwardingCouchDbConnector {
 
@@ -61,9 +60,8 @@ public final class FencedCouchDbConnector extends ReadForwardingCouchDbConnector
 	}
 
 	/**
-	 * Installs or upgrades the design document {@code _design/starintel_fence} through the undecorated connector
-	 * (what the auto-configuration does at start-up unless {@code starintel.lease.fence.couchdb.install-design-document}
-	 * is {@code false}); returns the installed version. Idempotent, safe from several instances at once.
+	 * Installs or upgrades {@code _design/starintel_fence} through the undecorated connector, idempotently and safely
+	 * from several instances (as the auto-configuration does at start-up); returns the installed version.
 	 */
 	public int installDesignDocument() {
 		return FenceDesignDocument.install(delegate());
