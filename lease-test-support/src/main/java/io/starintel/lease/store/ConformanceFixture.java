@@ -17,8 +17,10 @@ import org.junit.jupiter.api.BeforeEach;
  */
 abstract class ConformanceFixture {
 
+	/** The store the current test works on (set before each test; a test may replace it). */
 	protected LeaseStore store;
 
+	/** The current test's own program id, fresh for each test. */
 	protected String program;
 
 	/** The store each test starts with (the kit's own creation hook). */
@@ -33,14 +35,17 @@ abstract class ConformanceFixture {
 		this.program = "p-" + UUID.randomUUID().toString().substring(0, 8);
 	}
 
+	/** An identity of the current test's program for {@code target}. */
 	protected LockIdentity identity(String target) {
 		return LockIdentity.of("tenant-kit", this.program, "starintel-target", target, "usernamegen", "default", null);
 	}
 
+	/** A request deadline 30 s ahead. */
 	protected static Instant deadline() {
 		return Instant.now().plusSeconds(30);
 	}
 
+	/** A fresh acquire request (new request id) of {@code owner} with the given TTL and a 300 s maximum lifetime. */
 	protected static AcquireRequest acquireRequest(LockIdentity identity, String owner, long ttlMs) {
 		return new AcquireRequest(identity, Identifiers.generate("request"), deadline(),
 				new LeaseOwner(owner, "client_1", "key_1", "instance-" + owner), ttlMs, 300_000,

@@ -19,6 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 abstract class LeaseStoreConformanceFixture extends ConformanceFixture {
 
+	/** The TTL of the leases a test holds throughout. */
 	protected static final long TTL_MS = 60_000;
 
 	/** The store under test, fresh or shared. */
@@ -35,24 +36,29 @@ abstract class LeaseStoreConformanceFixture extends ConformanceFixture {
 		return createStore();
 	}
 
+	/** Acquires {@code identity} for {@code owner} (TTL {@link #TTL_MS}), asserting that it was granted. */
 	protected LeaseRecord acquired(LockIdentity identity, String owner) {
 		LeaseResult result = this.store.acquire(acquireRequest(identity, owner, TTL_MS));
 		assertThat(result.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
 		return result.lease();
 	}
 
+	/** Renews with a fresh request id and the current TTL. */
 	protected LeaseResult renew(LeaseHandle handle) {
 		return this.store.renew(new RenewRequest(handle, Identifiers.generate("request"), deadline()));
 	}
 
+	/** Renews with a fresh request id and a new TTL. */
 	protected LeaseResult renewWithTtl(LeaseHandle handle, long ttlMs) {
 		return this.store.renew(new RenewRequest(handle, Identifiers.generate("request"), deadline(), ttlMs));
 	}
 
+	/** Releases with a fresh request id. */
 	protected LeaseResult release(LeaseHandle handle) {
 		return this.store.release(new ReleaseRequest(handle, Identifiers.generate("request"), deadline()));
 	}
 
+	/** An administrator request (fresh request id) for {@code op} on the observed {@code lease}. */
 	protected static AdminRequest admin(Operation op, LeaseRecord lease) {
 		return new AdminRequest(op, lease.identity(), Identifiers.generate("request"), deadline(), lease.leaseId(),
 				lease.fencingToken(), "prn_admin", "key_admin", "incident-42");

@@ -31,6 +31,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@link #setFencingCounter(LockIdentity, long)}); each test works in a fresh program so that classes can run in
  * parallel against a shared backend.
  *
+ * <pre>{@code
+ * class MyLeaseStoreConformanceTests extends LeaseStoreConformanceKit {
+ *     protected LeaseStore createStore() { return new MyLeaseStore(server, policy); }
+ *     protected LeaseStore createStoreWithAttachedKeyLimit(int maximumKeys) { ... }
+ *     protected void advanceBackendTime(long millis) { ... } // move a fake clock, or wait on the server's
+ *     protected void setFencingCounter(LockIdentity identity, long value) { ... }
+ * }
+ * }</pre>
+ *
  * <p>This class holds the rows of acquire, release, expiry, deadlines, TTL policy, the fencing counter, commit
  * authorization and the two races; it inherits the other contract areas, one class each: renewal
  * ({@code RenewalConformanceRows}), idempotency ({@code IdempotencyConformanceRows}), administration and listing

@@ -40,20 +40,24 @@ abstract class SweepConformanceFixture extends ConformanceFixture {
 		return createStore(TEST_POLICY);
 	}
 
+	/** The current test's program. */
 	protected ProgramScope scope() {
 		return ProgramScope.of("tenant-kit", this.program);
 	}
 
+	/** Acquires {@code identity} on {@code store} with the given TTL, asserting that it was granted. */
 	protected static LeaseRecord acquired(LeaseStore store, LockIdentity identity, long ttlMs) {
 		LeaseResult result = store.acquire(acquireRequest(identity, "alice", ttlMs));
 		assertThat(result.code()).as(result.toString()).isEqualTo(ResultCode.LEASE_ACQUIRED);
 		return result.lease();
 	}
 
+	/** Sweeps the current test's program, at most {@code batch} leases. */
 	protected SweepResult sweep(int batch) {
 		return this.store.sweepExpired(new SweepRequest(scope(), batch, deadline()));
 	}
 
+	/** Whether inspect finds an active lease of {@code identity}. */
 	boolean inspectFinds(LockIdentity identity) {
 		return this.store.inspect(InspectRequest.byIdentity(identity, "corr_1", deadline()))
 			.code() == ResultCode.LEASE_INSPECTED;
