@@ -6,7 +6,6 @@ import java.util.List;
 
 import io.starintel.lease.core.AttachDeleteRequest;
 import io.starintel.lease.core.AttachGetRequest;
-import io.starintel.lease.core.AttachListRequest;
 import io.starintel.lease.core.AttachPutRequest;
 import io.starintel.lease.core.AttachedKeys;
 import io.starintel.lease.core.AttachmentResult;
@@ -31,29 +30,6 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * deadlines, and the deletion of every key in the transition that ends the lease.
  */
 abstract class AttachedKeyConformanceRows extends LeaseStoreConformanceFixture {
-
-	/** Puts an attached key under {@code handle} with a fresh request id. */
-	protected AttachmentResult put(LeaseHandle handle, String name, String value) {
-		return this.store.putAttached(new AttachPutRequest(handle, name, value, Identifiers.generate("request"),
-				deadline()));
-	}
-
-	/** Reads an attached key of {@code scope}. */
-	protected AttachmentResult get(ProgramScope scope, String name) {
-		return this.store.getAttached(new AttachGetRequest(scope, name, "corr_1", deadline()));
-	}
-
-	/** Lists the names attached to {@code lease}. */
-	protected AttachmentResult listAttached(LeaseRecord lease) {
-		return this.store.listAttached(new AttachListRequest(lease.identity().scope(), lease.leaseId(), "corr_1",
-				deadline()));
-	}
-
-	/** Deletes an attached key under {@code handle} with a fresh request id. */
-	protected AttachmentResult deleteAttached(LeaseHandle handle, String name) {
-		return this.store.deleteAttached(new AttachDeleteRequest(handle, name, Identifiers.generate("request"),
-				deadline()));
-	}
 
 	private void assertGone(LeaseRecord lease, String... names) {
 		for (String name : names) {

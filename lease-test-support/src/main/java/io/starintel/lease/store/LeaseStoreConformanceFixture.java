@@ -1,12 +1,18 @@
 package io.starintel.lease.store;
 
 import io.starintel.lease.core.AdminRequest;
+import io.starintel.lease.core.AttachDeleteRequest;
+import io.starintel.lease.core.AttachGetRequest;
+import io.starintel.lease.core.AttachListRequest;
+import io.starintel.lease.core.AttachPutRequest;
+import io.starintel.lease.core.AttachmentResult;
 import io.starintel.lease.core.Identifiers;
 import io.starintel.lease.core.LeaseHandle;
 import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.Operation;
+import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.core.ResultCode;
@@ -15,7 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The hooks and request helpers of {@link LeaseStoreConformanceKit}: how the kit gets a store (default policy, or a
- * limit of attached keys), sets a fencing counter, and acquires, renews, releases and administers leases.
+ * limit of attached keys), sets a fencing counter, acquires, renews, releases and administers leases, and puts,
+ * reads, lists and deletes attached keys.
  */
 abstract class LeaseStoreConformanceFixture extends ConformanceFixture {
 
@@ -62,6 +69,29 @@ abstract class LeaseStoreConformanceFixture extends ConformanceFixture {
 	protected static AdminRequest admin(Operation op, LeaseRecord lease) {
 		return new AdminRequest(op, lease.identity(), Identifiers.generate("request"), deadline(), lease.leaseId(),
 				lease.fencingToken(), "prn_admin", "key_admin", "incident-42");
+	}
+
+	/** Puts an attached key under {@code handle} with a fresh request id. */
+	protected AttachmentResult put(LeaseHandle handle, String name, String value) {
+		return this.store.putAttached(new AttachPutRequest(handle, name, value, Identifiers.generate("request"),
+				deadline()));
+	}
+
+	/** Reads an attached key of {@code scope}. */
+	protected AttachmentResult get(ProgramScope scope, String name) {
+		return this.store.getAttached(new AttachGetRequest(scope, name, "corr_1", deadline()));
+	}
+
+	/** Lists the names attached to {@code lease}. */
+	protected AttachmentResult listAttached(LeaseRecord lease) {
+		return this.store.listAttached(new AttachListRequest(lease.identity().scope(), lease.leaseId(), "corr_1",
+				deadline()));
+	}
+
+	/** Deletes an attached key under {@code handle} with a fresh request id. */
+	protected AttachmentResult deleteAttached(LeaseHandle handle, String name) {
+		return this.store.deleteAttached(new AttachDeleteRequest(handle, name, Identifiers.generate("request"),
+				deadline()));
 	}
 
 }
