@@ -1,10 +1,13 @@
 package io.starintel.lease.job;
 
+import java.time.Clock;
+
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.AdminRequest;
 import io.starintel.lease.core.CommitRequest;
 import io.starintel.lease.core.InspectRequest;
 import io.starintel.lease.core.LeasePage;
+import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.ListRequest;
 import io.starintel.lease.core.ReleaseRequest;
@@ -13,17 +16,20 @@ import io.starintel.lease.core.ResolveRequest;
 import io.starintel.lease.store.LeaseStore;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;
 
-/** A store that delegates to an in-memory store; tests override single operations. */
+/**
+ * The one delegating store of the tests: every call goes to an in-memory store, and a test overrides the operations
+ * it makes fail or slow. Shared through this module's test-jar (lease-worker-http's tests use it too).
+ */
 public class DelegatingStore implements LeaseStore {
 
 	protected final InMemoryLeaseStore delegate;
 
 	public DelegatingStore() {
-		this(io.starintel.lease.core.LeasePolicy.defaults());
+		this(LeasePolicy.defaults());
 	}
 
-	public DelegatingStore(io.starintel.lease.core.LeasePolicy policy) {
-		this.delegate = new InMemoryLeaseStore(java.time.Clock.systemUTC(), policy);
+	public DelegatingStore(LeasePolicy policy) {
+		this.delegate = new InMemoryLeaseStore(Clock.systemUTC(), policy);
 	}
 
 	@Override

@@ -1,7 +1,9 @@
 /**
- * Test support shared by every module's tests: where the real servers are ({@link ServiceEnvironment}) and the
- * launcher of throw-away Redis/Valkey servers ({@link RedisServerProcess}). The conformance kit is
- * {@link io.starintel.lease.store.LeaseStoreConformanceKit}.
+ * Test support shared by every module's tests: where the real servers are ({@link ServiceEnvironment}), the
+ * launcher of throw-away Redis/Valkey servers ({@link RedisServerProcess}), the TCP proxy of the fault suites
+ * ({@link FaultProxy}) and the public-surface check ({@link PublicTypes}). The conformance kits are
+ * {@link io.starintel.lease.store.LeaseStoreConformanceKit} and
+ * {@link io.starintel.lease.store.LeaseStoreSweepConformanceKit}.
  */
 @NullMarked
 package io.starintel.lease.test;

@@ -3,8 +3,6 @@ package io.starintel.lease.worker;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -17,19 +15,14 @@ import org.springframework.security.crypto.bcrypt.BCryptPasswordEncoder;
 
 import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.core.AcquireRequest;
-import io.starintel.lease.core.AdminRequest;
-import io.starintel.lease.core.CommitRequest;
-import io.starintel.lease.core.InspectRequest;
-import io.starintel.lease.core.LeasePage;
 import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.LeaseResult;
-import io.starintel.lease.core.ListRequest;
 import io.starintel.lease.core.OperationClasses;
-import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.RenewRequest;
-import io.starintel.lease.core.ResolveRequest;
+import io.starintel.lease.job.DelegatingStore;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.LeaseStore;
+import io.starintel.lease.store.OffsetClock;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -74,7 +67,7 @@ class WorkerOperationsTests {
 
 	@Test
 	void aStoreThatThrowsAfterSubmissionIsAnUnknownOutcomeNeverA500() {
-		LeaseStore throwing = new Delegating(new InMemoryLeaseStore(Clock.systemUTC(), LeasePolicy.defaults())) {
+		LeaseStore throwing = new DelegatingStore() {
 			@Override
 			public LeaseResult acquire(AcquireRequest request) {
 				throw new IllegalStateException("connection reset by starintel:target-lease:v1:secret-key");
@@ -92,25 +85,8 @@ class WorkerOperationsTests {
 	@Test
 	void aRenewalAnsweredAfterItsDeadlineIsAnUnknownOutcome() {
 		AtomicLong offsetMs = new AtomicLong();
-		Clock base = Clock.systemUTC();
-		Clock clock = new Clock() {
-			@Override
-			public ZoneOffset getZone() {
-				return ZoneOffset.UTC;
-			}
-
-			@Override
-			public Clock withZone(java.time.ZoneId zone) {
-				return this;
-			}
-
-			@Override
-			public Instant instant() {
-				return base.instant().plusMillis(offsetMs.get());
-			}
-		};
-		InMemoryLeaseStore memory = new InMemoryLeaseStore(Clock.systemUTC(), LeasePolicy.defaults());
-		LeaseStore slow = new Delegating(memory) {
+		Clock clock = new OffsetClock(offsetMs);
+		LeaseStore slow = new DelegatingStore() {
 			@Override
 			public LeaseResult renew(RenewRequest request) {
 				LeaseResult result = super.renew(request);
@@ -142,62 +118,6 @@ class WorkerOperationsTests {
 		assertThat(json(refused).path("code").asString()).isEqualTo("lease_rate_limited");
 		assertThat(refused.retryAfterMs()).isPositive();
 		assertThat(this.audit).anySatisfy((e) -> assertThat(e.correlationId()).isEqualTo("c2"));
-	}
-
-	/** Delegates every call to a real store. */
-	static class Delegating implements LeaseStore {
-
-		private final LeaseStore delegate;
-
-		Delegating(LeaseStore delegate) {
-			this.delegate = delegate;
-		}
-
-		@Override
-		public LeaseResult acquire(AcquireRequest request) {
-			return this.delegate.acquire(request);
-		}
-
-		@Override
-		public LeaseResult renew(RenewRequest request) {
-			return this.delegate.renew(request);
-		}
-
-		@Override
-		public LeaseResult release(ReleaseRequest request) {
-			return this.delegate.release(request);
-		}
-
-		@Override
-		public LeaseResult inspect(InspectRequest request) {
-			return this.delegate.inspect(request);
-		}
-
-		@Override
-		public LeasePage list(ListRequest request) {
-			return this.delegate.list(request);
-		}
-
-		@Override
-		public LeaseResult forceRelease(AdminRequest request) {
-			return this.delegate.forceRelease(request);
-		}
-
-		@Override
-		public LeaseResult revoke(AdminRequest request) {
-			return this.delegate.revoke(request);
-		}
-
-		@Override
-		public LeaseResult authorizeCommit(CommitRequest request) {
-			return this.delegate.authorizeCommit(request);
-		}
-
-		@Override
-		public LeaseResult resolve(ResolveRequest request) {
-			return this.delegate.resolve(request);
-		}
-
 	}
 
 }

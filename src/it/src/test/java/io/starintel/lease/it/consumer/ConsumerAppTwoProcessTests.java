@@ -29,7 +29,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
 import io.starintel.lease.test.ServiceEnvironment;
-import io.starintel.lease.it.redis.ReplyDroppingProxy;
+import io.starintel.lease.test.FaultProxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -56,9 +56,9 @@ class ConsumerAppTwoProcessTests {
 	private static final String ADMIN = "Basic "
 			+ Base64.getEncoder().encodeToString(("cred-consumer-admin:" + PASSWORD).getBytes());
 
-	private static ReplyDroppingProxy proxyA;
+	private static FaultProxy proxyA;
 
-	private static ReplyDroppingProxy proxyB;
+	private static FaultProxy proxyB;
 
 	private static ConsumerProcess a;
 
@@ -72,8 +72,8 @@ class ConsumerAppTwoProcessTests {
 		URI redisUrl = ServiceEnvironment.redisUri();
 		InetSocketAddress redis = new InetSocketAddress(redisUrl.getHost(),
 				(redisUrl.getPort() > 0) ? redisUrl.getPort() : 6379);
-		proxyA = new ReplyDroppingProxy(redis);
-		proxyB = new ReplyDroppingProxy(redis);
+		proxyA = new FaultProxy(redis);
+		proxyB = new FaultProxy(redis);
 		String hash = "{bcrypt}" + new BCryptPasswordEncoder(4).encode(PASSWORD);
 		Path logs = app.resolve("target");
 		a = ConsumerProcess.start("A", jar, freePort(), environment("instance-a", proxyA.port(), hash), logs.resolve("consumer-a.log"));

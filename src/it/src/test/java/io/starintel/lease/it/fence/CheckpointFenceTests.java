@@ -3,9 +3,7 @@ package io.starintel.lease.it.fence;
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.fence.FenceOutcome;
 import io.starintel.lease.fence.FencedWriteResult;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
@@ -13,8 +11,8 @@ import java.time.Duration;
 import io.starintel.lease.fence.checkpoint.Checkpoint;
 import io.starintel.lease.fence.checkpoint.CheckpointReadStatus;
 import io.starintel.lease.it.redis.RedisServers;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import io.starintel.lease.test.FaultProxy;
+import io.starintel.lease.test.RedisServerProcess;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import io.starintel.lease.fence.checkpoint.CheckpointState;
@@ -111,7 +109,7 @@ class CheckpointFenceTests {
 			throws Exception {
 		URI uri = RedisServers.uri();
 		LeaseContext a = fixture.acquire(fixture.identity("cp-reply-lost"), "alice", 30_000);
-		try (CuttingRedisProxy proxy = new CuttingRedisProxy(new InetSocketAddress(uri.getHost(), uri.getPort()))) {
+		try (FaultProxy proxy = new FaultProxy(new InetSocketAddress(uri.getHost(), uri.getPort()))) {
 			LettuceConnectionFactory proxied = RedisServers.factory("127.0.0.1", proxy.port());
 			try {
 				StringRedisTemplate template = new StringRedisTemplate(proxied);
@@ -150,15 +148,7 @@ class CheckpointFenceTests {
 	@Test
 	void unreachableRedisGivesTypedResultsAndNoException() throws Exception {
 		LeaseContext a = fixture.acquire(fixture.identity("cp-unreachable"), "alice", 30_000);
-		int closedPort;
-		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-			closedPort = socket.getLocalPort();
-		}
-		LettuceConnectionFactory nowhere = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration("127.0.0.1", closedPort),
-				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(10)).build());
-		nowhere.afterPropertiesSet();
-		nowhere.start();
+		LettuceConnectionFactory nowhere = RedisServers.factory("127.0.0.1", RedisServerProcess.freePort());
 		try {
 			RedisCheckpointStore store = new RedisCheckpointStore(new StringRedisTemplate(nowhere),
 					Duration.ofMillis(800), Clock.systemUTC());

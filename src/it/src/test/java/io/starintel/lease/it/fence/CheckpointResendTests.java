@@ -1,8 +1,6 @@
 package io.starintel.lease.it.fence;
 
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
@@ -14,13 +12,13 @@ import io.starintel.lease.fence.FencedWriteResult;
 import io.starintel.lease.fence.checkpoint.CheckpointState;
 import io.starintel.lease.fence.checkpoint.RedisCheckpointStore;
 import io.starintel.lease.it.redis.RedisServers;
+import io.starintel.lease.test.FaultProxy;
+import io.starintel.lease.test.RedisServerProcess;
 import io.starintel.lease.context.LeaseContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -53,7 +51,7 @@ class CheckpointResendTests {
 		URI uri = RedisServers.uri();
 		LeaseContext a = fixture.acquire(fixture.identity("cp-resend"), "alice", 30_000);
 		String key = RedisCheckpointStore.key(a.identity());
-		try (CuttingRedisProxy proxy = new CuttingRedisProxy(new InetSocketAddress(uri.getHost(), uri.getPort()))) {
+		try (FaultProxy proxy = new FaultProxy(new InetSocketAddress(uri.getHost(), uri.getPort()))) {
 			LettuceConnectionFactory proxied = RedisServers.factory("127.0.0.1", proxy.port());
 			try {
 				StringRedisTemplate template = new StringRedisTemplate(proxied);
@@ -92,15 +90,7 @@ class CheckpointResendTests {
 	@Test
 	void readWithRedisUnreachableThrowsNothing() throws Exception {
 		LeaseContext a = fixture.acquire(fixture.identity("cp-read-unreachable"), "alice", 30_000);
-		int closedPort;
-		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-			closedPort = socket.getLocalPort();
-		}
-		LettuceConnectionFactory nowhere = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration("127.0.0.1", closedPort),
-				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(10)).build());
-		nowhere.afterPropertiesSet();
-		nowhere.start();
+		LettuceConnectionFactory nowhere = RedisServers.factory("127.0.0.1", RedisServerProcess.freePort());
 		try {
 			StringRedisTemplate template = new StringRedisTemplate(nowhere);
 			template.afterPropertiesSet();

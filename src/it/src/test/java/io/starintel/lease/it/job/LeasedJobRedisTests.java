@@ -1,5 +1,7 @@
 package io.starintel.lease.it.job;
 
+import java.net.InetSocketAddress;
+import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -26,7 +28,7 @@ import io.starintel.lease.core.Operation;
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.it.redis.RedisServers;
-import io.starintel.lease.it.redis.ReplyDroppingProxy;
+import io.starintel.lease.test.FaultProxy;
 import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.job.LeaseLostEvent;
 import io.starintel.lease.service.LeaseService;
@@ -179,8 +181,8 @@ class LeasedJobRedisTests {
 
 	@Test
 	void aPartitionThatSilencesRedisCancelsTheJobBeforeTheLeaseExpires() throws Exception {
-		java.net.URI uri = RedisServers.uri();
-		try (ReplyDroppingProxy proxy = new ReplyDroppingProxy(new java.net.InetSocketAddress(uri.getHost(), uri.getPort()))) {
+		URI uri = RedisServers.uri();
+		try (FaultProxy proxy = new FaultProxy(new InetSocketAddress(uri.getHost(), uri.getPort()))) {
 			ConfigurableApplicationContext a = instance("instance_a", "redis://127.0.0.1:" + proxy.port());
 			CompletableFuture<Void> job = CompletableFuture
 				.runAsync(() -> a.getBean(LeasedJobApp.Jobs.class).blockUntilCancelled("target_partition"));

@@ -1,7 +1,5 @@
 package io.starintel.lease.it.redis;
 
-import java.time.Duration;
-
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.store.LeaseStore;
 import io.starintel.lease.store.LeaseStoreConformanceKit;
@@ -14,8 +12,6 @@ import org.junit.jupiter.api.TestInfo;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
-
-import static org.awaitility.Awaitility.await;
 
 /**
  * The conformance kit against a real Redis (and, in {@link ValkeyLeaseStoreConformanceTests}, a real Valkey): every
@@ -52,22 +48,15 @@ class RedisLeaseStoreConformanceTests extends LeaseStoreConformanceKit {
 				LeaseAlerts.LOG);
 	}
 
-	/** Real backend time cannot be moved: wait until it has passed (Awaitility, polling the server's clock). */
+	/** Real backend time cannot be moved: wait until it has passed (polling the server's clock). */
 	@Override
 	protected void advanceBackendTime(long millis) {
-		long target = serverMillis() + millis;
-		await().atMost(Duration.ofMillis(millis * 10 + 1000))
-			.pollInterval(Duration.ofMillis(20))
-			.until(() -> serverMillis() >= target);
+		RedisServers.awaitServerTimePassed(redis, millis);
 	}
 
 	@Override
 	protected void setFencingCounter(LockIdentity identity, long value) {
 		redis.opsForHash().put(RedisKeys.of(identity).fence(identity.keyDigest()), "counter", Long.toString(value));
-	}
-
-	private static long serverMillis() {
-		return redis.execute(connection -> connection.serverCommands().time(), true);
 	}
 
 }

@@ -1,6 +1,5 @@
 package io.starintel.lease.it.redis;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -15,8 +14,6 @@ import org.junit.jupiter.api.TestInfo;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
-
-import static org.awaitility.Awaitility.await;
 
 /**
  * The sweep and limit rows against a real Redis (and, in {@link ValkeyLeaseStoreSweepConformanceTests}, a real
@@ -62,17 +59,10 @@ class RedisLeaseStoreSweepConformanceTests extends LeaseStoreSweepConformanceKit
 		return new RedisLeaseStore(other, TEST_POLICY, LeaseAlerts.LOG);
 	}
 
-	/** Real backend time cannot be moved: wait until it has passed (Awaitility, polling the server's clock). */
+	/** Real backend time cannot be moved: wait until it has passed (polling the server's clock). */
 	@Override
 	protected void advanceBackendTime(long millis) {
-		long target = serverMillis() + millis;
-		await().atMost(Duration.ofMillis(millis * 10 + 1000))
-			.pollInterval(Duration.ofMillis(20))
-			.until(() -> serverMillis() >= target);
-	}
-
-	private static long serverMillis() {
-		return redis.execute(connection -> connection.serverCommands().time(), true);
+		RedisServers.awaitServerTimePassed(redis, millis);
 	}
 
 }

@@ -19,6 +19,7 @@ import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.ResolveRequest;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.store.redis.RedisLeaseStore;
+import io.starintel.lease.test.FaultProxy;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -49,7 +50,7 @@ class RedisOutcomeUnknownTests extends SharedRedisTests {
 		URI uri = server.uri();
 		RedisLeaseStore directStore = RedisServers.store(factory);
 		LockIdentity identity = identity();
-		try (ReplyDroppingProxy proxy = new ReplyDroppingProxy(new InetSocketAddress(uri.getHost(), uri.getPort()))) {
+		try (FaultProxy proxy = new FaultProxy(new InetSocketAddress(uri.getHost(), uri.getPort()))) {
 			LettuceConnectionFactory proxied = RedisServers.factory("127.0.0.1", proxy.port());
 			try {
 				RedisLeaseStore store = RedisServers.store(proxied);
@@ -113,7 +114,7 @@ class RedisOutcomeUnknownTests extends SharedRedisTests {
 	 * Waits until the server has answered the command whose reply the proxy dropped, so that resolving on another
 	 * connection cannot overtake the lost command on a loaded machine.
 	 */
-	private static void awaitExecuted(ReplyDroppingProxy proxy, long droppedBefore) {
+	private static void awaitExecuted(FaultProxy proxy, long droppedBefore) {
 		await("the server answered the command whose reply was dropped").atMost(Duration.ofSeconds(30))
 			.pollInterval(Duration.ofMillis(10))
 			.until(() -> proxy.droppedReplyBytes() > droppedBefore);

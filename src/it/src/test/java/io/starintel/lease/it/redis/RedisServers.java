@@ -24,6 +24,9 @@ import org.slf4j.LoggerFactory;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.awaitility.Awaitility.await;
 
 /**
  * Connection factories for the real servers the integration suites use: Redis ({@code STARINTEL_REDIS_URL} or
@@ -127,6 +130,22 @@ public final class RedisServers {
 		catch (IOException ex) {
 			return false;
 		}
+	}
+
+	/** The server's clock ({@code TIME}) in epoch milliseconds. */
+	public static long serverMillis(StringRedisTemplate redis) {
+		return redis.execute(connection -> connection.serverCommands().time(), true);
+	}
+
+	/**
+	 * Waits until the server's clock has moved {@code millis} forward: real backend time cannot be moved, so the
+	 * conformance kits' {@code advanceBackendTime} polls it (Awaitility, bounded at ten times the wait plus a second).
+	 */
+	public static void awaitServerTimePassed(StringRedisTemplate redis, long millis) {
+		long target = serverMillis(redis) + millis;
+		await().atMost(Duration.ofMillis(millis * 10 + 1000))
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> serverMillis(redis) >= target);
 	}
 
 	/** A Redis store on a factory with the suites' policy. */

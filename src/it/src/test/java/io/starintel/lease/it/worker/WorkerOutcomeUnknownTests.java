@@ -31,7 +31,7 @@ import io.starintel.lease.audit.AuditingLeaseStore;
 import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.OperationClasses;
 import io.starintel.lease.it.redis.RedisServers;
-import io.starintel.lease.it.redis.ReplyDroppingProxy;
+import io.starintel.lease.test.FaultProxy;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.redis.RedisLeaseStore;
 import io.starintel.lease.worker.WorkerController;
@@ -124,7 +124,7 @@ class WorkerOutcomeUnknownTests {
 	void aLostReplyIsOutcomeUnknown503AndResolveReturnsTheCommittedLease() throws Exception {
 		String program = "p-" + UUID.randomUUID().toString().substring(0, 8);
 		URI uri = RedisServers.uri();
-		try (ReplyDroppingProxy proxy = new ReplyDroppingProxy(new InetSocketAddress(uri.getHost(), uri.getPort()))) {
+		try (FaultProxy proxy = new FaultProxy(new InetSocketAddress(uri.getHost(), uri.getPort()))) {
 			LettuceConnectionFactory proxied = RedisServers.factory("127.0.0.1", proxy.port());
 			try {
 				MockMvc throughProxy = worker(proxied, program);

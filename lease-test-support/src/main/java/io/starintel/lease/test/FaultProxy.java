@@ -1,8 +1,9 @@
-package io.starintel.lease.it.redis;
+package io.starintel.lease.test;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -12,11 +13,20 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A small loopback TCP proxy in front of Redis that always forwards requests and, when told to, silently drops
- * the replies: the command reaches the server and commits, the client never hears back (a lost reply, or a
- * partition that silences the backend).
+ * The one loopback TCP proxy of the fault suites, in front of a Redis/Valkey server (or any TCP service). It always
+ * forwards requests, and injects two faults on demand:
+ *
+ * <ul>
+ * <li>{@link #dropReplies(boolean) dropping replies}: the command reaches the server and commits, the client never
+ * hears back (a lost reply, or a partition that silences the backend);</li>
+ * <li>{@link #cut() cutting} every open connection: the client reconnects (through the proxy, which keeps
+ * listening) and may re-send the commands it has no answer for.</li>
+ * </ul>
+ *
+ * <p>The byte counters are the evidence a test waits for: {@link #forwardedRequestBytes()} that a command was
+ * submitted, {@link #droppedReplyBytes()} that the server executed a command whose reply was lost.
  */
-public final class ReplyDroppingProxy implements AutoCloseable {
+public final class FaultProxy implements AutoCloseable {
 
 	private final ServerSocket listener;
 
@@ -31,10 +41,10 @@ public final class ReplyDroppingProxy implements AutoCloseable {
 	private final List<Socket> sockets = new CopyOnWriteArrayList<>();
 
 	/** Starts listening on a free loopback port, forwarding to {@code target}. */
-	public ReplyDroppingProxy(InetSocketAddress target) throws IOException {
+	public FaultProxy(InetSocketAddress target) throws IOException {
 		this.target = target;
-		this.listener = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
-		Thread acceptor = new Thread(this::acceptLoop, "proxy-accept");
+		this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+		Thread acceptor = new Thread(this::acceptConnections, "fault-proxy-accept");
 		acceptor.setDaemon(true);
 		acceptor.start();
 	}
@@ -59,7 +69,15 @@ public final class ReplyDroppingProxy implements AutoCloseable {
 		return this.droppedReplyBytes.get();
 	}
 
-	private void acceptLoop() {
+	/** Closes every open connection; the listener stays open, so clients can reconnect. */
+	public void cut() throws IOException {
+		for (Socket socket : this.sockets) {
+			socket.close();
+		}
+		this.sockets.clear();
+	}
+
+	private void acceptConnections() {
 		while (!this.listener.isClosed()) {
 			try {
 				Socket client = this.listener.accept();
@@ -94,19 +112,18 @@ public final class ReplyDroppingProxy implements AutoCloseable {
 				}
 			}
 			catch (IOException ex) {
-				// a side closed: the other side is closed with it by try-with-resources
+				// one side closed: try-with-resources closes the other with it
 			}
-		}, replies ? "proxy-replies" : "proxy-requests");
+		}, replies ? "fault-proxy-replies" : "fault-proxy-requests");
 		thread.setDaemon(true);
 		thread.start();
 	}
 
+	/** Stops listening and closes every open connection. */
 	@Override
 	public void close() throws IOException {
 		this.listener.close();
-		for (Socket socket : this.sockets) {
-			socket.close();
-		}
+		cut();
 	}
 
 }
