@@ -13,7 +13,7 @@ import io.starintel.lease.core.InvalidLeaseRequestException;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.core.ResultCode;
-import io.starintel.lease.http.TenantAdmission;
+import io.starintel.lease.http.internal.TenantAdmission;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -1,7 +1,7 @@
 package io.starintel.lease.admin;
 
 import io.starintel.lease.audit.AuditEventType;
-import io.starintel.lease.http.CorrelationIds;
+import io.starintel.lease.http.internal.CorrelationId;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 
@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
 public final class AdminRequestAudit {
 
 	/** Header carrying the caller's correlation id (echoed, or generated when absent or invalid). */
-	public static final String CORRELATION_HEADER = CorrelationIds.HEADER;
+	public static final String CORRELATION_HEADER = CorrelationId.HEADER;
 
 	private static final ThreadLocal<AdminRequestAudit> CURRENT = new ThreadLocal<>();
 
@@ -66,7 +66,7 @@ public final class AdminRequestAudit {
 	}
 
 	private static String fromHeader(HttpServletRequest request) {
-		return CorrelationIds.of(request.getHeader(CORRELATION_HEADER));
+		return CorrelationId.of(request.getHeader(CORRELATION_HEADER));
 	}
 
 	/** The operation a request addressed, from its path (used for requests refused before parsing). */

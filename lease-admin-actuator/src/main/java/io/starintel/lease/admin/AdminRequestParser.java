@@ -16,8 +16,8 @@ import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.Operation;
 import io.starintel.lease.core.OperationClasses;
 import io.starintel.lease.core.ProgramScope;
-import io.starintel.lease.http.Deadlines;
-import io.starintel.lease.http.StrictJson;
+import io.starintel.lease.http.internal.RequestDeadline;
+import io.starintel.lease.http.internal.StrictJson;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -174,7 +174,7 @@ final class AdminRequestParser {
 	}
 
 	private Instant deadline(@Nullable String text) {
-		return Deadlines.parse(text, this.clock.instant(), this.properties.getDefaultDeadline(), this.policy, null);
+		return RequestDeadline.parse(text, this.clock.instant(), this.properties.getDefaultDeadline(), this.policy, null);
 	}
 
 	private static Map<String, String> single(Map<String, String[]> params, Set<String> allowed) {

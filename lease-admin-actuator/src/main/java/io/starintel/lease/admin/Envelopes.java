@@ -4,7 +4,7 @@ import java.util.List;
 
 import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.ResultCode;
-import io.starintel.lease.http.HttpEnvelopes;
+import io.starintel.lease.http.internal.HttpEnvelope;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -32,9 +32,9 @@ public final class Envelopes {
 
 	/** A success envelope with one lease, with its {@code holder} when {@code holder}. */
 	public static String success(ResultCode code, String correlationId, LeaseRecord lease, boolean holder) {
-		ObjectNode body = HttpEnvelopes.success(code, correlationId);
-		body.set("lease", HttpEnvelopes.lease(lease, holder));
-		return HttpEnvelopes.write(body);
+		ObjectNode body = HttpEnvelope.success(code, correlationId);
+		body.set("lease", HttpEnvelope.lease(lease, holder));
+		return HttpEnvelope.write(body);
 	}
 
 	/** A list envelope: {@code leases} and {@code next_cursor} (null on the last page). */
@@ -45,10 +45,10 @@ public final class Envelopes {
 	/** A list envelope, each lease with its {@code holder} when {@code holder}. */
 	public static String page(String correlationId, List<LeaseRecord> leases, @Nullable String nextCursor,
 			boolean holder) {
-		ObjectNode body = HttpEnvelopes.success(ResultCode.LEASE_LISTED, correlationId);
+		ObjectNode body = HttpEnvelope.success(ResultCode.LEASE_LISTED, correlationId);
 		ArrayNode array = body.putArray("leases");
 		for (LeaseRecord lease : leases) {
-			array.add(HttpEnvelopes.lease(lease, holder));
+			array.add(HttpEnvelope.lease(lease, holder));
 		}
 		if (nextCursor != null) {
 			body.put("next_cursor", nextCursor);
@@ -56,21 +56,21 @@ public final class Envelopes {
 		else {
 			body.putNull("next_cursor");
 		}
-		return HttpEnvelopes.write(body);
+		return HttpEnvelope.write(body);
 	}
 
 	/** An error envelope; {@code detail} (only for invalid_lease_request) names a field and rule, never a value. */
 	public static String error(ResultCode code, String correlationId, long retryAfterMs, @Nullable String detail) {
-		ObjectNode body = HttpEnvelopes.error(code, correlationId, message(code, detail));
+		ObjectNode body = HttpEnvelope.error(code, correlationId, message(code, detail));
 		if (retryAfterMs > 0) {
 			body.put("retry_after_ms", retryAfterMs);
 		}
-		return HttpEnvelopes.write(body);
+		return HttpEnvelope.write(body);
 	}
 
 	/** Fixed, safe message of each code (the shared table, with the admin wording of lost and unknown). */
 	static String message(ResultCode code, @Nullable String detail) {
-		return HttpEnvelopes.message(code, detail, "Target lease is not the observed active lease",
+		return HttpEnvelope.message(code, detail, "Target lease is not the observed active lease",
 				"Outcome unknown; retry with the same request_id");
 	}
 

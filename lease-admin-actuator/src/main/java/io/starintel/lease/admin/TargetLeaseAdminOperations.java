@@ -15,7 +15,7 @@ import io.starintel.lease.core.ListRequest;
 import io.starintel.lease.core.Operation;
 import io.starintel.lease.core.OperationClasses;
 import io.starintel.lease.core.ResultCode;
-import io.starintel.lease.http.TenantAdmission;
+import io.starintel.lease.http.internal.TenantAdmission;
 import io.starintel.lease.store.LeaseStore;
 import org.jspecify.annotations.Nullable;
 

@@ -7,7 +7,7 @@ import io.starintel.lease.admin.AdminProperties;
 import io.starintel.lease.admin.TargetLeaseAdminController;
 import io.starintel.lease.admin.TargetLeaseAdminOperations;
 import io.starintel.lease.admin.TraceGuardFilter;
-import io.starintel.lease.http.TenantAdmission;
+import io.starintel.lease.http.internal.TenantAdmission;
 import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.audit.redis.RedisStreamAuditSink;
 import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;

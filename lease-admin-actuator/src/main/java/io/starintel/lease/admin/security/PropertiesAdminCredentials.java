@@ -14,7 +14,7 @@ import io.starintel.lease.admin.CredentialKind;
 import io.starintel.lease.core.LeaseConfigurationException;
 import io.starintel.lease.core.Identifiers;
 import io.starintel.lease.core.ProgramScope;
-import io.starintel.lease.http.CredentialRules;
+import io.starintel.lease.http.internal.CredentialCheck;
 import org.springframework.security.core.userdetails.UserDetails;
 import org.springframework.security.core.userdetails.UserDetailsService;
 import org.springframework.security.core.userdetails.UsernameNotFoundException;
@@ -61,7 +61,7 @@ public final class PropertiesAdminCredentials implements UserDetailsService {
 		String where = "starintel.lease.admin.credentials[" + credential.getCredentialId() + "]";
 		Identifiers.require("principal", credential.getPrincipal());
 		Identifiers.require("credential-id", credential.getCredentialId());
-		CredentialRules.secretHash(where + ".secret-hash", credential.getSecretHash());
+		CredentialCheck.secretHash(where + ".secret-hash", credential.getSecretHash());
 		for (String capability : credential.getCapabilities()) {
 			if (!Capabilities.ALL.contains(capability)) {
 				throw new IllegalStateException(where + ": unknown capability");
@@ -81,8 +81,8 @@ public final class PropertiesAdminCredentials implements UserDetailsService {
 			programs.add(scope.programId());
 		}
 		ProgramScope first = ProgramScope.of(tenant, programs.iterator().next());
-		Set<String> actors = CredentialRules.actors(where + ".actors", first, credential.getActors());
-		Set<String> targets = CredentialRules.targets(where + ".targets", first, credential.getTargets());
+		Set<String> actors = CredentialCheck.actors(where + ".actors", first, credential.getActors());
+		Set<String> targets = CredentialCheck.targets(where + ".targets", first, credential.getTargets());
 		AdminGrant grant = new AdminGrant(credential.getPrincipal(), credential.getCredentialId(),
 				credential.getKind(), credential.getCapabilities(), tenant, programs, actors, targets);
 		return new LeaseAdminUser(grant, credential.getSecretHash());

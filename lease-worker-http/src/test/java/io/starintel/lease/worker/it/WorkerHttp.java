@@ -1,5 +1,7 @@
 package io.starintel.lease.worker.it;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -7,6 +9,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.List;
 import java.util.Map;
 
 import tools.jackson.databind.JsonNode;
@@ -39,8 +42,8 @@ final class WorkerHttp {
 			HttpResponse<String> response = this.client.send(request, HttpResponse.BodyHandlers.ofString());
 			return new Reply(response.statusCode(), response.body(), response.headers().map());
 		}
-		catch (java.io.IOException ex) {
-			throw new java.io.UncheckedIOException(ex);
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -52,7 +55,7 @@ final class WorkerHttp {
 		return "Basic " + Base64.getEncoder().encodeToString((user + ":" + secret).getBytes(StandardCharsets.UTF_8));
 	}
 
-	record Reply(int status, String body, Map<String, java.util.List<String>> headers) {
+	record Reply(int status, String body, Map<String, List<String>> headers) {
 
 		JsonNode json() {
 			return JSON.readTree(this.body);
@@ -85,8 +88,8 @@ final class WorkerHttp {
 			HttpResponse<String> response = this.client.send(builder.build(), HttpResponse.BodyHandlers.ofString());
 			return new Reply(response.statusCode(), response.body(), response.headers().map());
 		}
-		catch (java.io.IOException ex) {
-			throw new java.io.UncheckedIOException(ex);
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();

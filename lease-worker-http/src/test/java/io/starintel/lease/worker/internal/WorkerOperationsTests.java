@@ -1,4 +1,4 @@
-package io.starintel.lease.worker;
+package io.starintel.lease.worker.internal;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -28,9 +28,11 @@ import io.starintel.lease.core.OperationClasses;
 import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.core.ResolveRequest;
+import io.starintel.lease.http.internal.StrictJson;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.LeaseStore;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;
+import io.starintel.lease.worker.WorkerHttpProperties;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -55,7 +57,7 @@ class WorkerOperationsTests {
 				Duration.ofHours(1), admission, List.of(credential));
 		LeaseService service = new LeaseService(store, clock, Duration.ofSeconds(5), null, null);
 		return new WorkerOperations(service, new WorkerCredentials(properties.credentials()),
-				admission.control(), new WorkerAudit(this.audit::add, clock),
+				WorkerController.admission(admission), new WorkerAudit(this.audit::add, clock),
 				LeasePolicy.defaults(), OperationClasses.defaults(), Duration.ofSeconds(5), properties, clock);
 	}
 
@@ -69,7 +71,7 @@ class WorkerOperationsTests {
 	}
 
 	static JsonNode json(WorkerResponse response) {
-		return io.starintel.lease.http.StrictJson.MAPPER.readTree(response.body());
+		return StrictJson.MAPPER.readTree(response.body());
 	}
 
 	@Test

@@ -1,4 +1,4 @@
-package io.starintel.lease.http;
+package io.starintel.lease.http.internal;
 
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package io.starintel.lease.http;
+package io.starintel.lease.http.internal;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -39,44 +39,44 @@ class SharedHttpRulesTests {
 	void deadlinesAreBoundedAndExtremeDatesAreMalformed() {
 		Instant now = Instant.parse("2026-08-05T12:00:00Z");
 		LeasePolicy policy = LeasePolicy.defaults();
-		assertThat(Deadlines.parse(null, now, Duration.ofSeconds(5), policy, null)).isEqualTo(now.plusSeconds(5));
-		assertThat(Deadlines.parse("2026-08-05T12:00:30Z", now, Duration.ofSeconds(5), policy, null))
+		assertThat(RequestDeadline.parse(null, now, Duration.ofSeconds(5), policy, null)).isEqualTo(now.plusSeconds(5));
+		assertThat(RequestDeadline.parse("2026-08-05T12:00:30Z", now, Duration.ofSeconds(5), policy, null))
 			.isEqualTo(now.plusSeconds(30));
 		for (String extreme : List.of("-292000000-01-01T00:00:00Z", "+1000000000-12-31T23:59:59Z",
 				"1969-12-31T23:59:59Z", "2026-08-05T13:00:00Z", "not a date")) {
 			assertThatExceptionOfType(InvalidLeaseRequestException.class)
-				.isThrownBy(() -> Deadlines.parse(extreme, now, Duration.ofSeconds(5), policy, null))
+				.isThrownBy(() -> RequestDeadline.parse(extreme, now, Duration.ofSeconds(5), policy, null))
 				.withMessageContaining("deadline_at");
 		}
 		assertThatExceptionOfType(InvalidLeaseRequestException.class)
-			.isThrownBy(() -> Deadlines.parse("2026-08-01T12:00:00Z", now, Duration.ofSeconds(5), policy,
+			.isThrownBy(() -> RequestDeadline.parse("2026-08-01T12:00:00Z", now, Duration.ofSeconds(5), policy,
 					Duration.ofDays(1)));
-		assertThat(Deadlines.parse("2026-08-01T12:00:00Z", now, Duration.ofSeconds(5), policy, null))
+		assertThat(RequestDeadline.parse("2026-08-01T12:00:00Z", now, Duration.ofSeconds(5), policy, null))
 			.as("past but plausible: the caller answers deadline_exceeded")
 			.isBefore(now);
 	}
 
 	@Test
 	void correlationIdsAreEchoedOnlyWhenBoundedIdentifiers() {
-		assertThat(CorrelationIds.of("corr-1")).isEqualTo("corr-1");
-		assertThat(CorrelationIds.of(null)).startsWith("corr");
-		assertThat(CorrelationIds.of("a b")).isNotEqualTo("a b");
-		assertThat(CorrelationIds.of("x".repeat(500))).hasSizeLessThan(200);
+		assertThat(CorrelationId.of("corr-1")).isEqualTo("corr-1");
+		assertThat(CorrelationId.of(null)).startsWith("corr");
+		assertThat(CorrelationId.of("a b")).isNotEqualTo("a b");
+		assertThat(CorrelationId.of("x".repeat(500))).hasSizeLessThan(200);
 	}
 
 	@Test
 	void credentialsNeedAnEncoderHashAndCanonicalRestrictions() {
-		assertThat(CredentialRules.secretHash("p.secret-hash", "{bcrypt}$2a$04$abc")).startsWith("{bcrypt}");
+		assertThat(CredentialCheck.secretHash("p.secret-hash", "{bcrypt}$2a$04$abc")).startsWith("{bcrypt}");
 		for (String bad : new String[] { null, "hunter2", "{noop}hunter2", "{}hunter2" }) {
-			assertThatIllegalArgumentException().isThrownBy(() -> CredentialRules.secretHash("p.secret-hash", bad))
+			assertThatIllegalArgumentException().isThrownBy(() -> CredentialCheck.secretHash("p.secret-hash", bad))
 				.withMessageStartingWith("p.secret-hash")
 				.withMessageNotContaining("hunter2");
 		}
 		ProgramScope scope = ProgramScope.of("tenant-a", "program-a");
-		assertThat(CredentialRules.targets("p.targets", scope, List.of("ns/t1"))).containsExactly("ns/t1");
-		assertThatIllegalArgumentException().isThrownBy(() -> CredentialRules.targets("p.targets", scope,
+		assertThat(CredentialCheck.targets("p.targets", scope, List.of("ns/t1"))).containsExactly("ns/t1");
+		assertThatIllegalArgumentException().isThrownBy(() -> CredentialCheck.targets("p.targets", scope,
 				List.of("no-slash")));
-		assertThatIllegalArgumentException().isThrownBy(() -> CredentialRules.actors("p.actors", scope,
+		assertThatIllegalArgumentException().isThrownBy(() -> CredentialCheck.actors("p.actors", scope,
 				List.of("bad actor!")));
 	}
 

@@ -1,7 +1,9 @@
-package io.starintel.lease.worker;
+package io.starintel.lease.worker.internal;
 
 import java.util.HashSet;
 import java.util.Set;
+
+import org.jspecify.annotations.Nullable;
 
 import io.starintel.lease.audit.AuditEventType;
 
@@ -63,7 +65,7 @@ enum WorkerOperation {
 	}
 
 	/** The operation mapped at a path, or {@code null}. */
-	static @org.jspecify.annotations.Nullable WorkerOperation at(String path) {
+	static @Nullable WorkerOperation at(String path) {
 		for (WorkerOperation operation : values()) {
 			if (operation.path.equals(path)) {
 				return operation;

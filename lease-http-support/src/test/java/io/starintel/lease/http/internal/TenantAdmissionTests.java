@@ -1,10 +1,11 @@
-package io.starintel.lease.http;
+package io.starintel.lease.http.internal;
 
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
  * The per-tenant token bucket and in-flight bound, on a fake nano clock.
@@ -43,8 +44,7 @@ class TenantAdmissionTests {
 
 	@Test
 	void limitsMustBePositiveAndTheFailureNamesTheProperty() {
-		org.assertj.core.api.Assertions
-			.assertThatIllegalArgumentException()
+		assertThatIllegalArgumentException()
 			.isThrownBy(() -> new TenantAdmission(0, 1, 1, "starintel.lease.worker-http.admission"))
 			.withMessageContaining("starintel.lease.worker-http.admission");
 	}

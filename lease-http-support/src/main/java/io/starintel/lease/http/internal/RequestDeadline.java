@@ -1,4 +1,4 @@
-package io.starintel.lease.http;
+package io.starintel.lease.http.internal;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -13,9 +13,9 @@ import io.starintel.lease.core.LeasePolicy;
  * adapter's default; later than the policy's maximum deadline it is malformed. Whether a past deadline is
  * {@code deadline_exceeded} (checked before submission) is the caller's next step.
  */
-public final class Deadlines {
+public final class RequestDeadline {
 
-	private Deadlines() {
+	private RequestDeadline() {
 	}
 
 	/**

@@ -1,4 +1,4 @@
-package io.starintel.lease.http;
+package io.starintel.lease.http.internal;
 
 import java.util.LinkedHashSet;
 import java.util.Collection;
@@ -15,9 +15,9 @@ import io.starintel.lease.core.ProgramScope;
  * plain or {@code {noop}}), and the actor and target restrictions are canonical. Failures are
  * {@link IllegalArgumentException}s naming the property, never the secret or hash.
  */
-public final class CredentialRules {
+public final class CredentialCheck {
 
-	private CredentialRules() {
+	private CredentialCheck() {
 	}
 
 	/** Requires a password-encoder hash such as {@code {bcrypt}$2a$10$...}; plain and {@code {noop}} are refused. */

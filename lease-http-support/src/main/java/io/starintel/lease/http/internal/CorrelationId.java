@@ -1,4 +1,4 @@
-package io.starintel.lease.http;
+package io.starintel.lease.http.internal;
 
 import java.util.regex.Pattern;
 
@@ -11,14 +11,14 @@ import io.starintel.lease.core.Identifiers;
  * {@value #HEADER} is echoed when it is a bounded identifier, otherwise a new one is generated (never an arbitrary
  * header value in a response or an audit event).
  */
-public final class CorrelationIds {
+public final class CorrelationId {
 
 	/** Header carrying the caller's correlation id. */
 	public static final String HEADER = "X-Correlation-Id";
 
 	private static final Pattern ID = Pattern.compile("[A-Za-z0-9._:@-]{1," + Identifiers.MAX_LENGTH + "}");
 
-	private CorrelationIds() {
+	private CorrelationId() {
 	}
 
 	/** The caller's header value when valid, else a new id. */

@@ -1,4 +1,4 @@
-package io.starintel.lease.worker;
+package io.starintel.lease.worker.internal;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
@@ -17,7 +17,8 @@ import org.springframework.security.crypto.password.PasswordEncoder;
 import io.starintel.lease.core.Identifiers;
 import io.starintel.lease.core.InvalidLeaseRequestException;
 import io.starintel.lease.core.ProgramScope;
-import io.starintel.lease.http.CredentialRules;
+import io.starintel.lease.http.internal.CredentialCheck;
+import io.starintel.lease.worker.WorkerHttpProperties;
 
 /**
  * The configured worker credentials and HTTP Basic authentication against them (user name = credential id,
@@ -73,7 +74,7 @@ public final class WorkerCredentials {
 			}
 			capabilities.add(value);
 		}
-		String hash = CredentialRules.secretHash(prefix + "secret-hash", c.secretHash());
+		String hash = CredentialCheck.secretHash(prefix + "secret-hash", c.secretHash());
 		ProgramScope scope;
 		try {
 			scope = ProgramScope.of(c.tenant(), c.program());
@@ -81,8 +82,8 @@ public final class WorkerCredentials {
 		catch (RuntimeException ex) {
 			throw new IllegalArgumentException(prefix + "tenant and program must be canonical identifiers");
 		}
-		Set<String> targets = CredentialRules.targets(prefix + "targets", scope, c.targets());
-		Set<String> actors = CredentialRules.actors(prefix + "actors", scope, c.actors());
+		Set<String> targets = CredentialCheck.targets(prefix + "targets", scope, c.targets());
+		Set<String> actors = CredentialCheck.actors(prefix + "actors", scope, c.actors());
 		return new Entry(new WorkerCaller(principal, credentialId, clientId, capabilities, scope, actors, targets),
 				hash);
 	}

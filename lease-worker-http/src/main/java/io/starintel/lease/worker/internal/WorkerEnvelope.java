@@ -1,4 +1,4 @@
-package io.starintel.lease.worker;
+package io.starintel.lease.worker.internal;
 
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.node.ObjectNode;
@@ -6,7 +6,7 @@ import tools.jackson.databind.node.ObjectNode;
 import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.ResultCode;
-import io.starintel.lease.http.HttpEnvelopes;
+import io.starintel.lease.http.internal.HttpEnvelope;
 
 /**
  * The contract's HTTP envelopes for the worker API.
@@ -18,7 +18,7 @@ import io.starintel.lease.http.HttpEnvelopes;
  * exactly when the code is retryable. A replayed result (same {@code request_id}) adds {@code replayed: true} and the
  * lease's {@code current_state} (contract: the original result plus the current terminal state).
  */
-final class WorkerEnvelopes {
+final class WorkerEnvelope {
 
 	/** Default retry hints of retryable codes without a hint from the store. */
 	static final long CONFLICT_RETRY_MS = 250;
@@ -27,7 +27,7 @@ final class WorkerEnvelopes {
 
 	static final long DEADLINE_RETRY_MS = 0;
 
-	private WorkerEnvelopes() {
+	private WorkerEnvelope() {
 	}
 
 	/** The envelope of a typed result. */
@@ -41,27 +41,27 @@ final class WorkerEnvelopes {
 	}
 
 	private static WorkerResponse success(LeaseResult result, String correlationId) {
-		ObjectNode body = HttpEnvelopes.success(result.code(), correlationId);
+		ObjectNode body = HttpEnvelope.success(result.code(), correlationId);
 		LeaseRecord lease = result.lease();
-		body.set("lease", HttpEnvelopes.lease(lease, false));
+		body.set("lease", HttpEnvelope.lease(lease, false));
 		if (result.replayed()) {
 			body.put("replayed", true);
 			if (result.currentState() != null) {
 				body.put("current_state", result.currentState().wireName());
 			}
 		}
-		return new WorkerResponse(result.code().httpStatus(), HttpEnvelopes.write(body), 0);
+		return new WorkerResponse(result.code().httpStatus(), HttpEnvelope.write(body), 0);
 	}
 
 	/** An error envelope; {@code detail} (only for invalid_lease_request) names a field and rule, never a value. */
 	static WorkerResponse error(ResultCode code, String correlationId, long retryAfterMs, @Nullable String detail) {
 		// the worker API always gives retryable codes a hint (retry_after_ms present exactly when retryable)
 		long hint = code.retryable() ? ((retryAfterMs > 0) ? retryAfterMs : defaultHint(code)) : 0;
-		ObjectNode body = HttpEnvelopes.error(code, correlationId, message(code, detail));
+		ObjectNode body = HttpEnvelope.error(code, correlationId, message(code, detail));
 		if (code.retryable()) {
 			body.put("retry_after_ms", hint);
 		}
-		return new WorkerResponse(code.httpStatus(), HttpEnvelopes.write(body), hint);
+		return new WorkerResponse(code.httpStatus(), HttpEnvelope.write(body), hint);
 	}
 
 	private static long defaultHint(ResultCode code) {
@@ -78,7 +78,7 @@ final class WorkerEnvelopes {
 
 	/** Fixed, safe message of each code (the shared table, with the worker's wording of lost and unknown). */
 	static String message(ResultCode code, @Nullable String detail) {
-		return HttpEnvelopes.message(code, detail, "Target lease is not the caller's active lease",
+		return HttpEnvelope.message(code, detail, "Target lease is not the caller's active lease",
 				"Outcome unknown; retry or resolve with the same request_id");
 	}
 

@@ -1,4 +1,4 @@
-package io.starintel.lease.worker;
+package io.starintel.lease.worker.internal;
 
 /**
  * One HTTP answer: status, JSON body and the retry hint (also sent as {@code Retry-After}).

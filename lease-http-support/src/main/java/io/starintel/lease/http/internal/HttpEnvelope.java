@@ -1,4 +1,4 @@
-package io.starintel.lease.http;
+package io.starintel.lease.http.internal;
 
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -22,12 +22,12 @@ import io.starintel.lease.core.ResultCode;
  * authorized non-secret fields ({@code lock_identity}, {@code lease_id}, {@code fencing_token}, timestamps,
  * {@code ttl_ms}, {@code state}; never the lock key, credential or client ids, metadata or trace id).
  */
-public final class HttpEnvelopes {
+public final class HttpEnvelope {
 
 	private static final DateTimeFormatter ISO_MILLIS = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'")
 		.withZone(ZoneOffset.UTC);
 
-	private HttpEnvelopes() {
+	private HttpEnvelope() {
 	}
 
 	/** The head of a success envelope: {@code status}, {@code code}, {@code correlation_id}. */

@@ -1,11 +1,13 @@
-package io.starintel.lease.worker;
+package io.starintel.lease.worker.internal;
 
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -80,8 +82,8 @@ class OpenApiDescriptionTests {
 			.header("Content-Type", "application/json")
 			.header("X-Service-Instance-Id", "inst-openapi");
 		if (authenticated) {
-			builder.header("Authorization", "Basic " + java.util.Base64.getEncoder()
-				.encodeToString(("key_openapi:" + SECRET).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+			builder.header("Authorization", "Basic " + Base64.getEncoder()
+				.encodeToString(("key_openapi:" + SECRET).getBytes(StandardCharsets.UTF_8)));
 		}
 		HttpResponse<String> response = this.client.send(builder.build(), HttpResponse.BodyHandlers.ofString());
 		return new Reply(response.statusCode(), JSON.readTree(response.body()));

@@ -1,4 +1,4 @@
-package io.starintel.lease.worker;
+package io.starintel.lease.worker.internal;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -33,9 +33,11 @@ import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.OperationClasses;
-import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.core.ResultCode;
-import io.starintel.lease.http.CorrelationIds;
+import io.starintel.lease.service.LeaseService;
+import io.starintel.lease.http.internal.CorrelationId;
+import io.starintel.lease.http.internal.TenantAdmission;
+import io.starintel.lease.worker.WorkerHttpProperties;
 
 /**
  * The HTTP adapter of the worker operations under {@value #BASE_PATH}.
@@ -55,7 +57,7 @@ public class WorkerController {
 	public static final String OPENAPI_PATH = BASE_PATH + "/openapi.json";
 
 	/** Header carrying the caller's correlation id (echoed, or generated when absent or invalid). */
-	public static final String CORRELATION_HEADER = CorrelationIds.HEADER;
+	public static final String CORRELATION_HEADER = CorrelationId.HEADER;
 
 	private static final Logger logger = LoggerFactory.getLogger(WorkerController.class);
 
@@ -100,13 +102,18 @@ public class WorkerController {
 	private static WorkerController create(LeaseService service, WorkerCredentials credentials, LeasePolicy policy,
 			OperationClasses operationClasses, Duration maximumWait, WorkerHttpProperties properties,
 			WorkerAudit audit, Clock clock) {
-		WorkerOperations operations = new WorkerOperations(service, credentials,
-				properties.admission().control(), audit, policy, operationClasses, maximumWait, properties,
-				clock);
+		WorkerOperations operations = new WorkerOperations(service, credentials, admission(properties.admission()),
+				audit, policy, operationClasses, maximumWait, properties, clock);
 		if (properties.maxBodyBytes() < 256) {
 			throw new IllegalArgumentException("starintel.lease.worker-http.max-body-bytes must be at least 256");
 		}
 		return new WorkerController(operations, audit, properties.maxBodyBytes());
+	}
+
+	/** The admission control of the configured limits (fails naming the properties when one is not positive). */
+	static TenantAdmission admission(WorkerHttpProperties.Admission limits) {
+		return new TenantAdmission(limits.maxInFlight(), limits.permitsPerSecond(), limits.burst(),
+				"starintel.lease.worker-http.admission");
 	}
 
 	WorkerController(WorkerOperations operations, WorkerAudit audit, int maxBodyBytes) {
@@ -170,14 +177,14 @@ public class WorkerController {
 					+ " bytes or unreadable");
 		}
 		return respond(this.operations.handle(operation, request.getHeader(HttpHeaders.AUTHORIZATION),
-				request.getHeader(WorkerOperations.INSTANCE_HEADER), body, correlationId), correlationId);
+				request.getHeader(WorkerRequestParser.INSTANCE_HEADER), body, correlationId), correlationId);
 	}
 
 	/** Malformed before authentication: audited as an anonymous request (the credential was not checked yet). */
 	private ResponseEntity<String> malformed(@Nullable WorkerOperation operation, String correlationId, String detail) {
 		this.audit.refused((operation != null) ? operation.auditType() : AuditEventType.INSPECT,
 				ResultCode.INVALID_LEASE_REQUEST, correlationId, Instant.now(), null, null, null, null);
-		return respond(WorkerEnvelopes.error(ResultCode.INVALID_LEASE_REQUEST, correlationId, 0, detail),
+		return respond(WorkerEnvelope.error(ResultCode.INVALID_LEASE_REQUEST, correlationId, 0, detail),
 				correlationId);
 	}
 
@@ -188,7 +195,7 @@ public class WorkerController {
 		ResultCode code = isClientError(ex) ? ResultCode.INVALID_LEASE_REQUEST : ResultCode.LEASE_BACKEND_UNAVAILABLE;
 		// the class only: exception messages may carry request input or backend details
 		logger.warn("Worker request {} failed with {} ({})", correlationId, ex.getClass().getName(), code.wireName());
-		return respond(WorkerEnvelopes.error(code, correlationId, 0, null), correlationId);
+		return respond(WorkerEnvelope.error(code, correlationId, 0, null), correlationId);
 	}
 
 	private static boolean isClientError(Exception ex) {
@@ -213,7 +220,7 @@ public class WorkerController {
 	}
 
 	static String correlationId(HttpServletRequest request) {
-		return CorrelationIds.of(request.getHeader(CORRELATION_HEADER));
+		return CorrelationId.of(request.getHeader(CORRELATION_HEADER));
 	}
 
 	static ResponseEntity<String> respond(WorkerResponse response, String correlationId) {

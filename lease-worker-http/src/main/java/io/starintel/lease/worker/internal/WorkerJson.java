@@ -1,4 +1,4 @@
-package io.starintel.lease.worker;
+package io.starintel.lease.worker.internal;
 
 import java.util.Set;
 
@@ -11,7 +11,7 @@ import io.starintel.lease.core.LeaseMetadata;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.OperationClasses;
 import io.starintel.lease.core.ProgramScope;
-import io.starintel.lease.http.StrictJson;
+import io.starintel.lease.http.internal.StrictJson;
 
 /**
  * The worker API's own body fields, over the shared strict parsing ({@link StrictJson}): identifiers, the lock
