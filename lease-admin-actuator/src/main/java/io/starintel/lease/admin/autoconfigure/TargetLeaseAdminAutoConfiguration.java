@@ -1,12 +1,12 @@
 package io.starintel.lease.admin.autoconfigure;
 
-import io.starintel.lease.admin.AdminAuditFilter;
-import io.starintel.lease.admin.AdminAuditor;
 import io.starintel.lease.admin.AdminCaller;
 import io.starintel.lease.admin.AdminProperties;
-import io.starintel.lease.admin.TargetLeaseAdminController;
-import io.starintel.lease.admin.TargetLeaseAdminOperations;
-import io.starintel.lease.admin.TraceGuardFilter;
+import io.starintel.lease.admin.internal.AdminAuditFilter;
+import io.starintel.lease.admin.internal.AdminAuditor;
+import io.starintel.lease.admin.internal.TargetLeaseAdminController;
+import io.starintel.lease.admin.internal.TargetLeaseAdminOperations;
+import io.starintel.lease.admin.internal.TraceGuardFilter;
 import io.starintel.lease.http.internal.TenantAdmission;
 import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.audit.redis.RedisStreamAuditSink;

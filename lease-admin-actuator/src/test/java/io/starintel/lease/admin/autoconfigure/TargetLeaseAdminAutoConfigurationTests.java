@@ -1,8 +1,8 @@
 package io.starintel.lease.admin.autoconfigure;
 
 import io.starintel.lease.admin.AdminCaller;
-import io.starintel.lease.admin.TargetLeaseAdminController;
-import io.starintel.lease.admin.TargetLeaseAdminOperations;
+import io.starintel.lease.admin.internal.TargetLeaseAdminController;
+import io.starintel.lease.admin.internal.TargetLeaseAdminOperations;
 import io.starintel.lease.audit.LogAuditSink;
 import io.starintel.lease.audit.redis.RedisStreamAuditSink;
 import io.starintel.lease.audit.spring.ApplicationEventAuditSink;

@@ -1,4 +1,4 @@
-package io.starintel.lease.admin;
+package io.starintel.lease.admin.internal;
 
 import java.time.Clock;
 import java.util.List;

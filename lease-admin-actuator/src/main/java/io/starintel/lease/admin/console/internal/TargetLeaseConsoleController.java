@@ -1,4 +1,4 @@
-package io.starintel.lease.admin.console;
+package io.starintel.lease.admin.console.internal;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -9,14 +9,15 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 
-import io.starintel.lease.admin.AdminAuditor;
 import io.starintel.lease.admin.AdminCaller;
 import io.starintel.lease.admin.AdminGrant;
-import io.starintel.lease.admin.AdminRequestAudit;
-import io.starintel.lease.admin.AdminResponse;
-import io.starintel.lease.admin.Capabilities;
-import io.starintel.lease.admin.Envelopes;
-import io.starintel.lease.admin.TargetLeaseAdminOperations;
+import io.starintel.lease.admin.console.ConsoleProperties;
+import io.starintel.lease.admin.internal.AdminAuditor;
+import io.starintel.lease.admin.internal.AdminCapability;
+import io.starintel.lease.admin.internal.AdminEnvelope;
+import io.starintel.lease.admin.internal.AdminRequestAudit;
+import io.starintel.lease.admin.internal.AdminResponse;
+import io.starintel.lease.admin.internal.TargetLeaseAdminOperations;
 import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.audit.PrincipalClass;
@@ -144,7 +145,7 @@ public class TargetLeaseConsoleController {
 		String correlationId = AdminRequestAudit.correlationId(request);
 		AdminGrant grant = this.caller.current();
 		if (grant == null) {
-			return respond(new AdminResponse(401, Envelopes.error(ResultCode.INVALID_CREDENTIAL, correlationId, 0,
+			return respond(new AdminResponse(401, AdminEnvelope.error(ResultCode.INVALID_CREDENTIAL, correlationId, 0,
 					null), 0), correlationId);
 		}
 		return respond(new AdminResponse(200,
@@ -251,7 +252,7 @@ public class TargetLeaseConsoleController {
 			return refuse(ResultCode.INVALID_LEASE_REQUEST, grant, null, leaseId, correlationId, started,
 					"query: invalid scope or lease_id");
 		}
-		if (!grant.has(Capabilities.READ)) {
+		if (!grant.has(AdminCapability.READ)) {
 			return refuse(ResultCode.ACCESS_DENIED, grant, scope, leaseId, correlationId, started, null);
 		}
 		if (!grant.allows(scope)) {
@@ -261,7 +262,7 @@ public class TargetLeaseConsoleController {
 		ResultCode code = read.available() ? ResultCode.LEASE_INSPECTED : ResultCode.LEASE_BACKEND_UNAVAILABLE;
 		audit(code, grant, scope, leaseId, correlationId, started);
 		if (!read.available() && this.reader.configured()) {
-			return respond(new AdminResponse(503, Envelopes.error(code, correlationId, 0, null), 0), correlationId);
+			return respond(new AdminResponse(503, AdminEnvelope.error(code, correlationId, 0, null), 0), correlationId);
 		}
 		return respond(new AdminResponse(200, view.render(grant, read), 0), correlationId);
 	}
@@ -269,7 +270,7 @@ public class TargetLeaseConsoleController {
 	private ResponseEntity<String> refuse(ResultCode code, @Nullable AdminGrant grant, @Nullable ProgramScope scope,
 			@Nullable String leaseId, String correlationId, Instant started, @Nullable String detail) {
 		audit(code, grant, scope, leaseId, correlationId, started);
-		return respond(new AdminResponse(code.httpStatus(), Envelopes.error(code, correlationId, 0, detail), 0),
+		return respond(new AdminResponse(code.httpStatus(), AdminEnvelope.error(code, correlationId, 0, detail), 0),
 				correlationId);
 	}
 
@@ -317,7 +318,7 @@ public class TargetLeaseConsoleController {
 		AdminRequestAudit slot = AdminRequestAudit.current();
 		if (slot != null && slot.audited()) {
 			return respond(new AdminResponse(503,
-					Envelopes.error(ResultCode.LEASE_BACKEND_UNAVAILABLE, correlationId, 0, null), 0), correlationId);
+					AdminEnvelope.error(ResultCode.LEASE_BACKEND_UNAVAILABLE, correlationId, 0, null), 0), correlationId);
 		}
 		return respond(this.operations.refused(AdminRequestAudit.type(request), ResultCode.LEASE_BACKEND_UNAVAILABLE,
 				correlationId, null), correlationId);

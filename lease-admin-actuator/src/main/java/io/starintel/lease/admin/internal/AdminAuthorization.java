@@ -1,9 +1,11 @@
-package io.starintel.lease.admin;
+package io.starintel.lease.admin.internal;
 
 import java.time.Clock;
 import java.time.Instant;
 import java.util.function.Supplier;
 
+import io.starintel.lease.admin.AdminCaller;
+import io.starintel.lease.admin.AdminGrant;
 import io.starintel.lease.audit.AuditContext;
 import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.AuditEventBuilder;

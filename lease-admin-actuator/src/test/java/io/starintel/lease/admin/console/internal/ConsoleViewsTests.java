@@ -1,14 +1,15 @@
-package io.starintel.lease.admin.console;
+package io.starintel.lease.admin.console.internal;
 
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import io.starintel.lease.admin.AdminGrant;
-import io.starintel.lease.admin.CredentialKind;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
+
+import io.starintel.lease.admin.AdminGrant;
+import io.starintel.lease.admin.CredentialKind;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,10 +1,11 @@
-package io.starintel.lease.admin.security;
+package io.starintel.lease.admin.security.internal;
 
 import java.util.List;
 
-import io.starintel.lease.admin.AdminGrant;
 import org.springframework.security.core.authority.SimpleGrantedAuthority;
 import org.springframework.security.core.userdetails.User;
+
+import io.starintel.lease.admin.AdminGrant;
 
 /**
  * A configured admin credential as a Spring Security user: user name = credential id, password = the secret's hash,

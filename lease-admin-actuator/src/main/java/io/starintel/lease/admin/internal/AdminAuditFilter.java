@@ -1,4 +1,4 @@
-package io.starintel.lease.admin;
+package io.starintel.lease.admin.internal;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -74,7 +74,7 @@ public final class AdminAuditFilter extends OncePerRequestFilter {
 		response.setHeader(AdminRequestAudit.CORRELATION_HEADER, correlationId);
 		response.setHeader("Cache-Control", "no-store");
 		response.getOutputStream()
-			.write(Envelopes.error(code, correlationId, 0, detail).getBytes(StandardCharsets.UTF_8));
+			.write(AdminEnvelope.error(code, correlationId, 0, detail).getBytes(StandardCharsets.UTF_8));
 	}
 
 }

@@ -1,4 +1,4 @@
-package io.starintel.lease.admin;
+package io.starintel.lease.admin.internal;
 
 import io.starintel.lease.core.ResultCode;
 
@@ -9,7 +9,7 @@ public record AdminResponse(int status, String body, long retryAfterMs) {
 
 	static AdminResponse error(ResultCode code, String correlationId, long retryAfterMs,
 			@org.jspecify.annotations.Nullable String detail) {
-		return new AdminResponse(code.httpStatus(), Envelopes.error(code, correlationId, retryAfterMs, detail),
+		return new AdminResponse(code.httpStatus(), AdminEnvelope.error(code, correlationId, retryAfterMs, detail),
 				retryAfterMs);
 	}
 

@@ -1,9 +1,11 @@
-package io.starintel.lease.admin;
+package io.starintel.lease.admin.internal;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import io.starintel.lease.admin.AdminCaller;
+import io.starintel.lease.admin.AdminProperties;
 import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.core.AdminRequest;
 import io.starintel.lease.core.InspectRequest;
@@ -72,7 +74,7 @@ public final class TargetLeaseAdminOperations {
 		AdminAuthorization.Call call = this.authorization.call(AuditEventType.LIST, correlationId);
 		return call.run(() -> {
 			AdminRequestParser.ListQuery query = this.parser.list(params, call);
-			AdminResponse denied = call.check(Capabilities.READ, call.grant().allows(query.scope()),
+			AdminResponse denied = call.check(AdminCapability.READ, call.grant().allows(query.scope()),
 					ResultCode.ACCESS_DENIED);
 			if (denied != null) {
 				return denied;
@@ -89,7 +91,7 @@ public final class TargetLeaseAdminOperations {
 						visible.add(lease);
 					}
 				}
-				return new AdminResponse(200, Envelopes.page(correlationId, visible, page.nextCursor(), true), 0);
+				return new AdminResponse(200, AdminEnvelope.page(correlationId, visible, page.nextCursor(), true), 0);
 			});
 		});
 	}
@@ -99,7 +101,7 @@ public final class TargetLeaseAdminOperations {
 		AdminAuthorization.Call call = this.authorization.call(AuditEventType.INSPECT, correlationId);
 		return call.run(() -> {
 			AdminRequestParser.LeaseIdQuery query = this.parser.leaseId(leaseId, params, call);
-			AdminResponse denied = call.check(Capabilities.READ, call.grant().allows(query.scope()),
+			AdminResponse denied = call.check(AdminCapability.READ, call.grant().allows(query.scope()),
 					ResultCode.LEASE_NOT_FOUND);
 			if (denied != null) {
 				return denied;
@@ -114,7 +116,7 @@ public final class TargetLeaseAdminOperations {
 		AdminAuthorization.Call call = this.authorization.call(AuditEventType.INSPECT, correlationId);
 		return call.run(() -> {
 			AdminRequestParser.IdentityQuery query = this.parser.identity(body, call);
-			AdminResponse denied = call.check(Capabilities.READ, call.grant().allows(query.identity()),
+			AdminResponse denied = call.check(AdminCapability.READ, call.grant().allows(query.identity()),
 					ResultCode.LEASE_NOT_FOUND);
 			if (denied != null) {
 				return denied;
@@ -134,13 +136,13 @@ public final class TargetLeaseAdminOperations {
 
 	/** force-release: {@code POST .../targetleases/force-release} (administrator, reason required). */
 	public AdminResponse forceRelease(byte[] body, String correlationId) {
-		return administer(Operation.FORCE_RELEASE, AuditEventType.FORCE_RELEASE, Capabilities.FORCE_RELEASE, body,
+		return administer(Operation.FORCE_RELEASE, AuditEventType.FORCE_RELEASE, AdminCapability.FORCE_RELEASE, body,
 				correlationId);
 	}
 
 	/** revoke: {@code POST .../targetleases/revoke} (administrator, incident id or reason required). */
 	public AdminResponse revoke(byte[] body, String correlationId) {
-		return administer(Operation.REVOKE, AuditEventType.REVOKE, Capabilities.REVOKE, body, correlationId);
+		return administer(Operation.REVOKE, AuditEventType.REVOKE, AdminCapability.REVOKE, body, correlationId);
 	}
 
 	private AdminResponse administer(Operation operation, AuditEventType type, String capability, byte[] body,
@@ -161,7 +163,7 @@ public final class TargetLeaseAdminOperations {
 
 	private static AdminResponse result(LeaseResult result, String correlationId, boolean holder) {
 		if (result.isSuccess() && result.lease() != null) {
-			return new AdminResponse(200, Envelopes.success(result.code(), correlationId, result.lease(), holder), 0);
+			return new AdminResponse(200, AdminEnvelope.success(result.code(), correlationId, result.lease(), holder), 0);
 		}
 		String detail = (result.code() == ResultCode.INVALID_LEASE_REQUEST) ? result.detail() : null;
 		long retryAfter = result.code().retryable() ? Math.max(0, result.retryAfterMs()) : 0;

@@ -1,4 +1,4 @@
-package io.starintel.lease.admin;
+package io.starintel.lease.admin.internal;
 
 import java.util.Set;
 
@@ -9,7 +9,7 @@ import java.util.Set;
  * administrator capability ({@code targets:revoke}) and a distinct administrator credential; ordinary callers only
  * read leases in their authorized scope ({@code targets:read}).
  */
-public final class Capabilities {
+public final class AdminCapability {
 
 	/** Read (list, inspect) leases inside the caller's scope. */
 	public static final String READ = "targets:read";
@@ -23,7 +23,7 @@ public final class Capabilities {
 	/** Every capability this module knows. */
 	public static final Set<String> ALL = Set.of(READ, FORCE_RELEASE, REVOKE);
 
-	private Capabilities() {
+	private AdminCapability() {
 	}
 
 	/** Whether a capability may only be held by an administrator credential. */

@@ -1,12 +1,12 @@
-package io.starintel.lease.admin.console;
+package io.starintel.lease.admin.console.internal;
 
 import java.io.IOException;
 import java.util.Locale;
 import java.util.Set;
 
-import io.starintel.lease.admin.AdminAuditFilter;
-import io.starintel.lease.admin.AdminAuditor;
-import io.starintel.lease.admin.AdminRequestAudit;
+import io.starintel.lease.admin.internal.AdminAuditFilter;
+import io.starintel.lease.admin.internal.AdminAuditor;
+import io.starintel.lease.admin.internal.AdminRequestAudit;
 import io.starintel.lease.core.ResultCode;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;

@@ -1,4 +1,4 @@
-package io.starintel.lease.admin;
+package io.starintel.lease.admin.internal;
 
 import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.http.internal.CorrelationId;

@@ -1,4 +1,4 @@
-package io.starintel.lease.admin.console;
+package io.starintel.lease.admin.console.internal;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

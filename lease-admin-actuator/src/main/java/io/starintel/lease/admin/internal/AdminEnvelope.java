@@ -1,4 +1,4 @@
-package io.starintel.lease.admin;
+package io.starintel.lease.admin.internal;
 
 import java.util.List;
 
@@ -20,9 +20,9 @@ import tools.jackson.databind.node.ObjectNode;
  * retryable, retry_after_ms?}} with a fixed message per code, never another owner's identity, a raw lock key, a backend
  * name, connection details, a stack trace or a backend error.
  */
-public final class Envelopes {
+public final class AdminEnvelope {
 
-	private Envelopes() {
+	private AdminEnvelope() {
 	}
 
 	/** A success envelope with one lease. */

@@ -1,4 +1,4 @@
-package io.starintel.lease.admin.console;
+package io.starintel.lease.admin.console.internal;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -9,7 +9,7 @@ import java.util.Set;
 import java.util.TreeMap;
 
 import io.starintel.lease.admin.AdminGrant;
-import io.starintel.lease.admin.Capabilities;
+import io.starintel.lease.admin.internal.AdminCapability;
 import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.core.ResultCode;
 import tools.jackson.databind.json.JsonMapper;
@@ -56,7 +56,7 @@ final class ConsoleViews {
 		caller.put("principal_id", grant.principalId());
 		caller.put("kind", grant.kind().name().toLowerCase(java.util.Locale.ROOT));
 		ArrayNode capabilities = caller.putArray("capabilities");
-		Capabilities.ALL.stream().filter(grant::has).sorted().forEach(capabilities::add);
+		AdminCapability.ALL.stream().filter(grant::has).sorted().forEach(capabilities::add);
 		caller.put("tenant_id", grant.tenantId());
 		ArrayNode programs = caller.putArray("programs");
 		grant.programs().stream().sorted().forEach(programs::add);

@@ -1,10 +1,10 @@
-package io.starintel.lease.admin.security;
+package io.starintel.lease.admin.security.internal;
 
 import java.io.IOException;
 
-import io.starintel.lease.admin.AdminAuditFilter;
-import io.starintel.lease.admin.AdminAuditor;
-import io.starintel.lease.admin.AdminRequestAudit;
+import io.starintel.lease.admin.internal.AdminAuditFilter;
+import io.starintel.lease.admin.internal.AdminAuditor;
+import io.starintel.lease.admin.internal.AdminRequestAudit;
 import io.starintel.lease.core.ResultCode;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;

@@ -1,4 +1,4 @@
-package io.starintel.lease.admin;
+package io.starintel.lease.admin.internal;
 
 import java.time.Clock;
 import java.time.Instant;
@@ -6,6 +6,8 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 
+import io.starintel.lease.admin.AdminGrant;
+import io.starintel.lease.admin.AdminProperties;
 import io.starintel.lease.core.AdminRequest;
 import io.starintel.lease.core.Identifiers;
 import io.starintel.lease.core.InvalidLeaseRequestException;

@@ -1,4 +1,4 @@
-package io.starintel.lease.admin.security;
+package io.starintel.lease.admin.security.internal;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -9,8 +9,8 @@ import java.util.Set;
 
 import io.starintel.lease.admin.AdminGrant;
 import io.starintel.lease.admin.AdminProperties;
-import io.starintel.lease.admin.Capabilities;
 import io.starintel.lease.admin.CredentialKind;
+import io.starintel.lease.admin.internal.AdminCapability;
 import io.starintel.lease.core.LeaseConfigurationException;
 import io.starintel.lease.core.Identifiers;
 import io.starintel.lease.core.ProgramScope;
@@ -63,10 +63,10 @@ public final class PropertiesAdminCredentials implements UserDetailsService {
 		Identifiers.require("credential-id", credential.getCredentialId());
 		CredentialCheck.secretHash(where + ".secret-hash", credential.getSecretHash());
 		for (String capability : credential.getCapabilities()) {
-			if (!Capabilities.ALL.contains(capability)) {
+			if (!AdminCapability.ALL.contains(capability)) {
 				throw new IllegalStateException(where + ": unknown capability");
 			}
-			if (Capabilities.isAdministrative(capability) && credential.getKind() != CredentialKind.ADMINISTRATOR) {
+			if (AdminCapability.isAdministrative(capability) && credential.getKind() != CredentialKind.ADMINISTRATOR) {
 				throw new IllegalStateException(where + ": only administrator credentials may hold " + capability);
 			}
 		}

@@ -1,13 +1,15 @@
-package io.starintel.lease.admin.security;
+package io.starintel.lease.admin.security.internal;
 
 import java.util.Set;
 import java.util.stream.Collectors;
 
-import io.starintel.lease.admin.AdminGrant;
-import io.starintel.lease.admin.Capabilities;
 import org.jspecify.annotations.Nullable;
 import org.springframework.security.core.Authentication;
 import org.springframework.security.core.GrantedAuthority;
+
+import io.starintel.lease.admin.AdminGrant;
+import io.starintel.lease.admin.internal.AdminCapability;
+import io.starintel.lease.admin.security.AdminGrantResolver;
 
 /**
  * Default {@link AdminGrantResolver}: the scope comes from a {@link LeaseAdminUser} principal; capabilities come from
@@ -25,7 +27,7 @@ public final class DefaultAdminGrantResolver implements AdminGrantResolver {
 		Set<String> capabilities = authentication.getAuthorities()
 			.stream()
 			.map(GrantedAuthority::getAuthority)
-			.filter(Capabilities.ALL::contains)
+			.filter(AdminCapability.ALL::contains)
 			.collect(Collectors.toSet());
 		return new AdminGrant(configured.principalId(), configured.credentialId(), configured.kind(), capabilities,
 				configured.tenantId(), configured.programs(), configured.actors(), configured.targets());

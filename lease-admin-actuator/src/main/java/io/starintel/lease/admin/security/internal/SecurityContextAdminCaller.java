@@ -1,11 +1,13 @@
-package io.starintel.lease.admin.security;
+package io.starintel.lease.admin.security.internal;
 
-import io.starintel.lease.admin.AdminCaller;
-import io.starintel.lease.admin.AdminGrant;
 import org.jspecify.annotations.Nullable;
 import org.springframework.security.authentication.AnonymousAuthenticationToken;
 import org.springframework.security.core.Authentication;
 import org.springframework.security.core.context.SecurityContextHolder;
+
+import io.starintel.lease.admin.AdminCaller;
+import io.starintel.lease.admin.AdminGrant;
+import io.starintel.lease.admin.security.AdminGrantResolver;
 
 /**
  * The caller from Spring Security's context, mapped by an {@link AdminGrantResolver}; anonymous or missing
