@@ -84,7 +84,7 @@ public final class TargetLeaseConsoleAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		ConsoleAuditReader targetLeaseConsoleAuditReader(StringRedisTemplate redis, ConsoleProperties properties) {
-			return new ConsoleAuditReader(redis, properties.getScanDepth());
+			return new ConsoleAuditReader(redis, properties.scanDepth());
 		}
 
 	}
@@ -93,7 +93,7 @@ public final class TargetLeaseConsoleAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	ConsoleAuditReader targetLeaseConsoleAuditReader(ConsoleProperties properties) {
-		return new ConsoleAuditReader(null, properties.getScanDepth());
+		return new ConsoleAuditReader(null, properties.scanDepth());
 	}
 
 	@Bean
@@ -102,7 +102,7 @@ public final class TargetLeaseConsoleAutoConfiguration {
 			AdminCaller caller, AdminAuditor auditor, ConsoleAuditReader reader, ConsoleProperties properties,
 			AdminProperties adminProperties) {
 		return new TargetLeaseConsoleController(operations, caller, auditor, reader, properties,
-				adminProperties.getMaxBodyBytes());
+				adminProperties.maxBodyBytes());
 	}
 
 	/** Every console API request emits one audit event, as on the admin endpoint (pages and assets do not). */

@@ -20,30 +20,20 @@ import tools.jackson.databind.node.ObjectNode;
  * retryable, retry_after_ms?}} with a fixed message per code, never another owner's identity, a raw lock key, a backend
  * name, connection details, a stack trace or a backend error.
  */
-public final class AdminEnvelope {
+final class AdminEnvelope {
 
 	private AdminEnvelope() {
 	}
 
-	/** A success envelope with one lease. */
-	public static String success(ResultCode code, String correlationId, LeaseRecord lease) {
-		return success(code, correlationId, lease, false);
-	}
-
 	/** A success envelope with one lease, with its {@code holder} when {@code holder}. */
-	public static String success(ResultCode code, String correlationId, LeaseRecord lease, boolean holder) {
+	static String success(ResultCode code, String correlationId, LeaseRecord lease, boolean holder) {
 		ObjectNode body = HttpEnvelope.success(code, correlationId);
 		body.set("lease", HttpEnvelope.lease(lease, holder));
 		return HttpEnvelope.write(body);
 	}
 
-	/** A list envelope: {@code leases} and {@code next_cursor} (null on the last page). */
-	public static String page(String correlationId, List<LeaseRecord> leases, @Nullable String nextCursor) {
-		return page(correlationId, leases, nextCursor, false);
-	}
-
 	/** A list envelope, each lease with its {@code holder} when {@code holder}. */
-	public static String page(String correlationId, List<LeaseRecord> leases, @Nullable String nextCursor,
+	static String page(String correlationId, List<LeaseRecord> leases, @Nullable String nextCursor,
 			boolean holder) {
 		ObjectNode body = HttpEnvelope.success(ResultCode.LEASE_LISTED, correlationId);
 		ArrayNode array = body.putArray("leases");
@@ -60,7 +50,7 @@ public final class AdminEnvelope {
 	}
 
 	/** An error envelope; {@code detail} (only for invalid_lease_request) names a field and rule, never a value. */
-	public static String error(ResultCode code, String correlationId, long retryAfterMs, @Nullable String detail) {
+	static String error(ResultCode code, String correlationId, long retryAfterMs, @Nullable String detail) {
 		ObjectNode body = HttpEnvelope.error(code, correlationId, message(code, detail));
 		if (retryAfterMs > 0) {
 			body.put("retry_after_ms", retryAfterMs);

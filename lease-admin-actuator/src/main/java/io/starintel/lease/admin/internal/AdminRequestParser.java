@@ -176,7 +176,7 @@ final class AdminRequestParser {
 	}
 
 	private Instant deadline(@Nullable String text) {
-		return RequestDeadline.parse(text, this.clock.instant(), this.properties.getDefaultDeadline(), this.policy, null);
+		return RequestDeadline.parse(text, this.clock.instant(), this.properties.defaultDeadline(), this.policy, null);
 	}
 
 	private static Map<String, String> single(Map<String, String[]> params, Set<String> allowed) {

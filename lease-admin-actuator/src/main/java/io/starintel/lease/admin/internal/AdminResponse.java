@@ -1,5 +1,7 @@
 package io.starintel.lease.admin.internal;
 
+import org.jspecify.annotations.Nullable;
+
 import io.starintel.lease.core.ResultCode;
 
 /**
@@ -7,8 +9,9 @@ import io.starintel.lease.core.ResultCode;
  */
 public record AdminResponse(int status, String body, long retryAfterMs) {
 
-	static AdminResponse error(ResultCode code, String correlationId, long retryAfterMs,
-			@org.jspecify.annotations.Nullable String detail) {
+	/** The error envelope of a code, at the code's HTTP status. */
+	public static AdminResponse error(ResultCode code, String correlationId, long retryAfterMs,
+			@Nullable String detail) {
 		return new AdminResponse(code.httpStatus(), AdminEnvelope.error(code, correlationId, retryAfterMs, detail),
 				retryAfterMs);
 	}

@@ -1,18 +1,12 @@
 package io.starintel.lease.admin.internal;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.util.Map;
-import java.util.regex.Pattern;
 
 import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.core.ResultCode;
 import jakarta.servlet.http.HttpServletRequest;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.http.HttpHeaders;
-import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.web.HttpMediaTypeException;
@@ -46,8 +40,6 @@ public class TargetLeaseAdminController {
 
 	private static final Logger logger = LoggerFactory.getLogger(TargetLeaseAdminController.class);
 
-	private static final Pattern JSON = Pattern.compile("application/json(\\s*;.*)?", Pattern.CASE_INSENSITIVE);
-
 	private final TargetLeaseAdminOperations operations;
 
 	private final int maxBodyBytes;
@@ -60,7 +52,7 @@ public class TargetLeaseAdminController {
 	@GetMapping
 	ResponseEntity<String> list(HttpServletRequest request) {
 		String correlationId = correlationId(request);
-		Map<String, String[]> parameters = parameters(request);
+		Map<String, String[]> parameters = AdminHttp.parameters(request);
 		if (parameters == null) {
 			return malformedQuery(AuditEventType.LIST, correlationId);
 		}
@@ -70,21 +62,11 @@ public class TargetLeaseAdminController {
 	@GetMapping("/{leaseId}")
 	ResponseEntity<String> inspectByLeaseId(@PathVariable("leaseId") String leaseId, HttpServletRequest request) {
 		String correlationId = correlationId(request);
-		Map<String, String[]> parameters = parameters(request);
+		Map<String, String[]> parameters = AdminHttp.parameters(request);
 		if (parameters == null) {
 			return malformedQuery(AuditEventType.INSPECT, correlationId);
 		}
 		return respond(this.operations.inspectByLeaseId(leaseId, parameters, correlationId), correlationId);
-	}
-
-	/** The query parameters, or {@code null} when the container cannot decode them (e.g. {@code %zz}). */
-	private static @Nullable Map<String, String[]> parameters(HttpServletRequest request) {
-		try {
-			return request.getParameterMap();
-		}
-		catch (RuntimeException ex) {
-			return null;
-		}
 	}
 
 	private ResponseEntity<String> malformedQuery(AuditEventType type, String correlationId) {
@@ -144,12 +126,11 @@ public class TargetLeaseAdminController {
 
 	private ResponseEntity<String> withBody(HttpServletRequest request, BodyOperation operation) {
 		String correlationId = correlationId(request);
-		String contentType = request.getContentType();
-		if (contentType == null || !JSON.matcher(contentType.trim()).matches()) {
+		if (!AdminHttp.isJson(request)) {
 			return respond(this.operations.refused(AdminRequestAudit.type(request), ResultCode.INVALID_LEASE_REQUEST,
 					correlationId, "content_type: must be application/json"), correlationId);
 		}
-		byte[] body = readBounded(request);
+		byte[] body = AdminHttp.readBounded(request, this.maxBodyBytes);
 		if (body == null) {
 			return respond(this.operations.refused(AdminRequestAudit.type(request), ResultCode.INVALID_LEASE_REQUEST,
 					correlationId, "body: larger than " + this.maxBodyBytes + " bytes or unreadable"), correlationId);
@@ -157,33 +138,12 @@ public class TargetLeaseAdminController {
 		return respond(operation.apply(body, correlationId), correlationId);
 	}
 
-	/** Reads at most {@code maxBodyBytes}; {@code null} when the body is larger or cannot be read. */
-	private byte @Nullable [] readBounded(HttpServletRequest request) {
-		if (request.getContentLengthLong() > this.maxBodyBytes) {
-			return null;
-		}
-		try (InputStream in = request.getInputStream()) {
-			byte[] bytes = in.readNBytes(this.maxBodyBytes + 1);
-			return (bytes.length > this.maxBodyBytes) ? null : bytes;
-		}
-		catch (IOException ex) {
-			return null;
-		}
-	}
-
-	static String correlationId(HttpServletRequest request) {
+	private static String correlationId(HttpServletRequest request) {
 		return AdminRequestAudit.correlationId(request);
 	}
 
-	static ResponseEntity<String> respond(AdminResponse response, String correlationId) {
-		ResponseEntity.BodyBuilder builder = ResponseEntity.status(response.status())
-			.contentType(MediaType.APPLICATION_JSON)
-			.header(CORRELATION_HEADER, correlationId)
-			.header(HttpHeaders.CACHE_CONTROL, "no-store");
-		if (response.retryAfterMs() > 0) {
-			builder.header(HttpHeaders.RETRY_AFTER, Long.toString((response.retryAfterMs() + 999) / 1000));
-		}
-		return builder.body(response.body());
+	private static ResponseEntity<String> respond(AdminResponse response, String correlationId) {
+		return AdminHttp.respond(response, correlationId);
 	}
 
 }

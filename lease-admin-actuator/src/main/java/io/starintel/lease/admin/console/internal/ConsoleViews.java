@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -54,7 +55,7 @@ final class ConsoleViews {
 		ObjectNode body = head("console_session", correlationId);
 		ObjectNode caller = body.putObject("caller");
 		caller.put("principal_id", grant.principalId());
-		caller.put("kind", grant.kind().name().toLowerCase(java.util.Locale.ROOT));
+		caller.put("kind", grant.kind().name().toLowerCase(Locale.ROOT));
 		ArrayNode capabilities = caller.putArray("capabilities");
 		AdminCapability.ALL.stream().filter(grant::has).sorted().forEach(capabilities::add);
 		caller.put("tenant_id", grant.tenantId());

@@ -35,8 +35,8 @@ public final class PropertiesAdminCredentials implements UserDetailsService {
 	 */
 	public PropertiesAdminCredentials(AdminProperties properties) {
 		List<LeaseConfigurationException.Problem> problems = new ArrayList<>();
-		for (AdminProperties.Credential credential : properties.getCredentials()) {
-			String where = "starintel.lease.admin.credentials[" + credential.getCredentialId() + "]";
+		for (AdminProperties.Credential credential : properties.credentials()) {
+			String where = "starintel.lease.admin.credentials[" + credential.credentialId() + "]";
 			try {
 				LeaseAdminUser user = user(credential);
 				if (this.users.putIfAbsent(user.getUsername(), user) != null) {
@@ -58,34 +58,34 @@ public final class PropertiesAdminCredentials implements UserDetailsService {
 	}
 
 	private static LeaseAdminUser user(AdminProperties.Credential credential) {
-		String where = "starintel.lease.admin.credentials[" + credential.getCredentialId() + "]";
-		Identifiers.require("principal", credential.getPrincipal());
-		Identifiers.require("credential-id", credential.getCredentialId());
-		CredentialCheck.secretHash(where + ".secret-hash", credential.getSecretHash());
-		for (String capability : credential.getCapabilities()) {
+		String where = "starintel.lease.admin.credentials[" + credential.credentialId() + "]";
+		Identifiers.require("principal", credential.principal());
+		Identifiers.require("credential-id", credential.credentialId());
+		CredentialCheck.secretHash(where + ".secret-hash", credential.secretHash());
+		for (String capability : credential.capabilities()) {
 			if (!AdminCapability.ALL.contains(capability)) {
 				throw new IllegalStateException(where + ": unknown capability");
 			}
-			if (AdminCapability.isAdministrative(capability) && credential.getKind() != CredentialKind.ADMINISTRATOR) {
+			if (AdminCapability.isAdministrative(capability) && credential.kind() != CredentialKind.ADMINISTRATOR) {
 				throw new IllegalStateException(where + ": only administrator credentials may hold " + capability);
 			}
 		}
-		if (credential.getPrograms().isEmpty()) {
+		if (credential.programs().isEmpty()) {
 			throw new IllegalStateException(where + ": programs must not be empty");
 		}
 		String tenant = null;
 		Set<String> programs = new LinkedHashSet<>();
-		for (String program : credential.getPrograms()) {
-			ProgramScope scope = ProgramScope.of(credential.getTenant(), program);
+		for (String program : credential.programs()) {
+			ProgramScope scope = ProgramScope.of(credential.tenant(), program);
 			tenant = scope.tenantId();
 			programs.add(scope.programId());
 		}
 		ProgramScope first = ProgramScope.of(tenant, programs.iterator().next());
-		Set<String> actors = CredentialCheck.actors(where + ".actors", first, credential.getActors());
-		Set<String> targets = CredentialCheck.targets(where + ".targets", first, credential.getTargets());
-		AdminGrant grant = new AdminGrant(credential.getPrincipal(), credential.getCredentialId(),
-				credential.getKind(), credential.getCapabilities(), tenant, programs, actors, targets);
-		return new LeaseAdminUser(grant, credential.getSecretHash());
+		Set<String> actors = CredentialCheck.actors(where + ".actors", first, credential.actors());
+		Set<String> targets = CredentialCheck.targets(where + ".targets", first, credential.targets());
+		AdminGrant grant = new AdminGrant(credential.principal(), credential.credentialId(),
+				credential.kind(), credential.capabilities(), tenant, programs, actors, targets);
+		return new LeaseAdminUser(grant, credential.secretHash());
 	}
 
 	@Override
