@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -102,7 +103,7 @@ class WorkerOperationsTests {
 			}
 
 			@Override
-			public Clock withZone(java.time.ZoneId zone) {
+			public Clock withZone(ZoneId zone) {
 				return this;
 			}
 
