@@ -118,7 +118,7 @@ public class TargetLeaseConsoleController {
 			return respond(AdminResponse.error(ResultCode.INVALID_CREDENTIAL, correlationId, 0, null), correlationId);
 		}
 		return respond(new AdminResponse(200,
-				ConsoleViews.session(grant, correlationId, this.auditor.clock().instant().toString()), 0),
+				ConsoleJson.session(grant, correlationId, this.auditor.clock().instant().toString()), 0),
 				correlationId);
 	}
 
@@ -162,7 +162,7 @@ public class TargetLeaseConsoleController {
 	@GetMapping("/api/leases/{leaseId}/events")
 	ResponseEntity<String> events(@PathVariable("leaseId") String leaseId, HttpServletRequest request) {
 		String correlationId = AdminRequestAudit.correlationId(request);
-		return respond(this.streams.answer(request, correlationId, leaseId, (grant, read) -> ConsoleViews
+		return respond(this.streams.answer(request, correlationId, leaseId, (grant, read) -> ConsoleJson
 			.events(leaseId, grant, read, this.properties.recentEvents(), correlationId)), correlationId);
 	}
 
@@ -170,7 +170,7 @@ public class TargetLeaseConsoleController {
 	@GetMapping("/api/health")
 	ResponseEntity<String> health(HttpServletRequest request) {
 		String correlationId = AdminRequestAudit.correlationId(request);
-		return respond(this.streams.answer(request, correlationId, null, (grant, read) -> ConsoleViews.health(grant,
+		return respond(this.streams.answer(request, correlationId, null, (grant, read) -> ConsoleJson.health(grant,
 				read, this.properties.recentLosses(), correlationId)), correlationId);
 	}
 

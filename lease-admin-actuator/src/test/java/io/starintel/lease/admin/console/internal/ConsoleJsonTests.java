@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The console API's views of durable audit events: fields shown, scope filtering, grouping of rejected commits.
  */
-class ConsoleViewsTests {
+class ConsoleJsonTests {
 
 	private static final AdminGrant OPERATOR = new AdminGrant("prn_op", "key_op", CredentialKind.OPERATOR,
 			Set.of("targets:read"), "tenant-a", Set.of("program-a"));
@@ -51,7 +51,7 @@ class ConsoleViewsTests {
 						"result_code", "lease_lost", "fencing_token", "42", "reason", "authorize_commit:stale_lease"),
 						event("target_lease_renew", "2026-12-01T10:00:01.000Z", "lease_2", "usernamegen"),
 						event("target_lease_acquire", "2026-12-01T10:00:00.000Z", "lease_1", "usernamegen")));
-		JsonNode body = ConsoleViews.MAPPER.readTree(ConsoleViews.events("lease_1", OPERATOR, read, 10, "corr_1"));
+		JsonNode body = ConsoleJson.MAPPER.readTree(ConsoleJson.events("lease_1", OPERATOR, read, 10, "corr_1"));
 		assertThat(body.get("code").asString()).isEqualTo("audit_events_listed");
 		JsonNode events = body.get("events");
 		assertThat(events).hasSize(3);
@@ -60,7 +60,7 @@ class ConsoleViewsTests {
 		assertThat(events.get(1).get("reason").asString()).isEqualTo("incident_id=INC-1 stuck");
 		assertThat(events.get(2).get("event_type").asString()).isEqualTo("target_lease_acquire");
 		assertThat(body.toString()).doesNotContain("key_secretless_but_hidden", "trace-hidden", "credential_id");
-		JsonNode limited = ConsoleViews.MAPPER.readTree(ConsoleViews.events("lease_1", OPERATOR, read, 1, "corr_2"));
+		JsonNode limited = ConsoleJson.MAPPER.readTree(ConsoleJson.events("lease_1", OPERATOR, read, 1, "corr_2"));
 		assertThat(limited.get("events")).hasSize(1);
 	}
 
@@ -68,9 +68,9 @@ class ConsoleViewsTests {
 	void eventsOutsideTheCallersActorsAreNotShown() {
 		ConsoleAuditReader.StreamRead read = new ConsoleAuditReader.StreamRead(true, List.of(),
 				List.of(event("target_lease_acquire", "2026-12-01T10:00:00.000Z", "lease_1", "other-actor")));
-		JsonNode body = ConsoleViews.MAPPER.readTree(ConsoleViews.events("lease_1", ACTOR_SCOPED, read, 10, "c"));
+		JsonNode body = ConsoleJson.MAPPER.readTree(ConsoleJson.events("lease_1", ACTOR_SCOPED, read, 10, "c"));
 		assertThat(body.get("events")).isEmpty();
-		JsonNode health = ConsoleViews.MAPPER.readTree(ConsoleViews.health(ACTOR_SCOPED, read, 10, "c"));
+		JsonNode health = ConsoleJson.MAPPER.readTree(ConsoleJson.health(ACTOR_SCOPED, read, 10, "c"));
 		assertThat(health.get("rejected_commits")).isEmpty();
 	}
 
@@ -89,7 +89,7 @@ class ConsoleViewsTests {
 								"result_code", "lease_lost"),
 						event("target_lease_expire", "2026-12-01T10:00:02.000Z", "lease_4", "usernamegen",
 								"result_code", "lease_lost")));
-		JsonNode body = ConsoleViews.MAPPER.readTree(ConsoleViews.health(OPERATOR, read, 10, "corr"));
+		JsonNode body = ConsoleJson.MAPPER.readTree(ConsoleJson.health(OPERATOR, read, 10, "corr"));
 		JsonNode points = body.get("rejected_commits");
 		assertThat(points).hasSize(2);
 		assertThat(points.get(0).get("enforcement_point").asString()).isEqualTo("amqp_consume");
@@ -109,7 +109,7 @@ class ConsoleViewsTests {
 	void sessionShowsCapabilitiesAndScopeButNoCredentialId() {
 		AdminGrant worker = new AdminGrant("prn_worker", "key_worker", CredentialKind.WORKER,
 				Set.of("targets:read", "targets:revoke"), "tenant-a", Set.of("program-b", "program-a"));
-		JsonNode body = ConsoleViews.MAPPER.readTree(ConsoleViews.session(worker, "corr", "2026-12-01T10:00:00Z"));
+		JsonNode body = ConsoleJson.MAPPER.readTree(ConsoleJson.session(worker, "corr", "2026-12-01T10:00:00Z"));
 		// a worker never holds an administrative capability, whatever its authorities say (AdminGrant.has)
 		assertThat(body.get("caller").get("capabilities").toString()).isEqualTo("[\"targets:read\"]");
 		assertThat(body.get("caller").get("programs").toString()).isEqualTo("[\"program-a\",\"program-b\"]");

@@ -23,7 +23,7 @@ import tools.jackson.databind.node.ObjectNode;
  * ids, request bodies or lock keys (the streams carry no lock key; credential and trace ids are dropped here), and
  * only events whose identity lies inside the caller's scope.
  */
-final class ConsoleViews {
+final class ConsoleJson {
 
 	static final JsonMapper MAPPER = JsonMapper.builder().build();
 
@@ -39,7 +39,7 @@ final class ConsoleViews {
 	private static final Set<String> LOSS_CODES = Set.of(ResultCode.LEASE_REVOKED.wireName(),
 			ResultCode.LEASE_RELEASED.wireName());
 
-	private ConsoleViews() {
+	private ConsoleJson() {
 	}
 
 	static ObjectNode head(String code, String correlationId) {
