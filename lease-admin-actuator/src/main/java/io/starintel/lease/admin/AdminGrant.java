@@ -2,6 +2,7 @@ package io.starintel.lease.admin;
 
 import java.util.Set;
 
+import io.starintel.lease.admin.internal.AdminCapability;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.ProgramScope;
 
@@ -39,7 +40,7 @@ public record AdminGrant(String principalId, String credentialId, CredentialKind
 
 	/** Whether the capability is held; administrative capabilities count only for administrator credentials. */
 	public boolean has(String capability) {
-		if (Capabilities.isAdministrative(capability) && this.kind != CredentialKind.ADMINISTRATOR) {
+		if (AdminCapability.isAdministrative(capability) && this.kind != CredentialKind.ADMINISTRATOR) {
 			return false;
 		}
 		return this.capabilities.contains(capability);

@@ -1,12 +1,7 @@
 /**
- * The target-lease admin endpoint: operations, envelopes, admission control.
- *
- * <p>Not API: {@code AdminAuditFilter}, {@code AdminAuditor}, {@code AdminCaller}, {@code AdminGrant},
- * {@code AdminRequestAudit}, {@code AdminResponse}, {@code Capabilities}, {@code CredentialKind}, {@code Envelopes},
- * {@code TargetLeaseAdminController}, {@code TargetLeaseAdminOperations}, {@code TraceGuardFilter} are public only
- * because another package of this project uses them (listed as {@code internal} in
- * {@code public-types/lease-admin-actuator.txt}; docs/ARCHITECTURE.md, "Public API"); they may change without
- * notice.
+ * The target-lease admin endpoint: its settings ({@link AdminProperties}), the caller's grant ({@link AdminGrant},
+ * {@link CredentialKind}) and who is calling ({@link AdminCaller}, replaceable by a bean of your own). The endpoint's
+ * implementation (operations, parsing, authorization, envelopes, audit) is in {@code io.starintel.lease.admin.internal}.
  */
 @NullMarked
 package io.starintel.lease.admin;

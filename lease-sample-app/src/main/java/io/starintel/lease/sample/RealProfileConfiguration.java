@@ -29,12 +29,12 @@ class RealProfileConfiguration {
 
 	@Bean(destroyMethod = "shutdown")
 	StdHttpClient couchDbHttpClient(SampleProperties properties) throws MalformedURLException {
-		return (StdHttpClient) new StdHttpClient.Builder().url(properties.getCouchdbUrl()).caching(false).build();
+		return (StdHttpClient) new StdHttpClient.Builder().url(properties.couchdbUrl()).caching(false).build();
 	}
 
 	@Bean
 	CouchDbConnector couchDbConnector(StdHttpClient couchDbHttpClient, SampleProperties properties) {
-		StdCouchDbConnector connector = new StdCouchDbConnector(properties.getDatabase(),
+		StdCouchDbConnector connector = new StdCouchDbConnector(properties.database(),
 				new StdCouchDbInstance(couchDbHttpClient));
 		connector.createDatabaseIfNotExists();
 		return connector;
@@ -42,22 +42,22 @@ class RealProfileConfiguration {
 
 	@Bean
 	Queue resultsQueue(SampleProperties properties) {
-		return QueueBuilder.durable(properties.getResultsQueue())
+		return QueueBuilder.durable(properties.resultsQueue())
 			.deadLetterExchange("")
-			.deadLetterRoutingKey(properties.getDeadLetterQueue())
+			.deadLetterRoutingKey(properties.deadLetterQueue())
 			.build();
 	}
 
 	@Bean
 	Queue resultsDeadLetterQueue(SampleProperties properties) {
-		return QueueBuilder.durable(properties.getDeadLetterQueue()).build();
+		return QueueBuilder.durable(properties.deadLetterQueue()).build();
 	}
 
 	@Bean
 	FencedResultSink fencedResultSink(CheckpointStore checkpoints,
 			@Qualifier("fencedCouchDbConnector") FencedCouchDbConnector couchDb, FencedRabbitTemplate rabbit,
 			SampleProperties properties) {
-		return new FencedResultSink(checkpoints, couchDb, rabbit, properties.getResultsQueue());
+		return new FencedResultSink(checkpoints, couchDb, rabbit, properties.resultsQueue());
 	}
 
 }

@@ -54,7 +54,7 @@ class RevokeRunner implements ApplicationRunner {
 
 	@Override
 	public void run(ApplicationArguments args) {
-		String target = this.properties.getRevokeTarget();
+		String target = this.properties.revokeTarget();
 		if (target == null) {
 			logger.warn("revoke: set sample.revoke-target");
 		}

@@ -41,7 +41,7 @@ class UsernameGenProcessor {
 		logger.info("[{}] instance {} holds target {} with fencing token {} (lease {}, expires {})", worker, instance,
 				target.id(), lease.fencingToken(), lease.leaseId(), lease.expiresAt());
 		this.results.started(lease, target, worker);
-		Duration work = this.properties.getWorkDuration();
+		Duration work = this.properties.workDuration();
 		try {
 			TimeUnit.MILLISECONDS
 				.sleep((work != null) ? work.toMillis() : 200 + ThreadLocalRandom.current().nextInt(600));

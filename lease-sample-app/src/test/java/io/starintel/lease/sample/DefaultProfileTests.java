@@ -2,6 +2,7 @@ package io.starintel.lease.sample;
 
 import java.time.Duration;
 
+import org.ektorp.CouchDbConnector;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -33,7 +34,7 @@ class DefaultProfileTests {
 			.anySatisfy((store) -> assertThat(store).isInstanceOf(InMemoryLeaseStore.class));
 		assertThat(this.context.getBeanNamesForType(InMemoryLeaseStore.class)).isNotEmpty();
 		assertThat(this.results).isInstanceOf(LoggingResultSink.class);
-		assertThat(this.context.getBeanNamesForType(org.ektorp.CouchDbConnector.class)).isEmpty();
+		assertThat(this.context.getBeanNamesForType(CouchDbConnector.class)).isEmpty();
 		assertThat(this.context.getBeanNamesForType(ResultListener.class)).isEmpty();
 		await().atMost(Duration.ofSeconds(15)).until(() -> this.results.committed() >= 1);
 	}

@@ -8,8 +8,6 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
-import io.starintel.lease.http.TenantAdmission;
-
 /**
  * Settings of the worker HTTP API ({@code starintel.lease.worker-http.*}).
  *
@@ -34,13 +32,6 @@ public record WorkerHttpProperties(@DefaultValue("false") boolean enabled, @Defa
 	 */
 	public record Admission(@DefaultValue("16") int maxInFlight, @DefaultValue("50") double permitsPerSecond,
 			@DefaultValue("100") int burst) {
-
-		/** The admission control of these limits (fails naming the properties when one is not positive). */
-		TenantAdmission control() {
-			return new TenantAdmission(this.maxInFlight, this.permitsPerSecond, this.burst,
-					"starintel.lease.worker-http.admission");
-		}
-
 	}
 
 	/**

@@ -1,10 +1,7 @@
 /**
  * The worker HTTP API: the contract's lease protocol (acquire-if-free, renew, release, inspect own lease, resolve by
- * request id, authorize-commit) for actors that are not JVMs, under {@code /lease/v1}.
- *
- * <p>Not API: {@code WorkerController}, {@code WorkerCredentials} are public only because another package of this
- * project uses them (listed as {@code internal} in {@code public-types/lease-worker-http.txt}; docs/ARCHITECTURE.md,
- * "Public API"); they may change without notice.
+ * request id, authorize-commit) for actors that are not JVMs, under {@code /lease/v1}. This package holds its settings
+ * ({@link WorkerHttpProperties}); the implementation is in {@code io.starintel.lease.worker.internal}.
  */
 @NullMarked
 package io.starintel.lease.worker;

@@ -1,13 +1,13 @@
 package io.starintel.lease.admin.autoconfigure;
 
-import io.starintel.lease.admin.AdminAuditFilter;
-import io.starintel.lease.admin.AdminAuditor;
 import io.starintel.lease.admin.AdminCaller;
 import io.starintel.lease.admin.AdminProperties;
-import io.starintel.lease.admin.TargetLeaseAdminController;
-import io.starintel.lease.admin.TargetLeaseAdminOperations;
-import io.starintel.lease.admin.TraceGuardFilter;
-import io.starintel.lease.http.TenantAdmission;
+import io.starintel.lease.admin.internal.AdminAuditFilter;
+import io.starintel.lease.admin.internal.AdminAuditor;
+import io.starintel.lease.admin.internal.TargetLeaseAdminController;
+import io.starintel.lease.admin.internal.TargetLeaseAdminOperations;
+import io.starintel.lease.admin.internal.TraceGuardFilter;
+import io.starintel.lease.http.internal.TenantAdmission;
 import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.audit.redis.RedisStreamAuditSink;
 import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;
@@ -54,9 +54,9 @@ public final class TargetLeaseAdminAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	TenantAdmission targetLeaseAdmissionControl(AdminProperties properties) {
-		AdminProperties.Admission admission = properties.getAdmission();
-		return new TenantAdmission(admission.getMaxInFlight(), admission.getPermitsPerSecond(),
-				admission.getBurst(), "starintel.lease.admin.admission");
+		AdminProperties.Admission admission = properties.admission();
+		return new TenantAdmission(admission.maxInFlight(), admission.permitsPerSecond(),
+				admission.burst(), "starintel.lease.admin.admission");
 	}
 
 	@Bean
@@ -85,7 +85,7 @@ public final class TargetLeaseAdminAutoConfiguration {
 	@ConditionalOnMissingBean
 	TargetLeaseAdminController targetLeaseAdminController(TargetLeaseAdminOperations operations,
 			AdminProperties properties) {
-		return new TargetLeaseAdminController(operations, properties.getMaxBodyBytes());
+		return new TargetLeaseAdminController(operations, properties.maxBodyBytes());
 	}
 
 	/** Runs before every other filter (Spring Security's included) for the endpoint's paths only. */
@@ -137,7 +137,7 @@ public final class TargetLeaseAdminAutoConfiguration {
 			@ConditionalOnMissingBean
 			RedisStreamAuditSink targetLeaseRedisStreamAuditSink(StringRedisTemplate redis,
 					AdminProperties properties) {
-				return new RedisStreamAuditSink(redis, properties.getAudit().getStreamMaxLength());
+				return new RedisStreamAuditSink(redis, properties.audit().streamMaxLength());
 			}
 
 		}

@@ -2,17 +2,6 @@ package io.starintel.lease.admin.autoconfigure;
 
 import java.util.List;
 
-import io.starintel.lease.admin.AdminAuditFilter;
-import io.starintel.lease.admin.AdminAuditor;
-import io.starintel.lease.admin.AdminCaller;
-import io.starintel.lease.admin.AdminProperties;
-import io.starintel.lease.admin.TargetLeaseAdminOperations;
-import io.starintel.lease.admin.console.ConsoleAuditReader;
-import io.starintel.lease.admin.console.ConsoleOriginFilter;
-import io.starintel.lease.admin.console.ConsoleProperties;
-import io.starintel.lease.admin.console.TargetLeaseConsoleController;
-import io.starintel.lease.admin.security.JsonSecurityErrorHandler;
-import io.starintel.lease.admin.security.PropertiesAdminCredentials;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -40,6 +29,18 @@ import org.springframework.security.web.header.writers.ReferrerPolicyHeaderWrite
 import org.springframework.security.web.servlet.util.matcher.PathPatternRequestMatcher;
 import org.springframework.security.web.util.matcher.AnyRequestMatcher;
 import org.springframework.security.web.util.matcher.RequestMatcher;
+
+import io.starintel.lease.admin.AdminCaller;
+import io.starintel.lease.admin.AdminProperties;
+import io.starintel.lease.admin.console.ConsoleProperties;
+import io.starintel.lease.admin.console.internal.ConsoleAuditReader;
+import io.starintel.lease.admin.console.internal.ConsoleOriginFilter;
+import io.starintel.lease.admin.console.internal.TargetLeaseConsoleController;
+import io.starintel.lease.admin.internal.AdminAuditFilter;
+import io.starintel.lease.admin.internal.AdminAuditor;
+import io.starintel.lease.admin.internal.TargetLeaseAdminOperations;
+import io.starintel.lease.admin.security.internal.JsonSecurityErrorHandler;
+import io.starintel.lease.admin.security.internal.PropertiesAdminCredentials;
 
 /**
  * The operator console at {@code <actuator base path>/targetleases-console}, beside the admin endpoint it drives
@@ -83,7 +84,7 @@ public final class TargetLeaseConsoleAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		ConsoleAuditReader targetLeaseConsoleAuditReader(StringRedisTemplate redis, ConsoleProperties properties) {
-			return new ConsoleAuditReader(redis, properties.getScanDepth());
+			return new ConsoleAuditReader(redis, properties.scanDepth());
 		}
 
 	}
@@ -92,7 +93,7 @@ public final class TargetLeaseConsoleAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	ConsoleAuditReader targetLeaseConsoleAuditReader(ConsoleProperties properties) {
-		return new ConsoleAuditReader(null, properties.getScanDepth());
+		return new ConsoleAuditReader(null, properties.scanDepth());
 	}
 
 	@Bean
@@ -101,7 +102,7 @@ public final class TargetLeaseConsoleAutoConfiguration {
 			AdminCaller caller, AdminAuditor auditor, ConsoleAuditReader reader, ConsoleProperties properties,
 			AdminProperties adminProperties) {
 		return new TargetLeaseConsoleController(operations, caller, auditor, reader, properties,
-				adminProperties.getMaxBodyBytes());
+				adminProperties.maxBodyBytes());
 	}
 
 	/** Every console API request emits one audit event, as on the admin endpoint (pages and assets do not). */

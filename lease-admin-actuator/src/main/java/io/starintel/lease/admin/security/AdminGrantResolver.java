@@ -1,9 +1,9 @@
 package io.starintel.lease.admin.security;
 
-import io.starintel.lease.admin.AdminGrant;
-
 import org.jspecify.annotations.Nullable;
 import org.springframework.security.core.Authentication;
+
+import io.starintel.lease.admin.AdminGrant;
 
 /**
  * Maps an authenticated Spring Security {@link Authentication} to the caller's {@link AdminGrant}. Supply your own

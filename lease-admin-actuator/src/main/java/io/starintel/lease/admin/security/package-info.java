@@ -1,11 +1,7 @@
 /**
- * Spring Security integration of the admin endpoint.
- *
- * <p>Not API: {@code DefaultAdminGrantResolver}, {@code EnvelopeRequestRejectedHandler},
- * {@code JsonSecurityErrorHandler}, {@code PropertiesAdminCredentials}, {@code SecurityContextAdminCaller} are
- * public only because another package of this project uses them (listed as {@code internal} in
- * {@code public-types/lease-admin-actuator.txt}; docs/ARCHITECTURE.md, "Public API"); they may change without
- * notice.
+ * Spring Security integration of the admin endpoint: {@link AdminGrantResolver} maps an authentication to the
+ * caller's grant (declare your own bean for another identity provider). The default resolver, the configured
+ * credentials and the JSON error handlers are in {@code io.starintel.lease.admin.security.internal}.
  */
 @NullMarked
 package io.starintel.lease.admin.security;

@@ -3,8 +3,8 @@ package io.starintel.lease.admin.autoconfigure;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.starintel.lease.admin.TargetLeaseAdminController;
-import io.starintel.lease.admin.TargetLeaseAdminOperations;
+import io.starintel.lease.admin.internal.TargetLeaseAdminController;
+import io.starintel.lease.admin.internal.TargetLeaseAdminOperations;
 import io.starintel.lease.audit.AsyncAuditPipeline;
 import io.starintel.lease.audit.AuditingLeaseStore;
 import io.starintel.lease.audit.LogAuditSink;

@@ -1,13 +1,16 @@
 package io.starintel.lease.admin.autoconfigure;
 
 import io.starintel.lease.admin.AdminCaller;
-import io.starintel.lease.admin.TargetLeaseAdminController;
-import io.starintel.lease.admin.TargetLeaseAdminOperations;
+import io.starintel.lease.admin.internal.TargetLeaseAdminController;
+import io.starintel.lease.admin.internal.TargetLeaseAdminOperations;
+import io.starintel.lease.audit.AuditSink;
+import io.starintel.lease.audit.AuditingLeaseStore;
 import io.starintel.lease.audit.LogAuditSink;
 import io.starintel.lease.audit.redis.RedisStreamAuditSink;
 import io.starintel.lease.audit.spring.ApplicationEventAuditSink;
 import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;
 import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
+import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.LeaseStore;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;
 import org.junit.jupiter.api.Test;
@@ -16,6 +19,9 @@ import org.springframework.boot.security.autoconfigure.SecurityAutoConfiguration
 import org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.security.web.DefaultSecurityFilterChain;
 import org.springframework.security.web.SecurityFilterChain;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -64,7 +70,7 @@ class TargetLeaseAdminAutoConfigurationTests {
 	void whenUserDefinesTheEndpointChainThenOursBacksOff() {
 		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
 			.withBean(TargetLeaseAdminSecurityAutoConfiguration.FILTER_CHAIN_BEAN, SecurityFilterChain.class,
-					() -> new org.springframework.security.web.DefaultSecurityFilterChain(
+					() -> new DefaultSecurityFilterChain(
 							(request) -> false))
 			.run((context) -> {
 				assertThat(context).hasSingleBean(TargetLeaseAdminController.class);
@@ -109,24 +115,24 @@ class TargetLeaseAdminAutoConfigurationTests {
 	@Test
 	void theEndpointUsesTheOneAuditedFacadeAndDeclaresNoSinkOfItsOwn() {
 		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new).run((context) -> {
-			assertThat(context).hasSingleBean(io.starintel.lease.service.LeaseService.class)
+			assertThat(context).hasSingleBean(LeaseService.class)
 				.hasSingleBean(LogAuditSink.class)
 				.hasSingleBean(ApplicationEventAuditSink.class)
 				.hasBean(TargetLeaseAdminAutoConfiguration.AUDIT_FILTER_BEAN);
-			assertThat(context.getBean(io.starintel.lease.service.LeaseService.class).store())
-				.isInstanceOf(io.starintel.lease.audit.AuditingLeaseStore.class);
+			assertThat(context.getBean(LeaseService.class).store())
+				.isInstanceOf(AuditingLeaseStore.class);
 		});
 	}
 
 	@Test
 	void whenAuditIsDisabledThenNoSinkExistsInEitherModule() {
 		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
-			.withBean(org.springframework.data.redis.core.StringRedisTemplate.class,
-					() -> new org.springframework.data.redis.core.StringRedisTemplate(
-							new org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory()))
+			.withBean(StringRedisTemplate.class,
+					() -> new StringRedisTemplate(
+							new LettuceConnectionFactory()))
 			.withPropertyValues("starintel.lease.audit.enabled=false")
 			.run((context) -> assertThat(context).hasSingleBean(TargetLeaseAdminController.class)
-				.doesNotHaveBean(io.starintel.lease.audit.AuditSink.class));
+				.doesNotHaveBean(AuditSink.class));
 	}
 
 }

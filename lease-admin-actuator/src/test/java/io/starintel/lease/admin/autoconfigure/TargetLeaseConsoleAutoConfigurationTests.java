@@ -1,7 +1,7 @@
 package io.starintel.lease.admin.autoconfigure;
 
-import io.starintel.lease.admin.console.ConsoleAuditReader;
-import io.starintel.lease.admin.console.TargetLeaseConsoleController;
+import io.starintel.lease.admin.console.internal.ConsoleAuditReader;
+import io.starintel.lease.admin.console.internal.TargetLeaseConsoleController;
 import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;
 import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
 import io.starintel.lease.store.LeaseStore;

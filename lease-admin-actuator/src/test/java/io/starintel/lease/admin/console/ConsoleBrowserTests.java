@@ -1,6 +1,7 @@
 package io.starintel.lease.admin.console;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -16,11 +17,13 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 import io.starintel.lease.audit.redis.RedisStreamAuditSink;
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.fence.FenceOutcome;
 import io.starintel.lease.context.LeaseContext;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -383,7 +386,7 @@ class ConsoleBrowserTests {
 			});
 	}
 
-	private static void waitUntil(String what, java.util.function.BooleanSupplier condition) {
+	private static void waitUntil(String what, BooleanSupplier condition) {
 		new FluentWait<>(driver).withTimeout(WAIT)
 			.pollingEvery(Duration.ofMillis(200))
 			.ignoring(StaleElementReferenceException.class)
@@ -433,11 +436,11 @@ class ConsoleBrowserTests {
 			}
 		}
 		catch (IOException ex) {
-			throw new java.io.UncheckedIOException(ex);
+			throw new UncheckedIOException(ex);
 		}
 	}
 
-	private static @org.jspecify.annotations.Nullable Path docs() {
+	private static @Nullable Path docs() {
 		for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
 			if (Files.isRegularFile(dir.resolve("docs/admin.md"))) {
 				return dir.resolve("docs/console");

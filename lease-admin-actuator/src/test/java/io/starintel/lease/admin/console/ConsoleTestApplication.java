@@ -2,6 +2,7 @@ package io.starintel.lease.admin.console;
 
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -37,7 +38,7 @@ public class ConsoleTestApplication {
 		}
 
 		/** The job's lease once it runs; fails with the job's own failure when it ended without running. */
-		LeaseContext awaitStarted(java.util.concurrent.Future<?> job) throws Exception {
+		LeaseContext awaitStarted(Future<?> job) throws Exception {
 			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
 			while (!this.started.await(200, TimeUnit.MILLISECONDS)) {
 				if (job.isDone()) {

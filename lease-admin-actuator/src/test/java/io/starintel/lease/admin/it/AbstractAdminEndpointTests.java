@@ -3,8 +3,10 @@ package io.starintel.lease.admin.it;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -194,7 +196,7 @@ abstract class AbstractAdminEndpointTests {
 	}
 
 	static void assertLeaseEnvelope(JsonNode lease, LeaseRecord expected) {
-		java.util.Set<String> names = new java.util.LinkedHashSet<>(lease.propertyNames());
+		Set<String> names = new LinkedHashSet<>(lease.propertyNames());
 		// list and inspect add the holder (issue 10: owner principal, service instance, execution and job id)
 		if (names.remove("holder")) {
 			assertThat(lease.get("holder").propertyNames()).containsExactlyInAnyOrder("owner_principal_id",

@@ -3,6 +3,7 @@ package io.starintel.lease.admin.it;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -30,7 +31,7 @@ final class AdminHttp {
 		this.base = "http://127.0.0.1:" + port + "/actuator/targetleases";
 	}
 
-	record Reply(int status, String body, java.net.http.HttpHeaders headers) {
+	record Reply(int status, String body, HttpHeaders headers) {
 
 		JsonNode json() {
 			return JSON.readTree(this.body);

@@ -1,5 +1,6 @@
 package io.starintel.lease.admin.it;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -103,7 +104,7 @@ final class MalformedInputSweep {
 			byte[] garbage = new byte[1 + random.nextInt(200)];
 			random.nextBytes(garbage);
 			cases.add(new Case(path + " garbage " + i, "POST", path,
-					new String(garbage, java.nio.charset.StandardCharsets.ISO_8859_1), "application/json", true));
+					new String(garbage, StandardCharsets.ISO_8859_1), "application/json", true));
 		}
 		cases.add(new Case(path + " duplicate key", "POST", path,
 				"{\"reason\":\"a\"," + text.substring(1).replace("\"reason\":", "\"reason\":\"b\",\"reason\":"),

@@ -1,18 +1,35 @@
 package io.starintel.lease.admin.it;
 
+import java.io.IOException;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
+import io.starintel.lease.audit.AuditEvent;
+import io.starintel.lease.audit.AuditEventType;
+import io.starintel.lease.audit.redis.RedisStreamAuditSink;
 import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.LockIdentity;
+import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.store.LeaseAlerts;
 import io.starintel.lease.store.LeaseStore;
 import io.starintel.lease.store.redis.RedisLeaseStore;
+import org.awaitility.Awaitility;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.event.EventListener;
 import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import tools.jackson.databind.JsonNode;
@@ -49,21 +66,21 @@ class RedisStoreAdminEndpointTests extends AbstractAdminEndpointTests {
 	/** Counts the audit events (application-event sink) of each correlation id. */
 	static class RequestEventCounter {
 
-		final java.util.Map<String, java.util.concurrent.atomic.AtomicInteger> byCorrelation = new java.util.concurrent.ConcurrentHashMap<>();
+		final Map<String, AtomicInteger> byCorrelation = new ConcurrentHashMap<>();
 
-		@org.springframework.context.event.EventListener
-		void on(io.starintel.lease.audit.AuditEvent event) {
+		@EventListener
+		void on(AuditEvent event) {
 			// target_lease_expire is the lifecycle event of a lease a request found expired, not a request event
 			if (event.correlationId() != null
-					&& event.eventType() != io.starintel.lease.audit.AuditEventType.EXPIRE) {
+					&& event.eventType() != AuditEventType.EXPIRE) {
 				this.byCorrelation.computeIfAbsent(event.correlationId(),
-						(k) -> new java.util.concurrent.atomic.AtomicInteger()).incrementAndGet();
+						(k) -> new AtomicInteger()).incrementAndGet();
 			}
 		}
 
 	}
 
-	@org.springframework.beans.factory.annotation.Autowired
+	@Autowired
 	RequestEventCounter counter;
 
 	/**
@@ -79,7 +96,7 @@ class RedisStoreAdminEndpointTests extends AbstractAdminEndpointTests {
 		ObjectNode stale = adminBody(lease, "req-audit-sweep", "sweep");
 		stale.put("lease_id", "lease_not_the_active_one");
 		List<MalformedInputSweep.Case> cases = new ArrayList<>(MalformedInputSweep.cases(stale, scopeQuery()));
-		String foreign = "p-foreign-" + java.util.UUID.randomUUID().toString().substring(0, 8);
+		String foreign = "p-foreign-" + UUID.randomUUID().toString().substring(0, 8);
 		String wrong = AdminHttp.basic("cred-admin-a", "not-the-password");
 		List<String[]> requests = new ArrayList<>();
 		for (String auth : List.of(ADMIN, WORKER)) {
@@ -110,10 +127,10 @@ class RedisStoreAdminEndpointTests extends AbstractAdminEndpointTests {
 		int reachedApplication = 0;
 		int containerRefused = 0;
 		List<String> missing = new ArrayList<>();
-		java.util.Map<String, String> names = new java.util.LinkedHashMap<>();
+		Map<String, String> names = new LinkedHashMap<>();
 		for (int i = 0; i < requests.size(); i++) {
 			String[] r = requests.get(i);
-			String correlationId = "sweep-" + i + "-" + java.util.UUID.randomUUID().toString().substring(0, 8);
+			String correlationId = "sweep-" + i + "-" + UUID.randomUUID().toString().substring(0, 8);
 			String response = rawRequest(r[0], r[1], r[2], r[3], r[4], correlationId);
 			boolean echoed = response.contains("X-Correlation-Id: " + correlationId)
 					|| response.contains("x-correlation-id: " + correlationId);
@@ -128,10 +145,10 @@ class RedisStoreAdminEndpointTests extends AbstractAdminEndpointTests {
 			names.put(correlationId, r[5]);
 		}
 		assertThat(requests.size()).isGreaterThanOrEqualTo(1000);
-		org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(60)).untilAsserted(() -> {
+		Awaitility.await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
 			List<String> wrongCounts = new ArrayList<>();
 			names.forEach((correlationId, name) -> {
-				java.util.concurrent.atomic.AtomicInteger count = this.counter.byCorrelation.get(correlationId);
+				AtomicInteger count = this.counter.byCorrelation.get(correlationId);
 				int n = (count != null) ? count.get() : 0;
 				if (n != 1) {
 					wrongCounts.add(name + " -> " + n + " events");
@@ -145,20 +162,20 @@ class RedisStoreAdminEndpointTests extends AbstractAdminEndpointTests {
 				+ "%d request audit events%n", requests.size(), reachedApplication, containerRefused, events);
 		// TRACE outside the endpoint is still refused with 405 and nothing echoed
 		String trace = raw(("TRACE /actuator/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: "
-				+ ADMIN + "\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+				+ ADMIN + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
 		assertThat(trace.lines().findFirst().orElse("")).startsWith("HTTP/1.1 405");
 		assertThat(trace).doesNotContain(ADMIN.substring(6));
 		// a caller cannot create audit streams for a program outside its scope
-		io.starintel.lease.core.ProgramScope foreignScope = new io.starintel.lease.core.ProgramScope(TENANT, foreign);
-		assertThat(this.redis.hasKey(io.starintel.lease.audit.redis.RedisStreamAuditSink.streamKey(foreignScope)))
+		ProgramScope foreignScope = new ProgramScope(TENANT, foreign);
+		assertThat(this.redis.hasKey(RedisStreamAuditSink.streamKey(foreignScope)))
 			.isFalse();
 		assertThat(this.redis
-			.hasKey(io.starintel.lease.audit.redis.RedisStreamAuditSink.routineStreamKey(foreignScope))).isFalse();
+			.hasKey(RedisStreamAuditSink.routineStreamKey(foreignScope))).isFalse();
 	}
 
 	private String rawRequest(String method, String path, String body, String contentType, String authorization,
-			String correlationId) throws java.io.IOException {
-		byte[] bytes = body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+			String correlationId) throws IOException {
+		byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
 		StringBuilder head = new StringBuilder().append(method)
 			.append(" /actuator/targetleases")
 			.append(path)
@@ -175,7 +192,7 @@ class RedisStoreAdminEndpointTests extends AbstractAdminEndpointTests {
 			head.append("Content-Length: ").append(bytes.length).append("\r\n");
 		}
 		head.append("\r\n");
-		return raw(concat(head.toString().getBytes(java.nio.charset.StandardCharsets.ISO_8859_1), bytes));
+		return raw(concat(head.toString().getBytes(StandardCharsets.ISO_8859_1), bytes));
 	}
 
 	/** Backend names, keys and secrets never leak, even with the real Redis store behind the endpoint. */
@@ -251,20 +268,20 @@ class RedisStoreAdminEndpointTests extends AbstractAdminEndpointTests {
 		for (String target : List.of("?tenant_id=%zz&program_id=" + this.program, "?%&" + scopeQuery(),
 				"?tenant_id=tenant-a&program_id=%E0%80", "/%zz?" + scopeQuery(), "/%C3%28?" + scopeQuery())) {
 			requests.add(("GET /actuator/targetleases" + target + " HTTP/1.1\r\nHost: x\r\n" + auth
-					+ "Connection: close\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+					+ "Connection: close\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
 		}
 		byte[] badUtf8 = { '{', '"', 'r', 'e', 'q', 'u', 'e', 's', 't', '_', 'i', 'd', '"', ':', '"', (byte) 0xC3, 0x28,
 				'"', '}' };
 		requests.add(concat(("POST /actuator/targetleases/revoke HTTP/1.1\r\nHost: x\r\n" + auth + json
 				+ "Content-Length: " + badUtf8.length + "\r\nConnection: close\r\n\r\n")
-			.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1), badUtf8));
+			.getBytes(StandardCharsets.ISO_8859_1), badUtf8));
 		requests.add(("POST /actuator/targetleases/revoke HTTP/1.1\r\nHost: x\r\n" + auth + json
 				+ "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\nZZ\r\n{}\r\n0\r\n\r\n")
-			.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+			.getBytes(StandardCharsets.ISO_8859_1));
 		requests.add(("POST /actuator/targetleases/revoke HTTP/1.1\r\nHost: x\r\n" + auth + json
 				+ "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n" + "4000\r\n" + "{".repeat(16384)
 				+ "\r\n4000\r\n" + "{".repeat(16384) + "\r\n0\r\n\r\n")
-			.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+			.getBytes(StandardCharsets.ISO_8859_1));
 		for (byte[] request : requests) {
 			String response = raw(request);
 			String statusLine = response.lines().findFirst().orElse("");
@@ -272,7 +289,7 @@ class RedisStoreAdminEndpointTests extends AbstractAdminEndpointTests {
 			assertThat(response).doesNotContain("Exception").doesNotContain(LockIdentity.KEY_PREFIX)
 				.doesNotContain("redis").doesNotContain("Redis");
 			assertThat(response).doesNotContain("\"trace\"").doesNotContain("\tat ");
-			String text = new String(request, java.nio.charset.StandardCharsets.ISO_8859_1);
+			String text = new String(request, StandardCharsets.ISO_8859_1);
 			if (!text.contains("chunked") && !text.startsWith("GET /actuator/targetleases/%")) {
 				// delivered to the application: the contract's envelope
 				assertThat(response).contains("\"status\":\"error\"").contains("\"code\":\"invalid_lease_request\"")
@@ -282,17 +299,17 @@ class RedisStoreAdminEndpointTests extends AbstractAdminEndpointTests {
 	}
 
 	private static byte[] concat(byte[] head, byte[] tail) {
-		byte[] all = java.util.Arrays.copyOf(head, head.length + tail.length);
+		byte[] all = Arrays.copyOf(head, head.length + tail.length);
 		System.arraycopy(tail, 0, all, head.length, tail.length);
 		return all;
 	}
 
-	private String raw(byte[] request) throws java.io.IOException {
-		try (java.net.Socket socket = new java.net.Socket("127.0.0.1", this.port)) {
+	private String raw(byte[] request) throws IOException {
+		try (Socket socket = new Socket("127.0.0.1", this.port)) {
 			socket.setSoTimeout(10_000);
 			socket.getOutputStream().write(request);
 			socket.getOutputStream().flush();
-			return new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+			return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
 		}
 	}
 

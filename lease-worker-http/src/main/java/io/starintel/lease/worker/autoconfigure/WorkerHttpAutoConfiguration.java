@@ -12,8 +12,8 @@ import io.starintel.lease.autoconfigure.LeaseProperties;
 import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
 import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.service.LeaseService;
-import io.starintel.lease.worker.WorkerController;
-import io.starintel.lease.worker.WorkerCredentials;
+import io.starintel.lease.worker.internal.WorkerController;
+import io.starintel.lease.worker.internal.WorkerCredentials;
 import io.starintel.lease.worker.WorkerHttpProperties;
 
 import org.springframework.beans.factory.ObjectProvider;

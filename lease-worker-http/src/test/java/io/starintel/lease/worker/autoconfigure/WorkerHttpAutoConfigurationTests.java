@@ -1,5 +1,7 @@
 package io.starintel.lease.worker.autoconfigure;
 
+import java.util.List;
+
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -11,8 +13,8 @@ import org.springframework.context.annotation.Configuration;
 import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;
 import io.starintel.lease.autoconfigure.LeaseJobAutoConfiguration;
 import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
-import io.starintel.lease.worker.WorkerController;
-import io.starintel.lease.worker.WorkerCredentials;
+import io.starintel.lease.worker.internal.WorkerController;
+import io.starintel.lease.worker.internal.WorkerCredentials;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -83,7 +85,7 @@ class WorkerHttpAutoConfigurationTests {
 
 		@Bean
 		WorkerCredentials userWorkerCredentials() {
-			return new WorkerCredentials(java.util.List.of());
+			return new WorkerCredentials(List.of());
 		}
 
 	}

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -157,7 +158,7 @@ class PythonWorkerTests {
 		String run = UUID.randomUUID().toString().substring(0, 8);
 		List<String> targets = List.of("py-" + run + "-1", "py-" + run + "-2", "py-" + run + "-3", "py-" + run + "-4");
 		List<String> reversed = new ArrayList<>(targets);
-		java.util.Collections.reverse(reversed);
+		Collections.reverse(reversed);
 		Worker a = new Worker("worker-a", "key_worker_a", WorkerTestApplication.SECRET_A, targets);
 		Worker b = new Worker("worker-b", "key_worker_b", WorkerTestApplication.SECRET_B, reversed);
 		int exitA;
@@ -179,7 +180,7 @@ class PythonWorkerTests {
 		// the race: every target has exactly one winner, and the other worker was refused with lease_conflict
 		Set<String> wonByA = new HashSet<>(a.acquired.keySet());
 		Set<String> wonByB = new HashSet<>(b.acquired.keySet());
-		assertThat(java.util.Collections.disjoint(wonByA, wonByB)).as(transcript).isTrue();
+		assertThat(Collections.disjoint(wonByA, wonByB)).as(transcript).isTrue();
 		Set<String> union = new HashSet<>(wonByA);
 		union.addAll(wonByB);
 		assertThat(union).containsExactlyInAnyOrderElementsOf(targets);

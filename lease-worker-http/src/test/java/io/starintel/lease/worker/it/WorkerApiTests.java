@@ -1,12 +1,18 @@
 package io.starintel.lease.worker.it;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
@@ -230,10 +236,10 @@ class WorkerApiTests {
 		ObjectNode waiting = acquireBody(target, rid(), "inst-2");
 		waiting.put("wait_ms", 9000);
 		waiting.put("deadline_at", Instant.now().plusSeconds(30).toString());
-		java.util.concurrent.CompletableFuture<WorkerHttp.Reply> waiter = java.util.concurrent.CompletableFuture
+		CompletableFuture<WorkerHttp.Reply> waiter = CompletableFuture
 			.supplyAsync(() -> post("acquire", waiting, B));
 		assertThat(post("release", handleBody(lease, rid(), "inst-1"), A).status()).isEqualTo(200);
-		WorkerHttp.Reply reply = waiter.get(60, java.util.concurrent.TimeUnit.SECONDS);
+		WorkerHttp.Reply reply = waiter.get(60, TimeUnit.SECONDS);
 		assertThat(reply.status()).as(reply.body()).isEqualTo(200);
 		assertThat(reply.json().path("lease").path("fencing_token").asLong())
 			.isGreaterThan(lease.path("fencing_token").asLong());
@@ -414,8 +420,8 @@ class WorkerApiTests {
 	@Test
 	void everyRequestEmitsExactlyOneAuditEventOfItsType() {
 		String target = target();
-		Map<String, String> expected = new java.util.LinkedHashMap<>();
-		java.util.function.BiConsumer<WorkerHttp.Reply, String> expect = (reply, type) -> {
+		Map<String, String> expected = new LinkedHashMap<>();
+		BiConsumer<WorkerHttp.Reply, String> expect = (reply, type) -> {
 			String correlation = reply.json().path("correlation_id").asString();
 			assertThat(correlation).as(reply.body()).isNotEmpty();
 			expected.put(correlation, type);
@@ -468,8 +474,8 @@ class WorkerApiTests {
 		// routine events may go through the asynchronous audit pipeline: the marker is the last request
 		WorkerHttp.Reply marker = post("acquire", acquireBody(target(), rid(), "inst-1"), null);
 		String last = marker.json().path("correlation_id").asString();
-		org.awaitility.Awaitility.await()
-			.atMost(java.time.Duration.ofSeconds(30))
+		Awaitility.await()
+			.atMost(Duration.ofSeconds(30))
 			.until(() -> this.audit.events.stream().anyMatch((e) -> last.equals(e.correlationId())));
 		for (Map.Entry<String, String> entry : expected.entrySet()) {
 			List<String> types = this.audit.events.stream()

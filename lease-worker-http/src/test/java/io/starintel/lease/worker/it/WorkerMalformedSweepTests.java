@@ -2,12 +2,19 @@ package io.starintel.lease.worker.it;
 
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.math.BigInteger;
 import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 
 import org.junit.jupiter.api.Test;
@@ -77,7 +84,7 @@ class WorkerMalformedSweepTests {
 		List<Case> cases = cases(target, lease);
 		assertThat(cases).hasSizeGreaterThanOrEqualTo(1000);
 		List<String> failures = new ArrayList<>();
-		Map<Integer, Integer> statuses = new java.util.TreeMap<>();
+		Map<Integer, Integer> statuses = new TreeMap<>();
 		for (Case c : cases) {
 			WorkerHttp.Reply reply = send(http, c);
 			statuses.merge(reply.status(), 1, Integer::sum);
@@ -105,11 +112,11 @@ class WorkerMalformedSweepTests {
 	}
 
 	private static WorkerHttp.Reply send(WorkerHttp http, Case c) {
-		java.net.http.HttpRequest.Builder builder = java.net.http.HttpRequest
-			.newBuilder(java.net.URI.create("http://127.0.0.1:" + http.port() + c.path()))
-			.timeout(java.time.Duration.ofSeconds(30))
-			.method(c.method(), (c.body() != null) ? java.net.http.HttpRequest.BodyPublishers.ofByteArray(c.body())
-					: java.net.http.HttpRequest.BodyPublishers.noBody());
+		HttpRequest.Builder builder = HttpRequest
+			.newBuilder(URI.create("http://127.0.0.1:" + http.port() + c.path()))
+			.timeout(Duration.ofSeconds(30))
+			.method(c.method(), (c.body() != null) ? HttpRequest.BodyPublishers.ofByteArray(c.body())
+					: HttpRequest.BodyPublishers.noBody());
 		if (c.contentType() != null) {
 			builder.header("Content-Type", c.contentType());
 		}
@@ -204,7 +211,7 @@ class WorkerMalformedSweepTests {
 		values.put("zero", F.numberNode(0));
 		values.put("negative", F.numberNode(-1));
 		values.put("float", F.numberNode(1.5));
-		values.put("huge-int", F.numberNode(new java.math.BigInteger("99999999999999999999999999")));
+		values.put("huge-int", F.numberNode(new BigInteger("99999999999999999999999999")));
 		values.put("long-max", F.numberNode(Long.MAX_VALUE));
 		values.put("array", F.arrayNode().add("x"));
 		values.put("object", F.objectNode().put("x", "y"));
@@ -334,7 +341,7 @@ class WorkerMalformedSweepTests {
 			authorizations.put("bearer", "Bearer abc");
 			authorizations.put("wrong-secret", WorkerHttp.basic("key_worker_a", "wrong"));
 			authorizations.put("unknown-id", WorkerHttp.basic("key_unknown", WorkerTestApplication.SECRET_A));
-			authorizations.put("no-colon", "Basic " + java.util.Base64.getEncoder()
+			authorizations.put("no-colon", "Basic " + Base64.getEncoder()
 				.encodeToString("key_worker_a".getBytes(StandardCharsets.UTF_8)));
 			authorizations.put("other-secret", WorkerHttp.basic("key_worker_a", WorkerTestApplication.SECRET_B));
 			authorizations.put("huge", "Basic " + "A".repeat(4000));
@@ -373,7 +380,7 @@ class WorkerMalformedSweepTests {
 				cases.add(new Case(operation + " path suffix " + suffix, "POST", path + suffix, validBytes,
 						"application/json", noHeaders, 0));
 			}
-			cases.add(new Case(operation + " outside: uppercase path", "POST", path.toUpperCase(java.util.Locale.ROOT),
+			cases.add(new Case(operation + " outside: uppercase path", "POST", path.toUpperCase(Locale.ROOT),
 					validBytes, "application/json", noHeaders, 0));
 		}
 		for (String path : List.of("/lease/v1", "/lease/v1/", "/lease/v1/leases", "/lease/v1/leases/",

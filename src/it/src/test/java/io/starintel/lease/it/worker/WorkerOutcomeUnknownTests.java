@@ -34,8 +34,8 @@ import io.starintel.lease.it.redis.RedisServers;
 import io.starintel.lease.test.FaultProxy;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.redis.RedisLeaseStore;
-import io.starintel.lease.worker.WorkerController;
-import io.starintel.lease.worker.WorkerCredentials;
+import io.starintel.lease.worker.internal.WorkerController;
+import io.starintel.lease.worker.internal.WorkerCredentials;
 import io.starintel.lease.worker.WorkerHttpProperties;
 
 import static org.assertj.core.api.Assertions.assertThat;

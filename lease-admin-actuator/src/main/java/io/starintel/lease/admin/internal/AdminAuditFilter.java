@@ -1,0 +1,80 @@
+package io.starintel.lease.admin.internal;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+
+import io.starintel.lease.core.ResultCode;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.jspecify.annotations.Nullable;
+import org.springframework.web.filter.OncePerRequestFilter;
+
+/**
+ * Runs first for every request under {@code <actuator base path>/targetleases}: opens the request's
+ * {@link AdminRequestAudit audit slot} (its correlation id), answers {@code OPTIONS} and {@code TRACE} itself with
+ * the contract's 400 {@code invalid_lease_request} envelope (no lease access, nothing echoed), and after the rest of
+ * the chain writes a fallback audit event when no other component audited the request (a refusal by a component
+ * that does not know the endpoint). So every request emits exactly one audit event.
+ */
+public final class AdminAuditFilter extends OncePerRequestFilter {
+
+	private final AdminAuditor auditor;
+
+	public AdminAuditFilter(AdminAuditor auditor) {
+		this.auditor = auditor;
+	}
+
+	@Override
+	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+			throws ServletException, IOException {
+		AdminRequestAudit slot = AdminRequestAudit.open(request);
+		try {
+			String method = request.getMethod();
+			if ("OPTIONS".equalsIgnoreCase(method) || "TRACE".equalsIgnoreCase(method)) {
+				this.auditor.refused(AdminRequestAudit.type(request), ResultCode.INVALID_LEASE_REQUEST,
+						slot.correlationId());
+				write(response, ResultCode.INVALID_LEASE_REQUEST, slot.correlationId(), "method: not supported");
+				return;
+			}
+			chain.doFilter(request, response);
+		}
+		finally {
+			if (!slot.audited()) {
+				this.auditor.refused(AdminRequestAudit.type(request), codeOf(response.getStatus()),
+						slot.correlationId());
+			}
+			slot.close();
+		}
+	}
+
+	private static ResultCode codeOf(int status) {
+		switch (status) {
+			case 401:
+				return ResultCode.INVALID_CREDENTIAL;
+			case 403:
+				return ResultCode.ACCESS_DENIED;
+			case 404:
+				return ResultCode.LEASE_NOT_FOUND;
+			case 429:
+				return ResultCode.LEASE_RATE_LIMITED;
+			default:
+				return (status >= 400 && status < 500) ? ResultCode.INVALID_LEASE_REQUEST
+						: ResultCode.LEASE_BACKEND_UNAVAILABLE;
+		}
+	}
+
+	/** Writes the contract's error envelope (used by the filter and the security handlers). */
+	public static void write(HttpServletResponse response, ResultCode code, String correlationId,
+			@Nullable String detail)
+			throws IOException {
+		response.setStatus(code.httpStatus());
+		response.setContentType("application/json");
+		response.setHeader(AdminRequestAudit.CORRELATION_HEADER, correlationId);
+		response.setHeader("Cache-Control", "no-store");
+		response.getOutputStream()
+			.write(AdminEnvelope.error(code, correlationId, 0, detail).getBytes(StandardCharsets.UTF_8));
+	}
+
+}

@@ -1,0 +1,88 @@
+package io.starintel.lease.admin.internal;
+
+import java.time.Clock;
+import java.util.List;
+import java.util.function.Supplier;
+
+import io.starintel.lease.audit.AuditEvent;
+import io.starintel.lease.audit.AuditEventType;
+import io.starintel.lease.audit.AuditSink;
+import io.starintel.lease.core.ResultCode;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes the audit event of an admin request refused before the store (denied, rate-limited, malformed, refused by
+ * the firewall or the security chain), synchronously to every {@link AuditSink} bean (admin requests are not lease
+ * work; nothing waits on a renewal thread). The durable sinks get an event only when it names a program within the
+ * caller's scope, so a caller cannot create audit streams for programs it may not see; the log and application-event
+ * sinks get every event. Marks the request's {@link AdminRequestAudit slot}. With
+ * {@code starintel.lease.audit.enabled=false} nothing is written.
+ */
+public final class AdminAuditor {
+
+	private static final Logger logger = LoggerFactory.getLogger(AdminAuditor.class);
+
+	private final Supplier<List<AuditSink>> sinks;
+
+	private final boolean enabled;
+
+	private final Clock clock;
+
+	private volatile @Nullable List<AuditSink> resolved;
+
+	/**
+	 * An auditor.
+	 * @param sinks the sinks (resolved on first use)
+	 * @param enabled {@code starintel.lease.audit.enabled}
+	 * @param clock server clock
+	 */
+	public AdminAuditor(Supplier<List<AuditSink>> sinks, boolean enabled, Clock clock) {
+		this.sinks = sinks;
+		this.enabled = enabled;
+		this.clock = clock;
+	}
+
+	/** The server clock. */
+	public Clock clock() {
+		return this.clock;
+	}
+
+	/** Records an event; {@code durable}: whether durable sinks may get it (its program is in the caller's scope). */
+	public void record(AuditEvent event, boolean durable) {
+		AdminRequestAudit.markAudited();
+		if (!this.enabled) {
+			return;
+		}
+		for (AuditSink sink : sinks()) {
+			if (sink.isDurable() && (!durable || event.scope() == null)) {
+				continue;
+			}
+			try {
+				sink.record(event);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Audit sink {} failed for {} ({})", sink.getClass().getName(), event.eventType().wireName(),
+						ex.getClass().getSimpleName());
+			}
+		}
+	}
+
+	/** Records an event of a request refused before a caller or scope was known (no durable sink). */
+	public void refused(AuditEventType type, ResultCode code, String correlationId) {
+		record(AuditEvent.builder(type, code).time(this.clock.instant(), this.clock.instant())
+			.ids(null, correlationId)
+			.build(), false);
+	}
+
+	private List<AuditSink> sinks() {
+		List<AuditSink> list = this.resolved;
+		if (list == null) {
+			list = List.copyOf(this.sinks.get());
+			this.resolved = list;
+		}
+		return list;
+	}
+
+}

@@ -1,0 +1,67 @@
+package io.starintel.lease.admin.internal;
+
+import java.util.List;
+
+import io.starintel.lease.core.LeaseRecord;
+import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.http.internal.HttpEnvelope;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The contract's HTTP envelopes.
+ *
+ * <p>Contract: every response includes a {@code correlation_id}; success returns only authorized non-secret fields
+ * ({@code lock_identity}, {@code lease_id}, {@code fencing_token}, timestamps, {@code ttl_ms}, {@code state}; for list
+ * and inspect, whose callers are authorized for the lease's scope with {@code targets:read}, also the {@code holder}:
+ * owner principal, service instance, execution and job id; never the lock key, credential or client ids, metadata or
+ * trace id); errors are {@code {status, code, msg, correlation_id,
+ * retryable, retry_after_ms?}} with a fixed message per code, never another owner's identity, a raw lock key, a backend
+ * name, connection details, a stack trace or a backend error.
+ */
+final class AdminEnvelope {
+
+	private AdminEnvelope() {
+	}
+
+	/** A success envelope with one lease, with its {@code holder} when {@code holder}. */
+	static String success(ResultCode code, String correlationId, LeaseRecord lease, boolean holder) {
+		ObjectNode body = HttpEnvelope.success(code, correlationId);
+		body.set("lease", HttpEnvelope.lease(lease, holder));
+		return HttpEnvelope.write(body);
+	}
+
+	/** A list envelope, each lease with its {@code holder} when {@code holder}. */
+	static String page(String correlationId, List<LeaseRecord> leases, @Nullable String nextCursor,
+			boolean holder) {
+		ObjectNode body = HttpEnvelope.success(ResultCode.LEASE_LISTED, correlationId);
+		ArrayNode array = body.putArray("leases");
+		for (LeaseRecord lease : leases) {
+			array.add(HttpEnvelope.lease(lease, holder));
+		}
+		if (nextCursor != null) {
+			body.put("next_cursor", nextCursor);
+		}
+		else {
+			body.putNull("next_cursor");
+		}
+		return HttpEnvelope.write(body);
+	}
+
+	/** An error envelope; {@code detail} (only for invalid_lease_request) names a field and rule, never a value. */
+	static String error(ResultCode code, String correlationId, long retryAfterMs, @Nullable String detail) {
+		ObjectNode body = HttpEnvelope.error(code, correlationId, message(code, detail));
+		if (retryAfterMs > 0) {
+			body.put("retry_after_ms", retryAfterMs);
+		}
+		return HttpEnvelope.write(body);
+	}
+
+	/** Fixed, safe message of each code (the shared table, with the admin wording of lost and unknown). */
+	static String message(ResultCode code, @Nullable String detail) {
+		return HttpEnvelope.message(code, detail, "Target lease is not the observed active lease",
+				"Outcome unknown; retry with the same request_id");
+	}
+
+}

@@ -1,0 +1,204 @@
+package io.starintel.lease.admin.internal;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+
+import io.starintel.lease.admin.AdminGrant;
+import io.starintel.lease.admin.AdminProperties;
+import io.starintel.lease.core.AdminRequest;
+import io.starintel.lease.core.Identifiers;
+import io.starintel.lease.core.InvalidLeaseRequestException;
+import io.starintel.lease.core.LeasePolicy;
+import io.starintel.lease.core.ListFilter;
+import io.starintel.lease.core.ListRequest;
+import io.starintel.lease.core.LockIdentity;
+import io.starintel.lease.core.Operation;
+import io.starintel.lease.core.OperationClasses;
+import io.starintel.lease.core.ProgramScope;
+import io.starintel.lease.http.internal.RequestDeadline;
+import io.starintel.lease.http.internal.StrictJson;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * Canonical parsing of admin requests (query parameters and strict JSON bodies). What is parsed is recorded on the
+ * request's {@link AdminAuthorization.Call} as soon as it is known, so that a refusal of a later field is audited with
+ * the scope or identity already read. Every failure is an {@link InvalidLeaseRequestException} naming the field and
+ * rule, never the value.
+ */
+final class AdminRequestParser {
+
+	private static final Set<String> LIST_PARAMS = Set.of("tenant_id", "program_id", "owner_principal_id",
+			"target_namespace", "target_id", "cursor", "page_size", "deadline_at");
+
+	private static final Set<String> INSPECT_PARAMS = Set.of("tenant_id", "program_id", "deadline_at");
+
+	private static final Set<String> INSPECT_BODY = Set.of("lock_identity", "deadline_at");
+
+	private static final Set<String> FORCE_RELEASE_BODY = Set.of("request_id", "lock_identity", "lease_id",
+			"fencing_token", "reason", "deadline_at");
+
+	private static final Set<String> REVOKE_BODY = Set.of("request_id", "lock_identity", "lease_id", "fencing_token",
+			"reason", "incident_id", "deadline_at");
+
+	/** Fields of a lock identity object (an administrator names all of them). */
+	private static final Set<String> IDENTITY_FIELDS = Set.copyOf(LockIdentity.COMPONENTS);
+
+	private final AdminProperties properties;
+
+	private final LeasePolicy policy;
+
+	private final OperationClasses operationClasses;
+
+	private final Clock clock;
+
+	AdminRequestParser(AdminProperties properties, LeasePolicy policy, OperationClasses operationClasses,
+			Clock clock) {
+		this.properties = properties;
+		this.policy = policy;
+		this.operationClasses = operationClasses;
+		this.clock = clock;
+	}
+
+	/** A list query: scope, filter, page size, cursor and deadline. */
+	record ListQuery(ProgramScope scope, ListFilter filter, int pageSize, @Nullable String cursor, Instant deadline) {
+	}
+
+	/** An inspect-by-lease-id query. */
+	record LeaseIdQuery(ProgramScope scope, String leaseId, Instant deadline) {
+	}
+
+	/** An inspect-by-identity body. */
+	record IdentityQuery(LockIdentity identity, Instant deadline) {
+	}
+
+	ListQuery list(Map<String, String[]> params, AdminAuthorization.Call call) {
+		Map<String, String> p = single(params, LIST_PARAMS);
+		ProgramScope scope = ProgramScope.of(require(p, "tenant_id"), require(p, "program_id"));
+		call.scope(scope);
+		ListFilter filter = filter(scope, p);
+		int pageSize = pageSize(p.get("page_size"));
+		String cursor = p.get("cursor");
+		if (cursor != null && (cursor.isEmpty() || cursor.length() > ListRequest.MAX_CURSOR_LENGTH)) {
+			throw new InvalidLeaseRequestException("cursor", "malformed");
+		}
+		return new ListQuery(scope, filter, pageSize, cursor, deadline(p.get("deadline_at")));
+	}
+
+	LeaseIdQuery leaseId(String leaseId, Map<String, String[]> params, AdminAuthorization.Call call) {
+		Map<String, String> p = single(params, INSPECT_PARAMS);
+		ProgramScope scope = ProgramScope.of(require(p, "tenant_id"), require(p, "program_id"));
+		call.scope(scope);
+		Identifiers.require("lease_id", leaseId);
+		return new LeaseIdQuery(scope, leaseId, deadline(p.get("deadline_at")));
+	}
+
+	IdentityQuery identity(byte[] body, AdminAuthorization.Call call) {
+		ObjectNode json = StrictJson.object(body, INSPECT_BODY);
+		LockIdentity identity = identity(json);
+		call.identity(identity);
+		return new IdentityQuery(identity, deadline(StrictJson.string(json, "deadline_at", false)));
+	}
+
+	/** A force-release or revoke body, as the store's request by the calling administrator. */
+	AdminRequest administer(Operation operation, byte[] body, AdminAuthorization.Call call) {
+		ObjectNode json = StrictJson.object(body, (operation == Operation.REVOKE) ? REVOKE_BODY : FORCE_RELEASE_BODY);
+		String requestId = Identifiers.require("request_id", StrictJson.string(json, "request_id", true));
+		call.requestId(requestId);
+		LockIdentity identity = identity(json);
+		call.identity(identity);
+		String leaseId = Identifiers.require("lease_id", StrictJson.string(json, "lease_id", true));
+		long token = StrictJson.requiredInteger(json, "fencing_token");
+		String reason = reason(operation, json);
+		Instant deadline = deadline(StrictJson.string(json, "deadline_at", false));
+		AdminGrant grant = call.grant();
+		return new AdminRequest(operation, identity, requestId, deadline, leaseId, token, grant.principalId(),
+				grant.credentialId(), reason);
+	}
+
+	/** The {@code lock_identity} object, validated and normalized by lock-key v1. */
+	private LockIdentity identity(ObjectNode node) {
+		ObjectNode identity = StrictJson.object(node, "lock_identity", IDENTITY_FIELDS);
+		return LockIdentity.of(this.operationClasses, StrictJson.string(identity, "tenant_id", true),
+				StrictJson.string(identity, "program_id", true), StrictJson.string(identity, "target_namespace", true),
+				StrictJson.string(identity, "target_id", true), StrictJson.string(identity, "actor_name", true),
+				StrictJson.string(identity, "workflow_name", true),
+				StrictJson.string(identity, "operation_class", false));
+	}
+
+	private static String reason(Operation operation, ObjectNode json) {
+		String reason = StrictJson.string(json, "reason", operation == Operation.FORCE_RELEASE);
+		if (operation == Operation.FORCE_RELEASE) {
+			return reason;
+		}
+		String incident = StrictJson.string(json, "incident_id", false);
+		if (incident == null) {
+			if (reason == null) {
+				throw new InvalidLeaseRequestException("reason", "incident_id or reason required");
+			}
+			return reason;
+		}
+		Identifiers.require("incident_id", incident);
+		return "incident_id=" + incident + ((reason != null) ? " " + reason : "");
+	}
+
+	private static ListFilter filter(ProgramScope scope, Map<String, String> p) {
+		String owner = p.get("owner_principal_id");
+		String namespace = p.get("target_namespace");
+		String target = p.get("target_id");
+		if (owner != null && (namespace != null || target != null)) {
+			throw new InvalidLeaseRequestException("filter", "give one of owner_principal_id or target");
+		}
+		if (owner != null) {
+			return new ListFilter.ByOwner(scope, owner);
+		}
+		if (namespace != null || target != null) {
+			return new ListFilter.ByTarget(scope, namespace, target);
+		}
+		return new ListFilter.ByProgram(scope);
+	}
+
+	private int pageSize(@Nullable String text) {
+		if (text == null) {
+			return this.policy.maximumPageSize();
+		}
+		if (text.isEmpty() || text.length() > 9 || !text.chars().allMatch(Character::isDigit)) {
+			throw new InvalidLeaseRequestException("page_size", "must be a positive integer");
+		}
+		int size = Integer.parseInt(text);
+		if (size <= 0) {
+			throw new InvalidLeaseRequestException("page_size", "must be a positive integer");
+		}
+		return this.policy.pageSize(size);
+	}
+
+	private Instant deadline(@Nullable String text) {
+		return RequestDeadline.parse(text, this.clock.instant(), this.properties.defaultDeadline(), this.policy, null);
+	}
+
+	private static Map<String, String> single(Map<String, String[]> params, Set<String> allowed) {
+		Map<String, String> values = new HashMap<>();
+		for (Map.Entry<String, String[]> entry : params.entrySet()) {
+			if (!allowed.contains(entry.getKey())) {
+				throw new InvalidLeaseRequestException("query", "unknown parameter");
+			}
+			if (entry.getValue().length != 1) {
+				throw new InvalidLeaseRequestException(entry.getKey(), "must be given once");
+			}
+			values.put(entry.getKey(), entry.getValue()[0]);
+		}
+		return values;
+	}
+
+	private static String require(Map<String, String> params, String name) {
+		String value = params.get(name);
+		if (value == null) {
+			throw new InvalidLeaseRequestException(name, "missing");
+		}
+		return value;
+	}
+
+}

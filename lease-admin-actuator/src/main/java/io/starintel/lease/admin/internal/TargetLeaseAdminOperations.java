@@ -1,0 +1,174 @@
+package io.starintel.lease.admin.internal;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import io.starintel.lease.admin.AdminCaller;
+import io.starintel.lease.admin.AdminProperties;
+import io.starintel.lease.audit.AuditEventType;
+import io.starintel.lease.core.AdminRequest;
+import io.starintel.lease.core.InspectRequest;
+import io.starintel.lease.core.LeasePage;
+import io.starintel.lease.core.LeasePolicy;
+import io.starintel.lease.core.LeaseRecord;
+import io.starintel.lease.core.LeaseResult;
+import io.starintel.lease.core.ListRequest;
+import io.starintel.lease.core.Operation;
+import io.starintel.lease.core.OperationClasses;
+import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.http.internal.TenantAdmission;
+import io.starintel.lease.store.LeaseStore;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The admin operations behind the HTTP adapter: each parses its request ({@link AdminRequestParser}), is
+ * authenticated, authorized and admitted ({@link AdminAuthorization}), calls the audited store once and maps the
+ * typed result to the contract's envelope.
+ *
+ * <p>Order of checks (contract): 401 {@code invalid_credential} before any lease access; 400
+ * {@code invalid_lease_request} for malformed input (parsed first, so refusals can be audited with their scope); 403
+ * {@code access_denied} for a missing capability or a list/admin scope mismatch; inspect outside the caller's scope
+ * answers exactly like a missing lease (404 {@code lease_not_found}); 429 {@code lease_rate_limited} from per-tenant
+ * admission control; then the store decides at backend time. Force-release and revoke need an administrator
+ * credential, the capability and a reason (revoke: incident id or reason), and compare against the observed active
+ * lease ({@code lease_id} + {@code fencing_token}); they are idempotent by the body's {@code request_id}. Every
+ * request is audited, including those refused before the store.
+ */
+public final class TargetLeaseAdminOperations {
+
+	private final LeaseStore store;
+
+	private final AdminRequestParser parser;
+
+	private final AdminAuthorization authorization;
+
+	/**
+	 * Operations over the facade's audited store.
+	 * @param store {@code LeaseService.operations()}: the one audited, observed, exception-mapped store
+	 * @param caller the current caller
+	 * @param admission per-tenant admission control
+	 * @param properties endpoint settings
+	 * @param policy the lease policy: the only bounds of deadlines and page sizes
+	 * @param operationClasses the closed operation-class set
+	 * @param auditor audit of requests refused before the store
+	 */
+	public TargetLeaseAdminOperations(LeaseStore store, AdminCaller caller, TenantAdmission admission,
+			AdminProperties properties, LeasePolicy policy, OperationClasses operationClasses, AdminAuditor auditor) {
+		this.store = store;
+		this.parser = new AdminRequestParser(properties, policy, operationClasses, auditor.clock());
+		this.authorization = new AdminAuthorization(caller, admission, auditor);
+	}
+
+	/**
+	 * A request refused by the HTTP adapter before it reached an operation (wrong content type, oversized body,
+	 * undecodable query, unknown path or method, unexpected failure): audited with the caller when one is
+	 * authenticated, never with a scope (none was parsed).
+	 */
+	public AdminResponse refused(AuditEventType type, ResultCode code, String correlationId, @Nullable String detail) {
+		return this.authorization.refused(type, code, correlationId, detail);
+	}
+
+	/** list by program, owner or target: {@code GET .../targetleases?tenant_id&program_id[&owner_principal_id|&target_namespace&target_id][&cursor][&page_size]}. */
+	public AdminResponse list(Map<String, String[]> params, String correlationId) {
+		AdminAuthorization.Call call = this.authorization.call(AuditEventType.LIST, correlationId);
+		return call.run(() -> {
+			AdminRequestParser.ListQuery query = this.parser.list(params, call);
+			AdminResponse denied = call.check(AdminCapability.READ, call.grant().allows(query.scope()),
+					ResultCode.ACCESS_DENIED);
+			if (denied != null) {
+				return denied;
+			}
+			return call.admitted(() -> {
+				LeasePage page = this.store.list(new ListRequest(query.filter(), query.cursor(), query.pageSize(),
+						correlationId, query.deadline()));
+				if (page.code() != ResultCode.LEASE_LISTED) {
+					return AdminResponse.error(page.code(), correlationId, 0, null);
+				}
+				List<LeaseRecord> visible = new ArrayList<>();
+				for (LeaseRecord lease : page.leases()) {
+					if (call.grant().allows(lease.identity())) {
+						visible.add(lease);
+					}
+				}
+				return new AdminResponse(200, AdminEnvelope.page(correlationId, visible, page.nextCursor(), true), 0);
+			});
+		});
+	}
+
+	/** inspect by lease id within the caller's scope: {@code GET .../targetleases/{lease_id}?tenant_id&program_id}. */
+	public AdminResponse inspectByLeaseId(String leaseId, Map<String, String[]> params, String correlationId) {
+		AdminAuthorization.Call call = this.authorization.call(AuditEventType.INSPECT, correlationId);
+		return call.run(() -> {
+			AdminRequestParser.LeaseIdQuery query = this.parser.leaseId(leaseId, params, call);
+			AdminResponse denied = call.check(AdminCapability.READ, call.grant().allows(query.scope()),
+					ResultCode.LEASE_NOT_FOUND);
+			if (denied != null) {
+				return denied;
+			}
+			return call.admitted(() -> inspected(call, this.store
+				.inspect(InspectRequest.byLeaseId(query.scope(), query.leaseId(), correlationId, query.deadline()))));
+		});
+	}
+
+	/** inspect by canonical identity: {@code POST .../targetleases/inspect {"lock_identity": {...}}}. */
+	public AdminResponse inspectByIdentity(byte[] body, String correlationId) {
+		AdminAuthorization.Call call = this.authorization.call(AuditEventType.INSPECT, correlationId);
+		return call.run(() -> {
+			AdminRequestParser.IdentityQuery query = this.parser.identity(body, call);
+			AdminResponse denied = call.check(AdminCapability.READ, call.grant().allows(query.identity()),
+					ResultCode.LEASE_NOT_FOUND);
+			if (denied != null) {
+				return denied;
+			}
+			return call.admitted(() -> inspected(call, this.store
+				.inspect(InspectRequest.byIdentity(query.identity(), correlationId, query.deadline()))));
+		});
+	}
+
+	private static AdminResponse inspected(AdminAuthorization.Call call, LeaseResult result) {
+		if (result.isSuccess() && result.lease() != null && !call.grant().allows(result.lease().identity())) {
+			// contract: an out-of-scope lease is indistinguishable from a missing one
+			return AdminResponse.error(ResultCode.LEASE_NOT_FOUND, call.correlationId(), 0, null);
+		}
+		return result(result, call.correlationId(), true);
+	}
+
+	/** force-release: {@code POST .../targetleases/force-release} (administrator, reason required). */
+	public AdminResponse forceRelease(byte[] body, String correlationId) {
+		return administer(Operation.FORCE_RELEASE, AuditEventType.FORCE_RELEASE, AdminCapability.FORCE_RELEASE, body,
+				correlationId);
+	}
+
+	/** revoke: {@code POST .../targetleases/revoke} (administrator, incident id or reason required). */
+	public AdminResponse revoke(byte[] body, String correlationId) {
+		return administer(Operation.REVOKE, AuditEventType.REVOKE, AdminCapability.REVOKE, body, correlationId);
+	}
+
+	private AdminResponse administer(Operation operation, AuditEventType type, String capability, byte[] body,
+			String correlationId) {
+		AdminAuthorization.Call call = this.authorization.call(type, correlationId);
+		return call.run(() -> {
+			AdminRequest request = this.parser.administer(operation, body, call);
+			AdminResponse denied = call.check(capability, call.grant().allows(request.identity()),
+					ResultCode.ACCESS_DENIED);
+			if (denied != null) {
+				return denied;
+			}
+			return call.admitted(() -> result(
+					(operation == Operation.REVOKE) ? this.store.revoke(request) : this.store.forceRelease(request),
+					correlationId, false));
+		});
+	}
+
+	private static AdminResponse result(LeaseResult result, String correlationId, boolean holder) {
+		if (result.isSuccess() && result.lease() != null) {
+			return new AdminResponse(200, AdminEnvelope.success(result.code(), correlationId, result.lease(), holder), 0);
+		}
+		String detail = (result.code() == ResultCode.INVALID_LEASE_REQUEST) ? result.detail() : null;
+		long retryAfter = result.code().retryable() ? Math.max(0, result.retryAfterMs()) : 0;
+		ResultCode code = result.isSuccess() ? ResultCode.LEASE_OUTCOME_UNKNOWN : result.code();
+		return AdminResponse.error(code, correlationId, retryAfter, detail);
+	}
+
+}

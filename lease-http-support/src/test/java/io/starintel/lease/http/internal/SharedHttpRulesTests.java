@@ -1,0 +1,83 @@
+package io.starintel.lease.http.internal;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+
+import io.starintel.lease.core.InvalidLeaseRequestException;
+import io.starintel.lease.core.LeasePolicy;
+import io.starintel.lease.core.ProgramScope;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * The rules both HTTP adapters share: strict JSON, deadlines, correlation ids and credential checks.
+ */
+class SharedHttpRulesTests {
+
+	@Test
+	void strictJsonRefusesDuplicatesUnknownFieldsAndWrongTypesNamingTheFieldNotTheValue() {
+		for (String body : List.of("{\"a\":1,\"a\":2}", "{\"b\":1}", "[1]", "{", "{\"a\":1} x", "\"s\"")) {
+			assertThatExceptionOfType(InvalidLeaseRequestException.class)
+				.isThrownBy(() -> StrictJson.object(body.getBytes(), Set.of("a")))
+				.withMessageNotContaining("x");
+		}
+		var node = StrictJson.object("{\"a\":\"secret-value\"}".getBytes(), Set.of("a"));
+		assertThatExceptionOfType(InvalidLeaseRequestException.class)
+			.isThrownBy(() -> StrictJson.integer(node, "a", true))
+			.withMessageContaining("a")
+			.withMessageNotContaining("secret-value");
+		assertThat(StrictJson.integer(node, "missing", false)).isNull();
+	}
+
+	@Test
+	void deadlinesAreBoundedAndExtremeDatesAreMalformed() {
+		Instant now = Instant.parse("2026-08-05T12:00:00Z");
+		LeasePolicy policy = LeasePolicy.defaults();
+		assertThat(RequestDeadline.parse(null, now, Duration.ofSeconds(5), policy, null)).isEqualTo(now.plusSeconds(5));
+		assertThat(RequestDeadline.parse("2026-08-05T12:00:30Z", now, Duration.ofSeconds(5), policy, null))
+			.isEqualTo(now.plusSeconds(30));
+		for (String extreme : List.of("-292000000-01-01T00:00:00Z", "+1000000000-12-31T23:59:59Z",
+				"1969-12-31T23:59:59Z", "2026-08-05T13:00:00Z", "not a date")) {
+			assertThatExceptionOfType(InvalidLeaseRequestException.class)
+				.isThrownBy(() -> RequestDeadline.parse(extreme, now, Duration.ofSeconds(5), policy, null))
+				.withMessageContaining("deadline_at");
+		}
+		assertThatExceptionOfType(InvalidLeaseRequestException.class)
+			.isThrownBy(() -> RequestDeadline.parse("2026-08-01T12:00:00Z", now, Duration.ofSeconds(5), policy,
+					Duration.ofDays(1)));
+		assertThat(RequestDeadline.parse("2026-08-01T12:00:00Z", now, Duration.ofSeconds(5), policy, null))
+			.as("past but plausible: the caller answers deadline_exceeded")
+			.isBefore(now);
+	}
+
+	@Test
+	void correlationIdsAreEchoedOnlyWhenBoundedIdentifiers() {
+		assertThat(CorrelationId.of("corr-1")).isEqualTo("corr-1");
+		assertThat(CorrelationId.of(null)).startsWith("corr");
+		assertThat(CorrelationId.of("a b")).isNotEqualTo("a b");
+		assertThat(CorrelationId.of("x".repeat(500))).hasSizeLessThan(200);
+	}
+
+	@Test
+	void credentialsNeedAnEncoderHashAndCanonicalRestrictions() {
+		assertThat(CredentialCheck.secretHash("p.secret-hash", "{bcrypt}$2a$04$abc")).startsWith("{bcrypt}");
+		for (String bad : new String[] { null, "hunter2", "{noop}hunter2", "{}hunter2" }) {
+			assertThatIllegalArgumentException().isThrownBy(() -> CredentialCheck.secretHash("p.secret-hash", bad))
+				.withMessageStartingWith("p.secret-hash")
+				.withMessageNotContaining("hunter2");
+		}
+		ProgramScope scope = ProgramScope.of("tenant-a", "program-a");
+		assertThat(CredentialCheck.targets("p.targets", scope, List.of("ns/t1"))).containsExactly("ns/t1");
+		assertThatIllegalArgumentException().isThrownBy(() -> CredentialCheck.targets("p.targets", scope,
+				List.of("no-slash")));
+		assertThatIllegalArgumentException().isThrownBy(() -> CredentialCheck.actors("p.actors", scope,
+				List.of("bad actor!")));
+	}
+
+}

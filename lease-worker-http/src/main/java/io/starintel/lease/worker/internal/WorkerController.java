@@ -1,0 +1,237 @@
+package io.starintel.lease.worker.internal;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+
+import jakarta.servlet.http.HttpServletRequest;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.web.HttpMediaTypeException;
+import org.springframework.web.HttpRequestMethodNotSupportedException;
+import org.springframework.web.bind.ServletRequestBindingException;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestMethod;
+import org.springframework.web.bind.annotation.RestController;
+
+import io.starintel.lease.audit.AuditEvent;
+import io.starintel.lease.audit.AuditEventType;
+import io.starintel.lease.audit.AuditSink;
+import io.starintel.lease.core.LeasePolicy;
+import io.starintel.lease.core.OperationClasses;
+import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.service.LeaseService;
+import io.starintel.lease.http.internal.CorrelationId;
+import io.starintel.lease.http.internal.TenantAdmission;
+import io.starintel.lease.worker.WorkerHttpProperties;
+
+/**
+ * The HTTP adapter of the worker operations under {@value #BASE_PATH}.
+ *
+ * <p>One handler maps the whole subtree and dispatches itself, so that every request — unknown path, wrong method,
+ * wrong content type, oversized or unreadable body — gets the contract's envelope with a {@code correlation_id}, and
+ * any unexpected failure becomes 503 {@code lease_backend_unavailable}: never a 500, never a stack trace.
+ * {@code GET} {@value #OPENAPI_PATH} serves the API's OpenAPI description.
+ */
+@RestController
+public class WorkerController {
+
+	/** Base path of the worker API. */
+	public static final String BASE_PATH = "/lease/v1";
+
+	/** Path of the OpenAPI description. */
+	public static final String OPENAPI_PATH = BASE_PATH + "/openapi.json";
+
+	/** Header carrying the caller's correlation id (echoed, or generated when absent or invalid). */
+	public static final String CORRELATION_HEADER = CorrelationId.HEADER;
+
+	private static final Logger logger = LoggerFactory.getLogger(WorkerController.class);
+
+	private static final Pattern JSON = Pattern.compile("application/json(\\s*;.*)?", Pattern.CASE_INSENSITIVE);
+
+	private final WorkerOperations operations;
+
+	private final WorkerAudit audit;
+
+	private final int maxBodyBytes;
+
+	private final byte[] openApi;
+
+	/**
+	 * The worker API over a lease service.
+	 * @param service the lease service (its audited store answers every lease operation)
+	 * @param credentials the worker credentials
+	 * @param policy the server's lease policy (TTL, lifetime and deadline bounds)
+	 * @param operationClasses the closed set of operation classes
+	 * @param maximumWait server cap of an acquire's {@code wait_ms}
+	 * @param properties the worker API's settings
+	 * @param audit where the audit events of refusals taken before the store go (e.g. the audit pipeline's
+	 * {@code submit}; a no-op when audit is disabled)
+	 * @return the controller
+	 */
+	public static WorkerController create(LeaseService service, WorkerCredentials credentials, LeasePolicy policy,
+			OperationClasses operationClasses, Duration maximumWait, WorkerHttpProperties properties,
+			Consumer<AuditEvent> audit) {
+		Clock clock = Clock.systemUTC();
+		return create(service, credentials, policy, operationClasses, maximumWait, properties,
+				new WorkerAudit(audit, clock), clock);
+	}
+
+	/** As above, writing audit events synchronously to the given sinks (no pipeline). */
+	public static WorkerController create(LeaseService service, WorkerCredentials credentials, LeasePolicy policy,
+			OperationClasses operationClasses, Duration maximumWait, WorkerHttpProperties properties,
+			Supplier<List<AuditSink>> sinks) {
+		return create(service, credentials, policy, operationClasses, maximumWait, properties,
+				WorkerAudit.synchronous(sinks));
+	}
+
+	private static WorkerController create(LeaseService service, WorkerCredentials credentials, LeasePolicy policy,
+			OperationClasses operationClasses, Duration maximumWait, WorkerHttpProperties properties,
+			WorkerAudit audit, Clock clock) {
+		WorkerOperations operations = new WorkerOperations(service, credentials, admission(properties.admission()),
+				audit, policy, operationClasses, maximumWait, properties, clock);
+		if (properties.maxBodyBytes() < 256) {
+			throw new IllegalArgumentException("starintel.lease.worker-http.max-body-bytes must be at least 256");
+		}
+		return new WorkerController(operations, audit, properties.maxBodyBytes());
+	}
+
+	/** The admission control of the configured limits (fails naming the properties when one is not positive). */
+	static TenantAdmission admission(WorkerHttpProperties.Admission limits) {
+		return new TenantAdmission(limits.maxInFlight(), limits.permitsPerSecond(), limits.burst(),
+				"starintel.lease.worker-http.admission");
+	}
+
+	WorkerController(WorkerOperations operations, WorkerAudit audit, int maxBodyBytes) {
+		this.operations = operations;
+		this.audit = audit;
+		this.maxBodyBytes = maxBodyBytes;
+		this.openApi = openApi();
+	}
+
+	private static byte[] openApi() {
+		try (InputStream in = WorkerController.class.getResourceAsStream("openapi.json")) {
+			if (in == null) {
+				throw new IllegalStateException("openapi.json missing from the worker module");
+			}
+			return in.readAllBytes();
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("openapi.json unreadable", ex);
+		}
+	}
+
+	/**
+	 * Every method on the subtree; {@code OPTIONS} is listed explicitly because a mapping without methods does not
+	 * match it (Spring MVC would answer it itself, without an envelope).
+	 */
+	@RequestMapping(path = { BASE_PATH, BASE_PATH + "/**" })
+	ResponseEntity<String> handle(HttpServletRequest request) {
+		return dispatch(request);
+	}
+
+	@RequestMapping(path = { BASE_PATH, BASE_PATH + "/**" }, method = RequestMethod.OPTIONS)
+	ResponseEntity<String> options(HttpServletRequest request) {
+		return dispatch(request);
+	}
+
+	private ResponseEntity<String> dispatch(HttpServletRequest request) {
+		String correlationId = correlationId(request);
+		String path = request.getRequestURI().substring(request.getContextPath().length());
+		if (OPENAPI_PATH.equals(path) && "GET".equals(request.getMethod())) {
+			return ResponseEntity.ok()
+				.contentType(MediaType.APPLICATION_JSON)
+				.header(CORRELATION_HEADER, correlationId)
+				.body(new String(this.openApi, StandardCharsets.UTF_8));
+		}
+		WorkerOperation operation = path.startsWith(BASE_PATH) ? WorkerOperation.at(path.substring(BASE_PATH.length()))
+				: null;
+		if (operation == null || !"POST".equals(request.getMethod())) {
+			return malformed(operation, correlationId, (operation == null) ? "path: unknown operation"
+					: "method: must be POST");
+		}
+		if (request.getQueryString() != null) {
+			return malformed(operation, correlationId, "query: not accepted");
+		}
+		String contentType = request.getContentType();
+		if (contentType == null || !JSON.matcher(contentType.trim()).matches()) {
+			return malformed(operation, correlationId, "content_type: must be application/json");
+		}
+		byte[] body = readBounded(request);
+		if (body == null) {
+			return malformed(operation, correlationId, "body: larger than " + this.maxBodyBytes
+					+ " bytes or unreadable");
+		}
+		return respond(this.operations.handle(operation, request.getHeader(HttpHeaders.AUTHORIZATION),
+				request.getHeader(WorkerRequestParser.INSTANCE_HEADER), body, correlationId), correlationId);
+	}
+
+	/** Malformed before authentication: audited as an anonymous request (the credential was not checked yet). */
+	private ResponseEntity<String> malformed(@Nullable WorkerOperation operation, String correlationId, String detail) {
+		this.audit.refused((operation != null) ? operation.auditType() : AuditEventType.INSPECT,
+				ResultCode.INVALID_LEASE_REQUEST, correlationId, Instant.now(), null, null, null, null);
+		return respond(WorkerEnvelope.error(ResultCode.INVALID_LEASE_REQUEST, correlationId, 0, detail),
+				correlationId);
+	}
+
+	/** Never a stack trace or a backend error: an unexpected failure is reported as the service being unavailable. */
+	@ExceptionHandler(Exception.class)
+	ResponseEntity<String> failure(Exception ex, HttpServletRequest request) {
+		String correlationId = correlationId(request);
+		ResultCode code = isClientError(ex) ? ResultCode.INVALID_LEASE_REQUEST : ResultCode.LEASE_BACKEND_UNAVAILABLE;
+		// the class only: exception messages may carry request input or backend details
+		logger.warn("Worker request {} failed with {} ({})", correlationId, ex.getClass().getName(), code.wireName());
+		return respond(WorkerEnvelope.error(code, correlationId, 0, null), correlationId);
+	}
+
+	private static boolean isClientError(Exception ex) {
+		return ex instanceof ServletRequestBindingException
+				|| ex instanceof HttpMediaTypeException
+				|| ex instanceof HttpRequestMethodNotSupportedException
+				|| ex instanceof HttpMessageNotReadableException;
+	}
+
+	/** Reads at most {@code maxBodyBytes}; {@code null} when the body is larger or cannot be read. */
+	private byte @Nullable [] readBounded(HttpServletRequest request) {
+		if (request.getContentLengthLong() > this.maxBodyBytes) {
+			return null;
+		}
+		try (InputStream in = request.getInputStream()) {
+			byte[] bytes = in.readNBytes(this.maxBodyBytes + 1);
+			return (bytes.length > this.maxBodyBytes) ? null : bytes;
+		}
+		catch (IOException | RuntimeException ex) {
+			return null;
+		}
+	}
+
+	static String correlationId(HttpServletRequest request) {
+		return CorrelationId.of(request.getHeader(CORRELATION_HEADER));
+	}
+
+	static ResponseEntity<String> respond(WorkerResponse response, String correlationId) {
+		ResponseEntity.BodyBuilder builder = ResponseEntity.status(response.status())
+			.contentType(MediaType.APPLICATION_JSON)
+			.header(CORRELATION_HEADER, correlationId)
+			.header(HttpHeaders.CACHE_CONTROL, "no-store");
+		if (response.retryAfterMs() > 0) {
+			builder.header(HttpHeaders.RETRY_AFTER, Long.toString((response.retryAfterMs() + 999) / 1000));
+		}
+		return builder.body(response.body());
+	}
+
+}
