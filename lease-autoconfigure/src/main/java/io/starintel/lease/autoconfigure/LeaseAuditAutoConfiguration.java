@@ -18,10 +18,10 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-import io.starintel.lease.audit.AsyncAuditPipeline;
+import io.starintel.lease.audit.internal.AsyncAuditPipeline;
 import io.starintel.lease.audit.AuditSink;
-import io.starintel.lease.audit.AuditingLeaseStore;
-import io.starintel.lease.audit.LogAuditSink;
+import io.starintel.lease.audit.internal.AuditingLeaseStore;
+import io.starintel.lease.audit.internal.LogAuditSink;
 import io.starintel.lease.audit.spring.ApplicationEventAuditSink;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.LeaseStore;

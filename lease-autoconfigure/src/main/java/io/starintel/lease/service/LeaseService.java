@@ -29,7 +29,7 @@ import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.core.CommitRequest;
 import io.starintel.lease.core.LeasePage;
 import io.starintel.lease.core.ListRequest;
-import io.starintel.lease.core.Identifiers;
+import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.InspectRequest;
 import io.starintel.lease.core.InvalidLeaseRequestException;
 import io.starintel.lease.core.LeaseHandle;

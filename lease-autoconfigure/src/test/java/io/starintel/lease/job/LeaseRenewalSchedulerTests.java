@@ -24,6 +24,7 @@ import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.service.LeaseService;
+import io.starintel.lease.job.internal.LeaseRenewalScheduler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

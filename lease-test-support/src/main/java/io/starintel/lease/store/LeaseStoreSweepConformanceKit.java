@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.ActiveLeaseLimits;
-import io.starintel.lease.core.Identifiers;
+import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.InspectRequest;
 import io.starintel.lease.core.LeaseMetadata;
 import io.starintel.lease.core.LeaseOwner;

@@ -17,10 +17,9 @@ import io.starintel.lease.admin.AdminResponse;
 import io.starintel.lease.admin.Capabilities;
 import io.starintel.lease.admin.Envelopes;
 import io.starintel.lease.admin.TargetLeaseAdminOperations;
-import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.audit.PrincipalClass;
-import io.starintel.lease.core.Identifiers;
+import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.core.ResultCode;
 import jakarta.servlet.http.HttpServletRequest;
@@ -40,6 +39,7 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.util.HtmlUtils;
+import io.starintel.lease.audit.internal.AuditEventBuilder;
 
 /**
  * The operator console under {@code <actuator base path>/targetleases-console}: the page ({@code /}), its sign-in
@@ -275,7 +275,7 @@ public class TargetLeaseConsoleController {
 
 	private void audit(ResultCode code, @Nullable AdminGrant grant, @Nullable ProgramScope scope,
 			@Nullable String leaseId, String correlationId, Instant started) {
-		var event = AuditEvent.builder(AuditEventType.INSPECT, code)
+		var event = new AuditEventBuilder(AuditEventType.INSPECT, code)
 			.time(this.auditor.clock().instant(), started)
 			.ids(null, correlationId)
 			.scope(scope);

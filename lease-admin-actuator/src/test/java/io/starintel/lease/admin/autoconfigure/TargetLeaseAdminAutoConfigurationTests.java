@@ -3,7 +3,7 @@ package io.starintel.lease.admin.autoconfigure;
 import io.starintel.lease.admin.AdminCaller;
 import io.starintel.lease.admin.TargetLeaseAdminController;
 import io.starintel.lease.admin.TargetLeaseAdminOperations;
-import io.starintel.lease.audit.LogAuditSink;
+import io.starintel.lease.audit.internal.LogAuditSink;
 import io.starintel.lease.audit.redis.RedisStreamAuditSink;
 import io.starintel.lease.audit.spring.ApplicationEventAuditSink;
 import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;
@@ -114,7 +114,7 @@ class TargetLeaseAdminAutoConfigurationTests {
 				.hasSingleBean(ApplicationEventAuditSink.class)
 				.hasBean(TargetLeaseAdminAutoConfiguration.AUDIT_FILTER_BEAN);
 			assertThat(context.getBean(io.starintel.lease.service.LeaseService.class).store())
-				.isInstanceOf(io.starintel.lease.audit.AuditingLeaseStore.class);
+				.isInstanceOf(io.starintel.lease.audit.internal.AuditingLeaseStore.class);
 		});
 	}
 

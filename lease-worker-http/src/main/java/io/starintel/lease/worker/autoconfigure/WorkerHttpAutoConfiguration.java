@@ -2,7 +2,7 @@ package io.starintel.lease.worker.autoconfigure;
 
 import java.util.function.Consumer;
 
-import io.starintel.lease.audit.AsyncAuditPipeline;
+import io.starintel.lease.audit.internal.AsyncAuditPipeline;
 import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;

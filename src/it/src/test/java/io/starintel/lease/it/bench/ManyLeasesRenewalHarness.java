@@ -15,13 +15,13 @@ import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
-import io.starintel.lease.core.Identifiers;
+import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.LeaseOwner;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.it.redis.RedisServers;
 import io.starintel.lease.context.LeaseContext;
-import io.starintel.lease.job.LeaseRenewalScheduler;
+import io.starintel.lease.job.internal.LeaseRenewalScheduler;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.LeaseAlerts;
 import io.starintel.lease.store.redis.RedisLeaseStore;
