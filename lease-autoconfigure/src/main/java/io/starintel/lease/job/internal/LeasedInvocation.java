@@ -50,7 +50,7 @@ final class LeasedInvocation {
 
 	private @Nullable Object proceedSync(ProceedingJoinPoint joinPoint, LeaseContext context) throws Throwable {
 		ThreadCancellation cancellation = new ThreadCancellation(Thread.currentThread(), this.cancellation);
-		LeaseRenewalScheduler.Registration registration = this.scheduler.register(context, cancellation);
+		LeaseRenewal registration = this.scheduler.register(context, cancellation);
 		try (LeaseContext.Scope scope = LeaseContext.bind(context)) {
 			return joinPoint.proceed();
 		}
@@ -70,7 +70,7 @@ final class LeasedInvocation {
 				cancelStage(stage.get());
 			}
 		};
-		LeaseRenewalScheduler.Registration registration = this.scheduler.register(context, cancellation);
+		LeaseRenewal registration = this.scheduler.register(context, cancellation);
 		Object returned;
 		try (LeaseContext.Scope scope = LeaseContext.bind(context)) {
 			returned = joinPoint.proceed();
@@ -115,7 +115,7 @@ final class LeasedInvocation {
 		}
 	}
 
-	private void release(LeaseRenewalScheduler.Registration registration) {
+	private void release(LeaseRenewal registration) {
 		if (!registration.claimRelease()) {
 			return; // shutdown released it already
 		}

@@ -63,20 +63,20 @@ public final class LeasedJobsShutdown implements SmartLifecycle {
 		this.running = false;
 		this.aspect.stopAccepting();
 		long giveUpAt = System.nanoTime() + this.timeout.toNanos();
-		List<LeaseRenewalScheduler.Registration> held = this.scheduler.registrations();
+		List<LeaseRenewal> held = this.scheduler.registrations();
 		if (held.isEmpty()) {
 			return;
 		}
 		logger.info("Shutdown: cancelling {} leased job(s), releasing their leases within {}", held.size(),
 				LeaseDurationFormat.format(this.timeout));
-		held.forEach(LeaseRenewalScheduler.Registration::cancelJob);
+		held.forEach(LeaseRenewal::cancelJob);
 		try {
 			this.scheduler.awaitNoneHeld(this.timeout.dividedBy(2));
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
-		for (LeaseRenewalScheduler.Registration registration : this.scheduler.registrations()) {
+		for (LeaseRenewal registration : this.scheduler.registrations()) {
 			LeaseContext context = registration.context();
 			if (System.nanoTime() - giveUpAt >= 0 || Thread.currentThread().isInterrupted()) {
 				logger.warn("Shutdown timeout reached: lease left to expire at {}: {}", context.expiresAt(), context);
