@@ -1,10 +1,5 @@
 package io.starintel.lease.core.internal;
 
-import java.time.DateTimeException;
-import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -43,50 +38,11 @@ public final class LeaseRecordJson {
 
 	private static final Set<String> FIELD_SET = Set.copyOf(FIELDS);
 
-	private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'")
-		.withZone(ZoneOffset.UTC);
-
 	private static final Pattern NUMBER = Pattern.compile("[0-9]{1,16}");
 
 	private static final JsonMapper MAPPER = JsonMapper.builder().build();
 
 	private LeaseRecordJson() {
-	}
-
-	/** Formats a backend timestamp the contract's way (UTC, milliseconds). */
-	public static String formatTime(Instant instant) {
-		return TIME.format(instant);
-	}
-
-	/** Parses a contract timestamp. */
-	public static Instant parseTime(String text) {
-		// fixed format yyyy-MM-ddTHH:mm:ss.SSSZ: positions checked by hand (this runs for every record read)
-		if (text == null || text.length() != 24 || text.charAt(4) != '-' || text.charAt(7) != '-'
-				|| text.charAt(10) != 'T' || text.charAt(13) != ':' || text.charAt(16) != ':'
-				|| text.charAt(19) != '.' || text.charAt(23) != 'Z') {
-			throw new CorruptRecordException("timestamp format");
-		}
-		try {
-			return LocalDateTime
-				.of(digits(text, 0, 4), digits(text, 5, 7), digits(text, 8, 10), digits(text, 11, 13),
-						digits(text, 14, 16), digits(text, 17, 19), digits(text, 20, 23) * 1_000_000)
-				.toInstant(ZoneOffset.UTC);
-		}
-		catch (DateTimeException ex) {
-			throw new CorruptRecordException("timestamp format");
-		}
-	}
-
-	private static int digits(String text, int from, int to) {
-		int value = 0;
-		for (int i = from; i < to; i++) {
-			char c = text.charAt(i);
-			if (c < '0' || c > '9') {
-				throw new CorruptRecordException("timestamp format");
-			}
-			value = value * 10 + (c - '0');
-		}
-		return value;
 	}
 
 	/** Writes the record as compact JSON in contract field order. */
@@ -124,9 +80,9 @@ public final class LeaseRecordJson {
 		f.put("owner_credential_id", r.owner().credentialId());
 		f.put("service_instance_id", r.owner().serviceInstanceId());
 		f.put("fencing_token", r.fencingToken());
-		f.put("acquired_at", formatTime(r.acquiredAt()));
-		f.put("renewed_at", formatTime(r.renewedAt()));
-		f.put("expires_at", formatTime(r.expiresAt()));
+		f.put("acquired_at", ContractTime.format(r.acquiredAt()));
+		f.put("renewed_at", ContractTime.format(r.renewedAt()));
+		f.put("expires_at", ContractTime.format(r.expiresAt()));
 		f.put("ttl_ms", r.ttlMs());
 		f.put("maximum_lifetime_ms", r.maximumLifetimeMs());
 		f.put("execution_id", r.executionId());
@@ -219,8 +175,8 @@ public final class LeaseRecordJson {
 			LeaseOwner owner = new LeaseOwner(fields.get("owner_principal_id"), fields.get("owner_client_id"),
 					fields.get("owner_credential_id"), fields.get("service_instance_id"));
 			return new LeaseRecord(identity, fields.get("lease_id"), owner, number(fields, "fencing_token"),
-					parseTime(fields.get("acquired_at")), parseTime(fields.get("renewed_at")),
-					parseTime(fields.get("expires_at")), number(fields, "ttl_ms"),
+					ContractTime.parse(fields.get("acquired_at")), ContractTime.parse(fields.get("renewed_at")),
+					ContractTime.parse(fields.get("expires_at")), number(fields, "ttl_ms"),
 					number(fields, "maximum_lifetime_ms"), fields.get("execution_id"), fields.get("job_id"),
 					fields.get("trace_id"), fields.get("request_id"), LeaseMetadata.parse(fields.get("metadata")),
 					state(fields.get("state")));
