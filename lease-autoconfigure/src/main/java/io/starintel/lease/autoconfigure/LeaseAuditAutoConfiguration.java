@@ -53,7 +53,7 @@ public final class LeaseAuditAutoConfiguration {
 		Counter dropped = (registry != null) ? Counter.builder(AsyncAuditPipeline.DROPPED_COUNTER)
 			.description("Routine audit events dropped because the audit queue was full")
 			.register(registry) : null;
-		return new AsyncAuditPipeline(all, properties.getQueueCapacity(), properties.getDropLogInterval(),
+		return new AsyncAuditPipeline(all, properties.queueCapacity(), properties.dropLogInterval(),
 				(count) -> {
 					if (dropped != null) {
 						dropped.increment(count);
@@ -67,7 +67,7 @@ public final class LeaseAuditAutoConfiguration {
 	LeaseService leaseService(LeaseStore store, LeaseProperties properties, LeaseAuditProperties audit,
 			ObjectProvider<AuditSink> auditSinks, ObjectProvider<AsyncAuditPipeline> pipelines,
 			ObjectProvider<MeterRegistry> meters, ObjectProvider<ObservationRegistry> observations) {
-		LeaseStore audited = audited(store, audit.isEnabled(), auditSinks, pipelines.getIfAvailable());
+		LeaseStore audited = audited(store, audit.enabled(), auditSinks, pipelines.getIfAvailable());
 		return new LeaseService(audited, store, Clock.systemUTC(), properties.operationTimeout(),
 				meters.getIfAvailable(), observations.getIfAvailable());
 	}

@@ -53,7 +53,7 @@ public final class WorkerHttpAutoConfiguration {
 			LeaseAuditProperties audit, ObjectProvider<AuditSink> sinks) {
 		Consumer<AuditEvent> submit;
 		AsyncAuditPipeline pipeline = pipelines.getIfAvailable();
-		if (!audit.isEnabled()) {
+		if (!audit.enabled()) {
 			// starintel.lease.audit.enabled=false holds here too: no event is built
 			submit = (event) -> {
 			};
