@@ -48,11 +48,6 @@ public record AuditEvent(AuditEventType eventType, Instant backendTime, long lat
 		Objects.requireNonNull(backendHealth, "backendHealth");
 	}
 
-	/** A new builder. */
-	public static AuditEventBuilder builder(AuditEventType type, ResultCode code) {
-		return new AuditEventBuilder(type, code);
-	}
-
 	/** The program scope of the event, when it has one (events of unauthenticated requests have none). */
 	public @Nullable ProgramScope scope() {
 		return (this.tenantId != null && this.programId != null) ? new ProgramScope(this.tenantId, this.programId)

@@ -1,5 +1,7 @@
 package io.starintel.lease.audit;
 
+import io.starintel.lease.audit.internal.AuditWriteException;
+
 /**
  * Receives audit events.
  *

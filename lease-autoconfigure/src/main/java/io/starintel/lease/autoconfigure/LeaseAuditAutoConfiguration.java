@@ -18,10 +18,10 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-import io.starintel.lease.audit.AsyncAuditPipeline;
+import io.starintel.lease.audit.internal.AsyncAuditPipeline;
 import io.starintel.lease.audit.AuditSink;
-import io.starintel.lease.audit.AuditingLeaseStore;
-import io.starintel.lease.audit.LogAuditSink;
+import io.starintel.lease.audit.internal.AuditingLeaseStore;
+import io.starintel.lease.audit.internal.LogAuditSink;
 import io.starintel.lease.audit.spring.ApplicationEventAuditSink;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.LeaseStore;
@@ -53,7 +53,7 @@ public final class LeaseAuditAutoConfiguration {
 		Counter dropped = (registry != null) ? Counter.builder(AsyncAuditPipeline.DROPPED_COUNTER)
 			.description("Routine audit events dropped because the audit queue was full")
 			.register(registry) : null;
-		return new AsyncAuditPipeline(all, properties.getQueueCapacity(), properties.getDropLogInterval(),
+		return new AsyncAuditPipeline(all, properties.queueCapacity(), properties.dropLogInterval(),
 				(count) -> {
 					if (dropped != null) {
 						dropped.increment(count);
@@ -67,7 +67,7 @@ public final class LeaseAuditAutoConfiguration {
 	LeaseService leaseService(LeaseStore store, LeaseProperties properties, LeaseAuditProperties audit,
 			ObjectProvider<AuditSink> auditSinks, ObjectProvider<AsyncAuditPipeline> pipelines,
 			ObjectProvider<MeterRegistry> meters, ObjectProvider<ObservationRegistry> observations) {
-		LeaseStore audited = audited(store, audit.isEnabled(), auditSinks, pipelines.getIfAvailable());
+		LeaseStore audited = audited(store, audit.enabled(), auditSinks, pipelines.getIfAvailable());
 		return new LeaseService(audited, store, Clock.systemUTC(), properties.operationTimeout(),
 				meters.getIfAvailable(), observations.getIfAvailable());
 	}

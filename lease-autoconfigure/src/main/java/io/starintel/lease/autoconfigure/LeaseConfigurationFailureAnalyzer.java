@@ -12,7 +12,7 @@ import io.starintel.lease.core.LeaseConfigurationException;
  * START" report: every problem on its own line, then the action. Ordered before Spring Boot's own binding analyzers
  * so that the report lists all problems, not the first bind error. Registered in {@code META-INF/spring.factories}.
  */
-public final class LeaseConfigurationFailureAnalyzer extends AbstractFailureAnalyzer<LeaseConfigurationException>
+final class LeaseConfigurationFailureAnalyzer extends AbstractFailureAnalyzer<LeaseConfigurationException>
 		implements Ordered {
 
 	@Override

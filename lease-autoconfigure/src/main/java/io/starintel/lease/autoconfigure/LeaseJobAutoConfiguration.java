@@ -26,14 +26,14 @@ import org.springframework.core.task.support.ContextPropagatingTaskDecorator;
 
 import io.starintel.lease.core.LeaseOwner;
 import io.starintel.lease.core.LeasePolicy;
-import io.starintel.lease.job.FinalLeasedClassCheck;
-import io.starintel.lease.job.JobSettings;
-import io.starintel.lease.job.LeasedJobsShutdown;
-import io.starintel.lease.job.TargetLeasedVerifier;
+import io.starintel.lease.job.internal.FinalLeasedClassCheck;
+import io.starintel.lease.job.internal.JobSettings;
+import io.starintel.lease.job.internal.LeasedJobsShutdown;
+import io.starintel.lease.job.internal.TargetLeasedVerifier;
 import io.starintel.lease.job.LeaseLostListener;
 import io.starintel.lease.job.LeaseOwnerProvider;
-import io.starintel.lease.job.LeaseRenewalScheduler;
-import io.starintel.lease.job.TargetLeaseAspect;
+import io.starintel.lease.job.internal.LeaseRenewalScheduler;
+import io.starintel.lease.job.internal.TargetLeaseAspect;
 import io.starintel.lease.job.TargetResolver;
 import io.starintel.lease.service.LeaseService;
 

@@ -11,19 +11,19 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.util.unit.DataSize;
 
-import io.starintel.lease.core.AttachedKeys;
-import io.starintel.lease.core.Identifiers;
+import io.starintel.lease.core.internal.AttachedKeys;
+import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.InvalidLeaseRequestException;
 import io.starintel.lease.core.LeaseConfigurationException;
 import io.starintel.lease.core.LeaseConfigurationException.Problem;
 import io.starintel.lease.core.LeasePolicy;
-import io.starintel.lease.core.ListCursors;
+import io.starintel.lease.core.internal.ListCursors;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.OperationClasses;
 import io.starintel.lease.job.CancellationMode;
-import io.starintel.lease.job.LeaseDurations;
+import io.starintel.lease.job.internal.LeaseDurationFormat;
 import io.starintel.lease.job.MisuseMode;
-import io.starintel.lease.job.ServiceInstanceIds;
+import io.starintel.lease.job.internal.ServiceInstanceId;
 
 /**
  * Configuration of StarIntel target leases ({@code starintel.lease.*}). Invalid values fail start-up with a
@@ -102,16 +102,16 @@ public record LeaseProperties(@DefaultValue("redis") StoreType store, @Nullable 
 		if (timings) {
 			// timing invariants (in the spirit of client-go's leader-election checks)
 			if (operationTimeout.compareTo(maximumDeadline) > 0) {
-				problems.add(new Problem(PREFIX + "operation-timeout", "(" + LeaseDurations.format(operationTimeout) + ") must not exceed "
-						+ PREFIX + "maximum-deadline (" + LeaseDurations.format(maximumDeadline) + ")"));
+				problems.add(new Problem(PREFIX + "operation-timeout", "(" + LeaseDurationFormat.format(operationTimeout) + ") must not exceed "
+						+ PREFIX + "maximum-deadline (" + LeaseDurationFormat.format(maximumDeadline) + ")"));
 			}
 			if (renewalMargin.compareTo(maximumTtl) >= 0) {
-				problems.add(new Problem(PREFIX + "renewal-margin", "(" + LeaseDurations.format(renewalMargin) + ") must be below " + PREFIX
-						+ "maximum-ttl (" + LeaseDurations.format(maximumTtl) + "): a lease must be renewable before its safety margin"));
+				problems.add(new Problem(PREFIX + "renewal-margin", "(" + LeaseDurationFormat.format(renewalMargin) + ") must be below " + PREFIX
+						+ "maximum-ttl (" + LeaseDurationFormat.format(maximumTtl) + "): a lease must be renewable before its safety margin"));
 			}
 			if (maximumWait.compareTo(maximumDeadline) > 0) {
-				problems.add(new Problem(PREFIX + "maximum-wait", "(" + LeaseDurations.format(maximumWait) + ") must not exceed " + PREFIX
-						+ "maximum-deadline (" + LeaseDurations.format(maximumDeadline) + ")"));
+				problems.add(new Problem(PREFIX + "maximum-wait", "(" + LeaseDurationFormat.format(maximumWait) + ") must not exceed " + PREFIX
+						+ "maximum-deadline (" + LeaseDurationFormat.format(maximumDeadline) + ")"));
 			}
 		}
 		if (renewalThreads < 1 || renewalThreads > 16) {
@@ -191,7 +191,7 @@ public record LeaseProperties(@DefaultValue("redis") StoreType store, @Nullable 
 	}
 
 	/** The list cursors these properties describe: sealed under the configured secret, or a random one. */
-	public ListCursors listCursors() {
+	ListCursors listCursors() {
 		byte[] secret = (this.listCursorSecret != null) ? cursorSecret(this.listCursorSecret) : null;
 		return (secret != null) ? new ListCursors(secret) : new ListCursors();
 	}
@@ -213,7 +213,7 @@ public record LeaseProperties(@DefaultValue("redis") StoreType store, @Nullable 
 
 	/** The configured service instance id, or the one generated once for this JVM. */
 	public String effectiveServiceInstanceId() {
-		return (this.serviceInstanceId != null) ? this.serviceInstanceId : ServiceInstanceIds.jvm();
+		return (this.serviceInstanceId != null) ? this.serviceInstanceId : ServiceInstanceId.jvm();
 	}
 
 	/**

@@ -17,8 +17,8 @@ import org.springframework.context.annotation.Bean;
 
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.service.LeaseService;
-import io.starintel.lease.sweep.ExpirySweeper;
-import io.starintel.lease.sweep.SweepMetrics;
+import io.starintel.lease.sweep.internal.ExpirySweeper;
+import io.starintel.lease.sweep.internal.SweepMetrics;
 import io.starintel.lease.sweep.SweepObserver;
 
 /**

@@ -10,7 +10,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 
-import io.starintel.lease.sweep.LeaseLifecycleMetrics;
+import io.starintel.lease.sweep.internal.LeaseLifecycleMetrics;
 
 /**
  * Lease lifecycle counters (granted, renewed, released, revoked; tag {@code program}) fed by the audit events of the

@@ -1,6 +1,8 @@
 package io.starintel.lease.core;
 
 import java.time.Instant;
+import io.starintel.lease.core.internal.Identifiers;
+import io.starintel.lease.core.internal.RequestDigest;
 
 /**
  * Input of acquire-if-free.

@@ -1,6 +1,9 @@
 package io.starintel.lease.core;
 
 import java.time.Instant;
+import io.starintel.lease.core.internal.AttachedKeys;
+import io.starintel.lease.core.internal.Identifiers;
+import io.starintel.lease.core.internal.RequestDigest;
 
 /**
  * Input of deleting one attached key of the exact lease of {@code handle}.

@@ -1,6 +1,8 @@
 package io.starintel.lease.core;
 
 import java.time.Instant;
+import io.starintel.lease.core.internal.AttachedKeys;
+import io.starintel.lease.core.internal.Identifiers;
 
 /**
  * Input of reading one attached key within a program scope (any reader of the program, not only the holder).

@@ -1,6 +1,7 @@
 package io.starintel.lease.core;
 
 import java.time.Instant;
+import io.starintel.lease.core.internal.Identifiers;
 
 /**
  * Input of listing the names of the keys attached to one lease, by lease id within a program scope.

@@ -3,6 +3,7 @@ package io.starintel.lease.core;
 import java.time.Instant;
 
 import org.jspecify.annotations.Nullable;
+import io.starintel.lease.core.internal.Identifiers;
 
 /**
  * Input of inspect: a canonical identity, or an opaque lease id resolved within an authorized program scope.

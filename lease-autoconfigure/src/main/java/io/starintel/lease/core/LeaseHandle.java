@@ -1,5 +1,7 @@
 package io.starintel.lease.core;
 
+import io.starintel.lease.core.internal.Identifiers;
+
 /**
  * The exact ownership tuple a holder presents to renew, release or commit.
  *

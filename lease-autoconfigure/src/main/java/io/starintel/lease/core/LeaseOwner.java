@@ -1,5 +1,7 @@
 package io.starintel.lease.core;
 
+import io.starintel.lease.core.internal.Identifiers;
+
 /**
  * Who acquires a lease: the authenticated principal, its client and non-secret credential id, and the service
  * instance. Contract: a process address is not an owner; credential secrets are never carried.

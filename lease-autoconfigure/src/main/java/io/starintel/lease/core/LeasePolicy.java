@@ -2,6 +2,7 @@ package io.starintel.lease.core;
 
 import java.time.Duration;
 import java.time.Instant;
+import io.starintel.lease.core.internal.AttachedKeys;
 
 /**
  * Server policy every store enforces before touching its backend.

@@ -2,6 +2,7 @@ package io.starintel.lease.core;
 
 import java.time.Instant;
 import java.util.Objects;
+import io.starintel.lease.core.internal.Identifiers;
 
 /**
  * The versioned logical lease record of the contract ({@code record_version} 1).

@@ -1,5 +1,7 @@
 package io.starintel.lease.core;
 
+import io.starintel.lease.core.internal.Identifiers;
+
 /**
  * Trusted canonical list filters. Contract: list operations never accept raw backend patterns or prefixes.
  */

@@ -3,6 +3,7 @@ package io.starintel.lease.core;
 import java.time.Instant;
 
 import org.jspecify.annotations.Nullable;
+import io.starintel.lease.core.internal.Identifiers;
 
 /**
  * Input of list: a canonical filter, an opaque cursor from a previous page (or {@code null}), and a page size

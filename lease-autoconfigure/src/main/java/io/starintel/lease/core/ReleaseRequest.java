@@ -1,6 +1,7 @@
 package io.starintel.lease.core;
 
 import java.time.Instant;
+import io.starintel.lease.core.internal.Identifiers;
 
 /**
  * Input of release-if-owner. Contract: release is a compare-and-delete on the exact handle; a stale release

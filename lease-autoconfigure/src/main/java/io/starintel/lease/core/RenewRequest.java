@@ -3,6 +3,8 @@ package io.starintel.lease.core;
 import java.time.Instant;
 
 import org.jspecify.annotations.Nullable;
+import io.starintel.lease.core.internal.Identifiers;
+import io.starintel.lease.core.internal.RequestDigest;
 
 /**
  * Input of renew-if-owner. Contract: renewal requires every field of the handle to match and never changes the

@@ -1,6 +1,7 @@
 package io.starintel.lease.core;
 
 import java.time.Instant;
+import io.starintel.lease.core.internal.RequestDigest;
 
 /**
  * Shared validation of request fields.

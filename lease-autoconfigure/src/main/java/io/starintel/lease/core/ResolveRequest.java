@@ -1,6 +1,7 @@
 package io.starintel.lease.core;
 
 import java.time.Instant;
+import io.starintel.lease.core.internal.Identifiers;
 
 /**
  * Input of resolve: looks up the committed result of an earlier mutating request by its idempotency key

@@ -1,12 +1,7 @@
 /**
- * Leased jobs: the @TargetLeased aspect, the renewal scheduler and cancellation (the current lease they bind is
- * {@code context.LeaseContext}).
- *
- * <p>Not API: {@code FinalLeasedClassCheck}, {@code JobSettings}, {@code LeaseDurations},
- * {@code LeaseRenewalScheduler}, {@code LeasedJobsShutdown}, {@code ServiceInstanceIds}, {@code TargetLeaseAspect},
- * {@code TargetLeasedVerifier} are public only because another package of this project uses them (listed as
- * {@code internal} in {@code public-types/lease-autoconfigure.txt}; docs/ARCHITECTURE.md, "Public API"); they may
- * change without notice.
+ * Leased jobs, what an application touches: the {@code @TargetLeased} annotation and its policies, target
+ * resolution, the owner provider, the acquisition exceptions and the lease-lost event (the current lease they bind is
+ * {@code context.LeaseContext}; the machinery is in {@code job.internal}).
  */
 @NullMarked
 package io.starintel.lease.job;

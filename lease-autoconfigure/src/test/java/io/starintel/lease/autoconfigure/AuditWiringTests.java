@@ -11,18 +11,18 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.PayloadApplicationEvent;
 
-import io.starintel.lease.audit.AsyncAuditPipeline;
+import io.starintel.lease.audit.internal.AsyncAuditPipeline;
 import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.audit.AuditSink;
-import io.starintel.lease.audit.AuditingLeaseStore;
+import io.starintel.lease.audit.internal.AuditingLeaseStore;
 import io.starintel.lease.autoconfigure.fence.FenceAutoConfiguration;
 import io.starintel.lease.autoconfigure.health.LeaseHealthAutoConfiguration;
-import io.starintel.lease.autoconfigure.health.LeaseHealthIndicator;
 import io.starintel.lease.core.LeaseMetadata;
 import io.starintel.lease.core.LeaseOwner;
 import io.starintel.lease.core.LeaseResult;
@@ -87,7 +87,7 @@ class AuditWiringTests {
 	void healthPollsWriteNoAuditEvents() {
 		List<AuditEvent> events = new CopyOnWriteArrayList<>();
 		this.runner.withBean(ApplicationListener.class, () -> collector(events)).run((context) -> {
-			LeaseHealthIndicator health = context.getBean(LeaseHealthIndicator.class);
+			HealthIndicator health = context.getBean("starintelLeaseHealthIndicator", HealthIndicator.class);
 			for (int i = 0; i < 5; i++) {
 				health.health();
 			}

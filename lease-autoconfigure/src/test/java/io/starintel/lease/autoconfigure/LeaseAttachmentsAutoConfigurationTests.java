@@ -10,7 +10,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-import io.starintel.lease.core.AttachedKeys;
+import io.starintel.lease.core.internal.AttachedKeys;
 import io.starintel.lease.core.AttachmentResult;
 import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.ProgramScope;

@@ -9,8 +9,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.health.contributor.HealthIndicator;
-import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.core.task.TaskDecorator;
@@ -21,13 +19,12 @@ import org.springframework.security.authentication.TestingAuthenticationToken;
 import org.springframework.security.core.context.SecurityContextHolder;
 
 import io.starintel.lease.autoconfigure.health.LeaseHealthAutoConfiguration;
-import io.starintel.lease.autoconfigure.health.LeaseHealthIndicator;
 import io.starintel.lease.core.LeaseOwner;
 import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.job.LeaseOwnerProvider;
-import io.starintel.lease.job.LeaseRenewalScheduler;
-import io.starintel.lease.job.ServiceInstanceIds;
-import io.starintel.lease.job.TargetLeaseAspect;
+import io.starintel.lease.job.internal.LeaseRenewalScheduler;
+import io.starintel.lease.job.internal.ServiceInstanceId;
+import io.starintel.lease.job.internal.TargetLeaseAspect;
 import io.starintel.lease.job.TargetResolver;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.LeaseStore;
@@ -84,7 +81,7 @@ class LeaseAutoConfigurationTests {
 						}
 					})
 			.run((context) -> {
-				assertThat(context).hasSingleBean(io.starintel.lease.audit.LogAuditSink.class)
+				assertThat(context).hasSingleBean(io.starintel.lease.audit.internal.LogAuditSink.class)
 					.hasSingleBean(io.starintel.lease.audit.spring.ApplicationEventAuditSink.class);
 				io.starintel.lease.core.LeaseResult result = context.getBean(LeaseService.class)
 					.acquire(io.starintel.lease.core.LockIdentity.of("tenant-main", "program-a", "starintel-target",
@@ -150,7 +147,7 @@ class LeaseAutoConfigurationTests {
 			.run((context) -> {
 				assertThat(context.getBean(LeaseStore.class)).isSameAs(store);
 				assertThat(context.getBean(LeaseService.class).store())
-					.isInstanceOfSatisfying(io.starintel.lease.audit.AuditingLeaseStore.class,
+					.isInstanceOfSatisfying(io.starintel.lease.audit.internal.AuditingLeaseStore.class,
 							(audited) -> assertThat(audited.delegate()).isSameAs(store));
 				assertThat(context.getBean(TargetResolver.class)).isSameAs(resolver);
 				assertThat(context.getBean(LeaseOwnerProvider.class)).isSameAs(owners);
@@ -208,7 +205,7 @@ class LeaseAutoConfigurationTests {
 		this.memory.run((context) -> {
 			LeaseOwner owner = context.getBean(LeaseOwnerProvider.class).currentOwner();
 			assertThat(owner.principalId()).isEqualTo("prn_test");
-			assertThat(owner.serviceInstanceId()).isEqualTo(ServiceInstanceIds.jvm());
+			assertThat(owner.serviceInstanceId()).isEqualTo(ServiceInstanceId.jvm());
 		});
 	}
 
@@ -229,42 +226,6 @@ class LeaseAutoConfigurationTests {
 		this.memory.withClassLoader(new FilteredClassLoader(SecurityContextHolder.class))
 			.run((context) -> assertThat(context.getBean(LeaseOwnerProvider.class).currentOwner().principalId())
 				.isEqualTo("prn_test"));
-	}
-
-	@Test
-	void whenHealthIsOnTheClasspathThenLeaseBackendIndicatorIsUp() {
-		this.memory.run((context) -> {
-			assertThat(context).hasSingleBean(LeaseHealthIndicator.class);
-			assertThat(context.getBean(LeaseHealthIndicator.class).health().getStatus()).isEqualTo(Status.UP);
-		});
-	}
-
-	@Test
-	void whenBackendIsUnavailableThenHealthIsDown() {
-		this.memory.withBean(LeaseStore.class, () -> new io.starintel.lease.job.DelegatingStore() {
-			@Override
-			public io.starintel.lease.core.LeaseResult inspect(io.starintel.lease.core.InspectRequest request) {
-				throw new IllegalStateException("connection refused to 10.0.0.1:6379");
-			}
-		}).run((context) -> {
-			var health = context.getBean(LeaseHealthIndicator.class).health();
-			assertThat(health.getStatus()).isEqualTo(Status.DOWN);
-			assertThat(health.getDetails()).containsEntry("code", "lease_backend_unavailable");
-			assertThat(health.getDetails().toString()).doesNotContain("10.0.0.1");
-		});
-	}
-
-	@Test
-	void whenHealthIsAbsentThenNoIndicator() {
-		this.memory.withClassLoader(new FilteredClassLoader(HealthIndicator.class))
-			.run((context) -> assertThat(context).doesNotHaveBean(LeaseHealthIndicator.class)
-				.hasSingleBean(LeaseService.class));
-	}
-
-	@Test
-	void whenHealthIndicatorIsDisabledThenNoIndicator() {
-		this.memory.withPropertyValues("management.health.starintel-lease.enabled=false")
-			.run((context) -> assertThat(context).doesNotHaveBean(LeaseHealthIndicator.class));
 	}
 
 	@Test

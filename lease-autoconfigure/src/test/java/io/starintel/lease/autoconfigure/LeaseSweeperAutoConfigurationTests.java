@@ -16,8 +16,8 @@ import io.starintel.lease.core.ActiveLeaseLimits;
 import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;
-import io.starintel.lease.sweep.ExpirySweeper;
-import io.starintel.lease.sweep.SweepMetrics;
+import io.starintel.lease.sweep.internal.ExpirySweeper;
+import io.starintel.lease.sweep.internal.SweepMetrics;
 import io.starintel.lease.sweep.SweepObserver;
 
 import static org.assertj.core.api.Assertions.assertThat;

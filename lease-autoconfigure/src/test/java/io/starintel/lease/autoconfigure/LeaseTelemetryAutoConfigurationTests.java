@@ -14,7 +14,7 @@ import io.starintel.lease.core.LeaseMetadata;
 import io.starintel.lease.core.LeaseOwner;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.service.LeaseService;
-import io.starintel.lease.sweep.LeaseLifecycleMetrics;
+import io.starintel.lease.sweep.internal.LeaseLifecycleMetrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

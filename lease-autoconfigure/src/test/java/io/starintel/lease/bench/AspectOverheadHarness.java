@@ -17,9 +17,9 @@ import io.starintel.lease.core.OperationClasses;
 import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.job.CancellationMode;
 import io.starintel.lease.job.DelegatingStore;
-import io.starintel.lease.job.JobSettings;
-import io.starintel.lease.job.LeaseRenewalScheduler;
-import io.starintel.lease.job.TargetLeaseAspect;
+import io.starintel.lease.job.internal.JobSettings;
+import io.starintel.lease.job.internal.LeaseRenewalScheduler;
+import io.starintel.lease.job.internal.TargetLeaseAspect;
 import io.starintel.lease.job.TargetLeased;
 import io.starintel.lease.job.TargetResolver;
 import io.starintel.lease.service.LeaseService;
@@ -76,8 +76,8 @@ public final class AspectOverheadHarness {
 		CountingStore store = new CountingStore();
 		// -Dbench.audit=true: the jobs' store as the auto-configuration wires it (audited to the default sinks)
 		io.starintel.lease.store.LeaseStore serviceStore = Boolean.getBoolean("bench.audit")
-				? new io.starintel.lease.audit.AuditingLeaseStore(store,
-						java.util.List.of(new io.starintel.lease.audit.LogAuditSink(),
+				? new io.starintel.lease.audit.internal.AuditingLeaseStore(store,
+						java.util.List.of(new io.starintel.lease.audit.internal.LogAuditSink(),
 								new io.starintel.lease.audit.spring.ApplicationEventAuditSink((event) -> {
 								})),
 						Clock.systemUTC(), true)

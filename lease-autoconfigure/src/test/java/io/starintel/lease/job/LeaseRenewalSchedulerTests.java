@@ -24,6 +24,8 @@ import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.service.LeaseService;
+import io.starintel.lease.job.internal.LeaseRenewal;
+import io.starintel.lease.job.internal.LeaseRenewalScheduler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -91,7 +93,7 @@ class LeaseRenewalSchedulerTests {
 		LeaseService service = service(store);
 		LeaseContext context = acquire(service, Duration.ofSeconds(3));
 		Instant firstExpiry = context.expiresAt();
-		LeaseRenewalScheduler.Registration registration = scheduler(service).register(context, () -> {
+		LeaseRenewal registration = scheduler(service).register(context, () -> {
 		});
 		org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
 			.until(() -> context.expiresAt().isAfter(firstExpiry) && store.renewals.get() >= 2);

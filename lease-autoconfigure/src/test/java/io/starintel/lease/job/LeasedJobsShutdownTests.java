@@ -21,6 +21,7 @@ import io.starintel.lease.core.InspectRequest;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.store.LeaseStore;
+import io.starintel.lease.job.internal.LeasedJobsShutdown;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

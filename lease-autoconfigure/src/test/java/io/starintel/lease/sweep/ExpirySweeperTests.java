@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.AdminRequest;
 import io.starintel.lease.core.CommitRequest;
-import io.starintel.lease.core.Identifiers;
+import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.InspectRequest;
 import io.starintel.lease.core.LeaseMetadata;
 import io.starintel.lease.core.LeaseOwner;
@@ -35,6 +35,8 @@ import io.starintel.lease.core.SweepResult;
 import io.starintel.lease.store.LeaseStore;
 import io.starintel.lease.store.OffsetClock;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;
+import io.starintel.lease.sweep.internal.ExpirySweeper;
+import io.starintel.lease.sweep.internal.SweepMetrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

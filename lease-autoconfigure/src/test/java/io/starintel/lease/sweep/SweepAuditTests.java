@@ -12,10 +12,10 @@ import org.junit.jupiter.api.Test;
 
 import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.AuditEventType;
-import io.starintel.lease.audit.AuditingLeaseStore;
+import io.starintel.lease.audit.internal.AuditingLeaseStore;
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.AdminRequest;
-import io.starintel.lease.core.Identifiers;
+import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.LeaseMetadata;
 import io.starintel.lease.core.LeaseOwner;
 import io.starintel.lease.core.LeasePolicy;
@@ -27,6 +27,7 @@ import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.core.SweepRequest;
 import io.starintel.lease.store.OffsetClock;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;
+import io.starintel.lease.sweep.internal.LeaseLifecycleMetrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -13,7 +13,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import io.starintel.lease.core.AcquireRequest;
-import io.starintel.lease.core.Identifiers;
+import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.LeaseResult;

@@ -4,7 +4,7 @@ import java.time.Instant;
 import java.util.List;
 
 import io.starintel.lease.core.AcquireRequest;
-import io.starintel.lease.core.Identifiers;
+import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.InspectRequest;
 import io.starintel.lease.core.LeaseHandle;
 import io.starintel.lease.core.LeaseOwner;

@@ -11,6 +11,7 @@ import io.starintel.lease.core.ResultCode;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.starintel.lease.audit.internal.AuditEventBuilder;
 
 /**
  * Writes the audit event of an admin request refused before the store (denied, rate-limited, malformed, refused by
@@ -71,7 +72,7 @@ public final class AdminAuditor {
 
 	/** Records an event of a request refused before a caller or scope was known (no durable sink). */
 	public void refused(AuditEventType type, ResultCode code, String correlationId) {
-		record(AuditEvent.builder(type, code).time(this.clock.instant(), this.clock.instant())
+		record(new AuditEventBuilder(type, code).time(this.clock.instant(), this.clock.instant())
 			.ids(null, correlationId)
 			.build(), false);
 	}

@@ -6,9 +6,11 @@ import java.util.function.Supplier;
 
 import io.starintel.lease.admin.AdminCaller;
 import io.starintel.lease.admin.AdminGrant;
-import io.starintel.lease.audit.AuditContext;
+import io.starintel.lease.audit.internal.AuditContext;
 import io.starintel.lease.audit.AuditEvent;
-import io.starintel.lease.audit.AuditEventBuilder;
+import io.starintel.lease.audit.internal.AuditEventBuilder;
+import io.starintel.lease.audit.internal.AuditContext;
+import io.starintel.lease.audit.internal.AuditEventBuilder;
 import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.audit.PrincipalClass;
 import io.starintel.lease.core.InvalidLeaseRequestException;
@@ -160,7 +162,7 @@ final class AdminAuthorization {
 
 		/** Audits a request refused before the store (contract: denied and rate-limited requests are audited too). */
 		private void audit(ResultCode code) {
-			AuditEventBuilder event = AuditEvent.builder(this.type, code)
+			AuditEventBuilder event = new AuditEventBuilder(this.type, code)
 				.time(AdminAuthorization.this.clock.instant(), this.started)
 				.ids(this.requestId, this.correlationId);
 			AdminGrant current = this.grant;
@@ -183,7 +185,7 @@ final class AdminAuthorization {
 
 	/** A request refused by the HTTP adapter before it reached an operation (audited with the caller, no scope). */
 	AdminResponse refused(AuditEventType type, ResultCode code, String correlationId, @Nullable String detail) {
-		AuditEventBuilder event = AuditEvent.builder(type, code)
+		AuditEventBuilder event = new AuditEventBuilder(type, code)
 			.time(this.clock.instant(), this.clock.instant())
 			.ids(null, correlationId);
 		AdminGrant grant = this.caller.current();

@@ -9,7 +9,7 @@ import java.util.Set;
 import io.starintel.lease.admin.AdminGrant;
 import io.starintel.lease.admin.AdminProperties;
 import io.starintel.lease.core.AdminRequest;
-import io.starintel.lease.core.Identifiers;
+import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.InvalidLeaseRequestException;
 import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.ListFilter;

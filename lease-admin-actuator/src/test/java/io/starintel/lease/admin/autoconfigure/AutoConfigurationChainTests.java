@@ -5,9 +5,9 @@ import java.util.List;
 
 import io.starintel.lease.admin.internal.TargetLeaseAdminController;
 import io.starintel.lease.admin.internal.TargetLeaseAdminOperations;
-import io.starintel.lease.audit.AsyncAuditPipeline;
-import io.starintel.lease.audit.AuditingLeaseStore;
-import io.starintel.lease.audit.LogAuditSink;
+import io.starintel.lease.audit.internal.AsyncAuditPipeline;
+import io.starintel.lease.audit.internal.AuditingLeaseStore;
+import io.starintel.lease.audit.internal.LogAuditSink;
 import io.starintel.lease.audit.redis.RedisStreamAuditSink;
 import io.starintel.lease.fence.FenceGuard;
 import io.starintel.lease.service.LeaseService;

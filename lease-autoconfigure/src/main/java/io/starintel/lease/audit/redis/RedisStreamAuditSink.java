@@ -4,7 +4,7 @@ import java.util.Map;
 
 import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.AuditSink;
-import io.starintel.lease.audit.AuditWriteException;
+import io.starintel.lease.audit.internal.AuditWriteException;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.ProgramScope;
 import org.springframework.data.redis.connection.RedisStreamCommands.XAddOptions;

@@ -42,7 +42,7 @@ public final class FenceAmqpAutoConfiguration {
 	FencedRabbitTemplate rabbitTemplate(RabbitTemplateConfigurer configurer, ConnectionFactory connectionFactory,
 			ObjectProvider<RabbitTemplateCustomizer> customizers, FenceGuard guard, FenceProperties properties) {
 		FencedRabbitTemplate template = new FencedRabbitTemplate(connectionFactory, guard,
-				properties.getAmqp().getFencedExchanges(), properties.getAmqp().getFencedQueues());
+				properties.amqp().fencedExchanges(), properties.amqp().fencedQueues());
 		configurer.configure(template, connectionFactory);
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(template));
 		// contract: a fenced publish must detect unroutable messages (mandatory + returns)
@@ -81,9 +81,9 @@ public final class FenceAmqpAutoConfiguration {
 	@ConditionalOnProperty(prefix = "starintel.lease.fence.amqp.consumer", name = { "tenant-id", "program-id" })
 	FencedListenerAdvice fencedListenerAdvice(StringRedisTemplate redis, FenceProperties properties,
 			ConsumerRejectionRecorder rejections) {
-		FenceProperties.Consumer consumer = properties.getAmqp().getConsumer();
-		return new FencedListenerAdvice(redis, ProgramScope.of(consumer.getTenantId(), consumer.getProgramId()),
-				consumer.isRequireFence(), rejections);
+		FenceProperties.Consumer consumer = properties.amqp().consumer();
+		return new FencedListenerAdvice(redis, ProgramScope.of(consumer.tenantId(), consumer.programId()),
+				consumer.requireFence(), rejections);
 	}
 
 	@Bean

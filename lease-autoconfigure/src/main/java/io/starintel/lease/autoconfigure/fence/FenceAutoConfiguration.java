@@ -33,7 +33,7 @@ public final class FenceAutoConfiguration {
 		// the facade's view: the one audited store, timed and observed (rejections are audited as
 		// target_lease_commit_rejected); the raw store only where Micrometer is absent and no facade exists
 		LeaseStore store = (service != null) ? service.operations() : leaseStore;
-		return new FenceGuard(store, properties.getAuthorizationTimeout(), Clock.systemUTC());
+		return new FenceGuard(store, properties.authorizationTimeout(), Clock.systemUTC());
 	}
 
 }

@@ -14,14 +14,14 @@ import io.starintel.lease.service.LeaseService;
  * UP when the store answers {@code lease_inspected} or {@code lease_not_found}; DOWN with the typed code otherwise.
  * Details never include a lock key, backend address or error text.
  */
-public final class LeaseHealthIndicator implements HealthIndicator {
+final class LeaseHealthIndicator implements HealthIndicator {
 
 	private final LeaseService service;
 
 	private final LockIdentity probe;
 
 	/** An indicator probing the given program. */
-	public LeaseHealthIndicator(LeaseService service, String tenant, String program) {
+	LeaseHealthIndicator(LeaseService service, String tenant, String program) {
 		this.service = service;
 		this.probe = LockIdentity.of(tenant, program, "starintel-health", "probe", "health-probe", "default",
 				"default");

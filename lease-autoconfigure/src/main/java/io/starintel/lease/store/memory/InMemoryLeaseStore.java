@@ -13,8 +13,8 @@ import io.starintel.lease.core.AttachListRequest;
 import io.starintel.lease.core.AttachPutRequest;
 import io.starintel.lease.core.AttachmentResult;
 import io.starintel.lease.core.CommitRequest;
-import io.starintel.lease.core.FencingTokens;
-import io.starintel.lease.core.Identifiers;
+import io.starintel.lease.core.internal.FencingTokenRule;
+import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.InspectRequest;
 import io.starintel.lease.core.InvalidLeaseRequestException;
 import io.starintel.lease.core.LeaseHandle;
@@ -88,11 +88,11 @@ public final class InMemoryLeaseStore implements LeaseStore {
 			if (this.table.activeLeases(scope, now) >= this.policy.maximumActiveLeases(scope)) {
 				return LeaseResult.failure(ResultCode.LEASE_RATE_LIMITED, Reason.ACTIVE_LEASE_LIMIT_REACHED, now);
 			}
-			long token = FencingTokens.next(this.table.counter(key), now.toEpochMilli(),
+			long token = FencingTokenRule.next(this.table.counter(key), now.toEpochMilli(),
 					this.policy.clockSkewBound().toMillis());
 			if (token < 0) {
 				return LeaseResult.failure(ResultCode.LEASE_BACKEND_UNAVAILABLE,
-						(FencingTokens.refusal(token) == FencingTokens.Refusal.CLOCK_BEHIND) ? Reason.BACKEND_CLOCK_BEHIND
+						(FencingTokenRule.refusal(token) == FencingTokenRule.Refusal.CLOCK_BEHIND) ? Reason.BACKEND_CLOCK_BEHIND
 								: Reason.FENCING_COUNTER_EXHAUSTED,
 						now);
 			}

@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
 import io.starintel.lease.core.InvalidLeaseRequestException;
 import io.starintel.lease.core.LeasePage;
 import io.starintel.lease.core.LeaseRecord;
-import io.starintel.lease.core.ListCursors;
+import io.starintel.lease.core.internal.ListCursors;
 import io.starintel.lease.core.ListFilter;
 import io.starintel.lease.core.ListRequest;
 import io.starintel.lease.core.Reason;

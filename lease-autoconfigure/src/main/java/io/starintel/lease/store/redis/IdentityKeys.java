@@ -4,10 +4,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-import io.starintel.lease.core.IdempotencyKeys;
+import io.starintel.lease.core.internal.IdempotencyKeys;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.Operation;
-import io.starintel.lease.core.StoredRecord;
+import io.starintel.lease.core.internal.StoredRecord;
 
 /**
  * The keys and the per-identity function arguments of one identity, derived once per identity (digests, key names,

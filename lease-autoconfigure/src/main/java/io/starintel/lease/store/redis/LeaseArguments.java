@@ -21,7 +21,7 @@ import io.starintel.lease.core.Operation;
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.RenewRequest;
-import io.starintel.lease.core.StoredRecord;
+import io.starintel.lease.core.internal.StoredRecord;
 
 import static io.starintel.lease.store.redis.IdentityKeys.bytes;
 

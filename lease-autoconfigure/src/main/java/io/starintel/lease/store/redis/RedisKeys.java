@@ -5,7 +5,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
-import io.starintel.lease.core.IdempotencyKeys;
+import io.starintel.lease.core.internal.IdempotencyKeys;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.Operation;
 import io.starintel.lease.core.ProgramScope;

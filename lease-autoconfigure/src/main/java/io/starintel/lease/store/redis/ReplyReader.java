@@ -14,16 +14,16 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import io.starintel.lease.core.AcquireRequest;
-import io.starintel.lease.core.CorruptRecordException;
+import io.starintel.lease.core.internal.CorruptRecordException;
 import io.starintel.lease.core.InvalidLeaseRequestException;
 import io.starintel.lease.core.LeaseRecord;
-import io.starintel.lease.core.LeaseRecordJson;
+import io.starintel.lease.core.internal.LeaseRecordJson;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.LeaseState;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.ResultCode;
-import io.starintel.lease.core.StoredRecord;
+import io.starintel.lease.core.internal.StoredRecord;
 
 /**
  * Turns function replies (the single-lease shape of {@code lease.lua}) into typed results without building maps:

@@ -8,7 +8,7 @@ import java.util.UUID;
 
 import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.AuditEventType;
-import io.starintel.lease.audit.AuditWriteException;
+import io.starintel.lease.audit.internal.AuditWriteException;
 import io.starintel.lease.audit.PrincipalClass;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.ResultCode;
@@ -19,6 +19,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.connection.stream.MapRecord;
 import org.springframework.data.redis.connection.stream.StreamOffset;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import io.starintel.lease.audit.internal.AuditEventBuilder;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -58,7 +59,7 @@ class RedisStreamAuditSinkTests {
 	}
 
 	private AuditEvent event(int i) {
-		return AuditEvent.builder(AuditEventType.RENEW, ResultCode.LEASE_LOST)
+		return new AuditEventBuilder(AuditEventType.RENEW, ResultCode.LEASE_LOST)
 			.time(Instant.now(), Instant.now())
 			.identity(this.identity)
 			.ids("req-" + i, "corr-" + i)

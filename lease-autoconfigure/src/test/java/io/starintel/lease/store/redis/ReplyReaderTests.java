@@ -5,17 +5,17 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.starintel.lease.core.CorruptRecordException;
+import io.starintel.lease.core.internal.CorruptRecordException;
 import io.starintel.lease.core.LeaseMetadata;
 import io.starintel.lease.core.LeaseOwner;
 import io.starintel.lease.core.LeaseRecord;
-import io.starintel.lease.core.LeaseRecordJson;
+import io.starintel.lease.core.internal.LeaseRecordJson;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.LeaseState;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.ResultCode;
-import io.starintel.lease.core.StoredRecord;
+import io.starintel.lease.core.internal.StoredRecord;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -4,7 +4,7 @@ import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
 
-import io.starintel.lease.core.Identifiers;
+import io.starintel.lease.core.internal.Identifiers;
 
 /**
  * Correlation ids. Contract: every response includes a {@code correlation_id}; the caller's

@@ -2,7 +2,7 @@ package io.starintel.lease.worker.autoconfigure;
 
 import java.util.function.Consumer;
 
-import io.starintel.lease.audit.AsyncAuditPipeline;
+import io.starintel.lease.audit.internal.AsyncAuditPipeline;
 import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;
@@ -53,7 +53,7 @@ public final class WorkerHttpAutoConfiguration {
 			LeaseAuditProperties audit, ObjectProvider<AuditSink> sinks) {
 		Consumer<AuditEvent> submit;
 		AsyncAuditPipeline pipeline = pipelines.getIfAvailable();
-		if (!audit.isEnabled()) {
+		if (!audit.enabled()) {
 			// starintel.lease.audit.enabled=false holds here too: no event is built
 			submit = (event) -> {
 			};

@@ -11,7 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.starintel.lease.audit.AuditEvent;
-import io.starintel.lease.audit.AuditEventBuilder;
+import io.starintel.lease.audit.internal.AuditEventBuilder;
 import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.audit.PrincipalClass;
@@ -59,7 +59,7 @@ final class WorkerAudit {
 	void refused(AuditEventType type, ResultCode code, String correlationId, Instant started,
 			@Nullable WorkerCaller caller, @Nullable String requestId, @Nullable LockIdentity identity,
 			@Nullable String serviceInstanceId) {
-		AuditEventBuilder b = AuditEvent.builder(type, code)
+		AuditEventBuilder b = new AuditEventBuilder(type, code)
 			.time(this.clock.instant(), started)
 			.ids(requestId, correlationId);
 		if (caller != null) {

@@ -6,9 +6,10 @@ import java.time.Instant;
 
 import org.jspecify.annotations.Nullable;
 
-import io.starintel.lease.audit.AuditContext;
+import io.starintel.lease.audit.internal.AuditContext;
 import io.starintel.lease.audit.PrincipalClass;
 import io.starintel.lease.core.CommitRequest;
+import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.InspectRequest;
 import io.starintel.lease.core.InvalidLeaseRequestException;
 import io.starintel.lease.core.LeaseHandle;

@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Set;
 
 import io.starintel.lease.admin.AdminCaller;
+import io.starintel.lease.audit.internal.AuditEventBuilder;
 import io.starintel.lease.admin.AdminGrant;
 import io.starintel.lease.admin.internal.AdminAuditor;
 import io.starintel.lease.admin.internal.AdminCapability;
@@ -13,7 +14,7 @@ import io.starintel.lease.admin.internal.AdminResponse;
 import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.audit.PrincipalClass;
-import io.starintel.lease.core.Identifiers;
+import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.core.ResultCode;
 import jakarta.servlet.http.HttpServletRequest;
@@ -107,7 +108,7 @@ final class ConsoleAuditQuery {
 
 	private void audit(ResultCode code, @Nullable AdminGrant grant, @Nullable ProgramScope scope,
 			@Nullable String leaseId, String correlationId, Instant started) {
-		var event = AuditEvent.builder(AuditEventType.INSPECT, code)
+		var event = new AuditEventBuilder(AuditEventType.INSPECT, code)
 			.time(this.auditor.clock().instant(), started)
 			.ids(null, correlationId)
 			.scope(scope);

@@ -12,7 +12,7 @@ import io.starintel.lease.admin.AdminProperties;
 import io.starintel.lease.admin.CredentialKind;
 import io.starintel.lease.admin.internal.AdminCapability;
 import io.starintel.lease.core.LeaseConfigurationException;
-import io.starintel.lease.core.Identifiers;
+import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.http.internal.CredentialCheck;
 import org.springframework.security.core.userdetails.UserDetails;

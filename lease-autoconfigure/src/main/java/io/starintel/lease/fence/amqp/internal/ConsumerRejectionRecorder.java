@@ -14,6 +14,7 @@ import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.fence.amqp.ConsumeRejection;
+import io.starintel.lease.audit.internal.AuditEventBuilder;
 
 /**
  * The audit/metric record of consumer-side rejections: one structured WARN line per rejection with
@@ -67,7 +68,7 @@ public class ConsumerRejectionRecorder {
 			return;
 		}
 		Instant now = Instant.now();
-		AuditEvent event = AuditEvent.builder(AuditEventType.COMMIT_REJECTED, ResultCode.LEASE_LOST)
+		AuditEvent event = new AuditEventBuilder(AuditEventType.COMMIT_REJECTED, ResultCode.LEASE_LOST)
 			.time(now, now)
 			.scope(scope)
 			.lease("invalid".equals(leaseId) ? null : leaseId, (token > 0) ? token : null)

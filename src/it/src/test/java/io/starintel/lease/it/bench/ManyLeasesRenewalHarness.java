@@ -15,13 +15,14 @@ import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
-import io.starintel.lease.core.Identifiers;
+import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.LeaseOwner;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.it.redis.RedisServers;
 import io.starintel.lease.context.LeaseContext;
-import io.starintel.lease.job.LeaseRenewalScheduler;
+import io.starintel.lease.job.internal.LeaseRenewal;
+import io.starintel.lease.job.internal.LeaseRenewalScheduler;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.LeaseAlerts;
 import io.starintel.lease.store.redis.RedisLeaseStore;
@@ -58,7 +59,7 @@ public final class ManyLeasesRenewalHarness {
 		scheduler.setLagRecorder(lag::record);
 		LeaseOwner owner = new LeaseOwner("prn_bench", "client_bench", "key_bench", "instance_bench");
 		List<LeaseContext> contexts = java.util.Collections.synchronizedList(new ArrayList<>(leases));
-		List<LeaseRenewalScheduler.Registration> registrations = java.util.Collections
+		List<LeaseRenewal> registrations = java.util.Collections
 			.synchronizedList(new ArrayList<>(leases));
 		long acquireStart = System.nanoTime();
 		int acquirers = 4;
@@ -119,7 +120,7 @@ public final class ManyLeasesRenewalHarness {
 					(renewed > 0) ? (double) commands / renewed : 0.0, stats.calls("fcall"));
 			System.out.printf("redis used_memory %s%n", stats.memory());
 		}
-		registrations.forEach(LeaseRenewalScheduler.Registration::close);
+		registrations.forEach(LeaseRenewal::close);
 		int released = 0;
 		for (LeaseContext context : contexts) {
 			if (service.release(context.handle()).isSuccess()) {

@@ -6,7 +6,7 @@ import java.time.Instant;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.starintel.lease.core.AcquireRequest;
-import io.starintel.lease.core.Identifiers;
+import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.LeaseMetadata;
 import io.starintel.lease.core.LeaseOwner;
 import io.starintel.lease.core.LeaseResult;

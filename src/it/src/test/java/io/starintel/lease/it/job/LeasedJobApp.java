@@ -18,7 +18,7 @@ import org.springframework.context.event.EventListener;
 import io.starintel.lease.autoconfigure.LeaseJobAutoConfiguration;
 import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
 import io.starintel.lease.core.CommitRequest;
-import io.starintel.lease.core.Identifiers;
+import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.job.LeaseLostEvent;

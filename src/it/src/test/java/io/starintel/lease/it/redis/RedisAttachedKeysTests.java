@@ -22,7 +22,7 @@ import io.starintel.lease.core.AttachGetRequest;
 import io.starintel.lease.core.AttachListRequest;
 import io.starintel.lease.core.AttachPutRequest;
 import io.starintel.lease.core.AttachmentResult;
-import io.starintel.lease.core.Identifiers;
+import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.LeaseMetadata;
 import io.starintel.lease.core.LeaseOwner;
 import io.starintel.lease.core.LeaseRecord;

@@ -5,7 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.starintel.lease.core.AcquireRequest;
-import io.starintel.lease.core.Identifiers;
+import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.InspectRequest;
 import io.starintel.lease.core.LeaseMetadata;
 import io.starintel.lease.core.LeaseOwner;

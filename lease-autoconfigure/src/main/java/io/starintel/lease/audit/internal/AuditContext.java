@@ -1,0 +1,40 @@
+package io.starintel.lease.audit.internal;
+
+import java.util.function.Supplier;
+
+import org.jspecify.annotations.Nullable;
+import io.starintel.lease.audit.PrincipalClass;
+
+/**
+ * Who is calling and under which correlation id, for the audit events of store calls made on this thread (the
+ * admin HTTP layer sets it around each store call). Only used on the calling thread; it is never copied between
+ * threads.
+ */
+public record AuditContext(@Nullable String correlationId, PrincipalClass principalClass,
+		@Nullable String principalId, @Nullable String credentialId) {
+
+	private static final ThreadLocal<AuditContext> CURRENT = new ThreadLocal<>();
+
+	/** The context of the current call, or {@code null}. */
+	public static @Nullable AuditContext current() {
+		return CURRENT.get();
+	}
+
+	/** Runs an action with this context set on the current thread. */
+	public <T> T run(Supplier<T> action) {
+		AuditContext previous = CURRENT.get();
+		CURRENT.set(this);
+		try {
+			return action.get();
+		}
+		finally {
+			if (previous != null) {
+				CURRENT.set(previous);
+			}
+			else {
+				CURRENT.remove();
+			}
+		}
+	}
+
+}

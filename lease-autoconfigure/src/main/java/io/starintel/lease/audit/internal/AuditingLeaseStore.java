@@ -1,0 +1,262 @@
+package io.starintel.lease.audit.internal;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.starintel.lease.core.AcquireRequest;
+import io.starintel.lease.core.AdminRequest;
+import io.starintel.lease.core.AttachDeleteRequest;
+import io.starintel.lease.core.AttachGetRequest;
+import io.starintel.lease.core.AttachListRequest;
+import io.starintel.lease.core.AttachPutRequest;
+import io.starintel.lease.core.AttachmentResult;
+import io.starintel.lease.core.CommitRequest;
+import io.starintel.lease.core.InspectRequest;
+import io.starintel.lease.core.LeasePage;
+import io.starintel.lease.core.LeaseResult;
+import io.starintel.lease.core.LeaseState;
+import io.starintel.lease.core.ListRequest;
+import io.starintel.lease.core.ReleaseRequest;
+import io.starintel.lease.core.RenewRequest;
+import io.starintel.lease.core.ResolveRequest;
+import io.starintel.lease.core.LeaseRecord;
+import io.starintel.lease.core.SweepRequest;
+import io.starintel.lease.core.SweepResult;
+import io.starintel.lease.store.LeaseStore;
+import io.starintel.lease.audit.AuditEvent;
+import io.starintel.lease.audit.AuditEventType;
+import io.starintel.lease.audit.AuditSink;
+import io.starintel.lease.audit.PrincipalClass;
+
+/**
+ * A {@link LeaseStore} decorator that emits one {@link AuditEvent} per call, for every outcome (accepted, denied,
+ * conflicted, stale, expired, rate-limited, backend-failed, outcome-unknown).
+ *
+ * <p>Contract: "Every request emits an audit event" and "force-release and revoke require durable high-priority audit
+ * before the operation reports success". When the delegate already writes its admin decisions durably inside the
+ * transition (the Redis store's script writes the terminal transition and the stale {@code lease_lost} answer), set
+ * {@code delegateWritesAdminAudit}: durable sinks then skip exactly those events (no duplicate in the stream) and
+ * still get replays and refusals taken before the decision. Otherwise a successful force-release or revoke whose event a durable sink
+ * could not persist is reported as {@code lease_outcome_unknown}, never as success; a retry with the same request id
+ * replays the transition and writes the event again. Commit authorizations are audited when rejected
+ * ({@code target_lease_commit_rejected}) or requested over HTTP ({@code target_lease_commit_authorize});
+ * {@code resolve} is audited as {@code target_lease_resolve}; a bounded-wait acquire once, not per attempt.
+ */
+public final class AuditingLeaseStore implements LeaseStore {
+
+	private final LeaseStore delegate;
+
+	private final Clock clock;
+
+	private final AuditDispatcher dispatcher;
+
+	private final OperationAudit operations;
+
+	private final AdminDecisionAudit admin;
+
+	/**
+	 * Decorates a store.
+	 * @param delegate the store
+	 * @param sinks where events go
+	 * @param clock server clock (latency, and the timestamp when no backend decided)
+	 * @param delegateWritesAdminAudit whether the delegate writes force-release/revoke events durably itself
+	 */
+	public AuditingLeaseStore(LeaseStore delegate, List<AuditSink> sinks, Clock clock,
+			boolean delegateWritesAdminAudit) {
+		this.delegate = delegate;
+		this.clock = clock;
+		this.dispatcher = new AuditDispatcher(sinks, null);
+		this.operations = new OperationAudit(this.dispatcher, clock);
+		this.admin = new AdminDecisionAudit(this.dispatcher, clock, delegateWritesAdminAudit);
+	}
+
+	/**
+	 * Decorates a store, with routine events going through a non-blocking path (the auto-configured
+	 * {@link AsyncAuditPipeline}). Routine events are every event except the force-release and revoke decisions;
+	 * those of an admin HTTP request (an {@link AuditContext} is bound) are written synchronously, since no lease work
+	 * runs on that thread. Force-release and revoke decisions are always written synchronously to {@code sinks}, the
+	 * durable ones skipped when {@link LeaseStore#writesAdminAuditAtomically() the store wrote them in the transition}.
+	 * @param delegate the store
+	 * @param sinks the sinks, for admin decisions and admin-request events
+	 * @param routine where the events of jobs, fenced commits and other lease work go (must never block)
+	 * @param clock server clock
+	 */
+	public AuditingLeaseStore(LeaseStore delegate, List<AuditSink> sinks, AuditSink routine, Clock clock) {
+		this.delegate = delegate;
+		this.clock = clock;
+		this.dispatcher = new AuditDispatcher(sinks, routine);
+		this.operations = new OperationAudit(this.dispatcher, clock);
+		this.admin = new AdminDecisionAudit(this.dispatcher, clock, delegate.writesAdminAuditAtomically());
+	}
+
+	@Override
+	public boolean writesAdminAuditAtomically() {
+		return this.delegate.writesAdminAuditAtomically();
+	}
+
+	/** The decorated store. */
+	public LeaseStore delegate() {
+		return this.delegate;
+	}
+
+	@Override
+	public LeaseResult acquire(AcquireRequest request) {
+		return this.operations.run(AuditEventType.ACQUIRE, request.deadlineAt(), () -> this.delegate.acquire(request),
+				(b, r) -> AuditFields.acquire(b, request, r));
+	}
+
+	/** The delegate's bounded-wait acquisition, audited once with its final outcome (not once per attempt). */
+	@Override
+	public LeaseResult acquireWaiting(AcquireRequest request, Duration wait) {
+		return this.operations.run(AuditEventType.ACQUIRE, request.deadlineAt(), () -> this.delegate.acquireWaiting(request, wait),
+				(b, r) -> AuditFields.acquire(b, request, r));
+	}
+
+	@Override
+	public LeaseResult renew(RenewRequest request) {
+		return this.operations.run(AuditEventType.RENEW, request.deadlineAt(), () -> this.delegate.renew(request), (b, r) -> {
+			AuditFields.holder(b, request.handle(), request.requestId(), r, LeaseState.ACTIVE);
+			if (request.ttlMs() != null) {
+				b.requestedTtlMs(request.ttlMs());
+			}
+		});
+	}
+
+	/** The delegate's batched renewal (one backend call per program), with one renew audit event per lease. */
+	@Override
+	public List<LeaseResult> renewAll(List<RenewRequest> requests) {
+		List<LeaseResult> results;
+		try {
+			results = this.delegate.renewAll(requests);
+		}
+		catch (RuntimeException ex) {
+			for (RenewRequest request : requests) {
+				try {
+					this.operations.run(AuditEventType.RENEW, request.deadlineAt(), () -> {
+						throw ex;
+					}, (b, r) -> AuditFields.holder(b, request.handle(), request.requestId(), r, LeaseState.ACTIVE));
+				}
+				catch (RuntimeException rethrown) {
+					// audited as outcome unknown; the exception itself is rethrown once below
+				}
+			}
+			throw ex;
+		}
+		List<LeaseResult> out = new ArrayList<>(requests.size());
+		for (int i = 0; i < requests.size(); i++) {
+			RenewRequest request = requests.get(i);
+			LeaseResult result = results.get(i);
+			out.add(this.operations.run(AuditEventType.RENEW, request.deadlineAt(), () -> result,
+					(b, r) -> AuditFields.holder(b, request.handle(), request.requestId(), r, LeaseState.ACTIVE)));
+		}
+		return out;
+	}
+
+	@Override
+	public LeaseResult release(ReleaseRequest request) {
+		return this.operations.run(AuditEventType.RELEASE, request.deadlineAt(), () -> this.delegate.release(request),
+				(b, r) -> AuditFields.holder(b, request.handle(), request.requestId(), r, LeaseState.RELEASED));
+	}
+
+	@Override
+	public LeaseResult inspect(InspectRequest request) {
+		return this.operations.run(AuditEventType.INSPECT, request.deadlineAt(), () -> this.delegate.inspect(request), (b, r) -> {
+			b.scope(request.scope()).ids(null, request.correlationId());
+			if (request.identity() != null) {
+				b.identity(request.identity());
+			}
+			if (r.lease() != null && r.isSuccess()) {
+				b.record(r.lease());
+			}
+		});
+	}
+
+	@Override
+	public LeasePage list(ListRequest request) {
+		return this.operations.list(request, () -> this.delegate.list(request));
+	}
+
+	@Override
+	public LeaseResult forceRelease(AdminRequest request) {
+		return this.admin.administer(request, () -> this.delegate.forceRelease(request), LeaseState.RELEASED);
+	}
+
+	@Override
+	public LeaseResult revoke(AdminRequest request) {
+		return this.admin.administer(request, () -> this.delegate.revoke(request), LeaseState.REVOKED);
+	}
+
+	/*
+	 * Attached keys are data-plane writes of the lease's holder: delegated without an audit event of their own (their
+	 * deletion is part of the release/revoke/expiry transition, which is audited). docs/attachments.md.
+	 */
+
+	@Override
+	public AttachmentResult putAttached(AttachPutRequest request) {
+		return this.delegate.putAttached(request);
+	}
+
+	@Override
+	public AttachmentResult getAttached(AttachGetRequest request) {
+		return this.delegate.getAttached(request);
+	}
+
+	@Override
+	public AttachmentResult deleteAttached(AttachDeleteRequest request) {
+		return this.delegate.deleteAttached(request);
+	}
+
+	@Override
+	public AttachmentResult listAttached(AttachListRequest request) {
+		return this.delegate.listAttached(request);
+	}
+
+	/**
+	 * A rejected authorization is always audited ({@code target_lease_commit_rejected}); a granted one only when a
+	 * caller requested it over HTTP (an {@link AuditContext} is bound: the worker API's authorize-commit), as
+	 * {@code target_lease_commit_authorize}. A job's fenced write is audited by its outcome, not per authorization.
+	 */
+	@Override
+	public LeaseResult authorizeCommit(CommitRequest request) {
+		Instant started = this.clock.instant();
+		LeaseResult result = this.delegate.authorizeCommit(request);
+		if (!result.isSuccess() || AuditContext.current() != null) {
+			this.operations.commit(request, result, started);
+		}
+		return result;
+	}
+
+	/** A resolve by request id is a request of its own ({@code target_lease_resolve}), audited like a read. */
+	@Override
+	public LeaseResult resolve(ResolveRequest request) {
+		return this.operations.run(AuditEventType.RESOLVE, request.deadlineAt(), () -> this.delegate.resolve(request), (b, r) -> {
+			b.identity(request.identity())
+				.ids(request.requestId(), null)
+				.principal(PrincipalClass.WORKER, request.principalId(), null, null);
+			if (r.lease() != null && r.isSuccess()) {
+				b.record(r.lease());
+			}
+		});
+	}
+
+	/**
+	 * The delegate's sweep, with one {@code target_lease_expire} event per lease it ended (routine: through the
+	 * non-blocking path). The store reports each lease to exactly one sweep call, so each swept lease gets exactly one
+	 * event, however many sweepers run. The event names the lease's owner (whose lease ended), previous state
+	 * {@code active}, resulting state {@code expired}, and the code {@code lease_lost} (what the holder's next
+	 * operation answers).
+	 */
+	@Override
+	public SweepResult sweepExpired(SweepRequest request) {
+		Instant started = this.clock.instant();
+		SweepResult result = this.delegate.sweepExpired(request);
+		for (LeaseRecord ended : result.expired()) {
+			this.operations.expired(request, result, ended, started);
+		}
+		return result;
+	}
+
+}

@@ -1,0 +1,90 @@
+package io.starintel.lease.core.internal;
+
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import io.starintel.lease.core.InvalidLeaseRequestException;
+
+/**
+ * Bounded, non-secret identifiers (request, lease, principal, credential, instance, execution, job, trace ids).
+ *
+ * <p>Contract: all identifiers are bounded. An identifier is 1..128 characters of
+ * {@code [A-Za-z0-9._:@-]}; nothing is trimmed or replaced.
+ */
+public final class Identifiers {
+
+	/** Maximum identifier length in characters. */
+	public static final int MAX_LENGTH = 128;
+
+	private static final char[] CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ".toCharArray();
+
+	/** One generator per thread: no lock shared by the threads of a busy client (the platform default locks). */
+	private static final ThreadLocal<SecureRandom> RANDOM = ThreadLocal.withInitial(Identifiers::newRandom);
+
+	private Identifiers() {
+	}
+
+	/**
+	 * Checks one identifier.
+	 * @throws InvalidLeaseRequestException naming the field when the value is null, empty, too long or
+	 * contains a character outside the allowed set
+	 */
+	public static String require(String field, String value) {
+		if (!isValid(value)) {
+			throw new InvalidLeaseRequestException(field, "identifier must be 1.." + MAX_LENGTH
+					+ " characters of [A-Za-z0-9._:@-]");
+		}
+		return value;
+	}
+
+	/** Whether {@code value} is 1..128 characters of {@code [A-Za-z0-9._:@-]} (no regular expression). */
+	public static boolean isValid(String value) {
+		if (value == null || value.isEmpty() || value.length() > MAX_LENGTH) {
+			return false;
+		}
+		for (int i = 0; i < value.length(); i++) {
+			char c = value.charAt(i);
+			boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.'
+					|| c == '_' || c == ':' || c == '@' || c == '-';
+			if (!ok) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	/** Seeds the per-thread generators (the platform default: non-blocking /dev/urandom on Linux). */
+	private static final SecureRandom SEEDS = new SecureRandom();
+
+	/** A per-thread generator seeded from {@link #SEEDS} before first use, so it never blocks on entropy. */
+	private static SecureRandom newRandom() {
+		byte[] seed = new byte[32];
+		SEEDS.nextBytes(seed);
+		try {
+			SecureRandom random = SecureRandom.getInstance("SHA1PRNG");
+			random.setSeed(seed);
+			return random;
+		}
+		catch (NoSuchAlgorithmException ex) {
+			return new SecureRandom(seed);
+		}
+	}
+
+	/** Generates a new random identifier {@code prefix_} + 26 Crockford base32 characters (130 random bits). */
+	public static String generate(String prefix) {
+		byte[] bytes = new byte[17];
+		RANDOM.get().nextBytes(bytes);
+		StringBuilder id = new StringBuilder(prefix.length() + 27).append(prefix).append('_');
+		long buffer = 0;
+		int bits = 0;
+		for (byte b : bytes) {
+			buffer = (buffer << 8) | (b & 0xff);
+			bits += 8;
+			while (bits >= 5 && id.length() < prefix.length() + 27) {
+				bits -= 5;
+				id.append(CROCKFORD[(int) ((buffer >> bits) & 31)]);
+			}
+		}
+		return id.toString();
+	}
+
+}

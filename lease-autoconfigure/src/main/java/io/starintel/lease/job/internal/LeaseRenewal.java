@@ -1,0 +1,194 @@
+package io.starintel.lease.job.internal;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.starintel.lease.context.LeaseContext;
+import io.starintel.lease.core.LeaseResult;
+import io.starintel.lease.core.Reason;
+import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.job.LeaseLostEvent;
+
+/**
+ * One lease's renewal, registered with a {@link LeaseRenewalScheduler}: renews at about {@code ttl/3} with +-10%
+ * jitter, never past the maximum lifetime, retries a failed renewal until the safety margin before expiry and then
+ * declares the lease lost (context marked lost, {@link LeaseLostEvent}, the job's cancellation). Closing it stops
+ * renewal without signalling loss.
+ */
+public final class LeaseRenewal implements AutoCloseable {
+
+	private static final Logger logger = LoggerFactory.getLogger(LeaseRenewalScheduler.class);
+
+	private static final long MIN_DELAY_MS = 20;
+
+	private final LeaseRenewalScheduler scheduler;
+
+	private final LeaseContext context;
+
+	private final Runnable cancellation;
+
+	private volatile boolean closed;
+
+	private final AtomicBoolean signalled = new AtomicBoolean();
+
+	private final AtomicBoolean releaseClaimed = new AtomicBoolean();
+
+	private volatile @Nullable ScheduledFuture<?> next;
+
+	private volatile Instant plannedAt = Instant.EPOCH;
+
+	LeaseRenewal(LeaseRenewalScheduler scheduler, LeaseContext context, Runnable cancellation) {
+		this.scheduler = scheduler;
+		this.context = context;
+		this.cancellation = cancellation;
+	}
+
+	/** The renewed context. */
+	public LeaseContext context() {
+		return this.context;
+	}
+
+	/** Stops renewing (the job ended); idempotent. */
+	@Override
+	public void close() {
+		this.closed = true;
+		ScheduledFuture<?> future = this.next;
+		if (future != null) {
+			future.cancel(false);
+		}
+		this.scheduler.ended(this);
+	}
+
+	/**
+	 * Claims the one release of this lease: true for the first caller only (the job's end or shutdown), so a lease is
+	 * never released twice.
+	 */
+	public boolean claimRelease() {
+		return this.releaseClaimed.compareAndSet(false, true);
+	}
+
+	/** Signals the job's cancellation (shutdown) without declaring the lease lost; must not block. */
+	public void cancelJob() {
+		try {
+			this.cancellation.run();
+		}
+		catch (RuntimeException ex) {
+			logger.error("Job cancellation failed", ex);
+		}
+	}
+
+	void scheduleNext() {
+		Instant now = this.scheduler.clock().instant();
+		Instant expiresAt = this.context.expiresAt();
+		long delayMs;
+		if (!expiresAt.isBefore(this.context.lease().lifetimeEnd())) {
+			// contract: renewal never passes maximum_lifetime_ms; wake up at expiry to cancel the job
+			delayMs = Duration.between(now, expiresAt).toMillis();
+		}
+		else {
+			long third = this.context.lease().ttlMs() / 3;
+			long jitter = (third / 10 > 0) ? ThreadLocalRandom.current().nextLong(-third / 10, third / 10 + 1) : 0;
+			long latest = Duration.between(now, expiresAt).toMillis() - this.scheduler.marginMs(this.context);
+			delayMs = Math.min(third + jitter, latest);
+		}
+		schedule(Math.max(MIN_DELAY_MS, delayMs));
+	}
+
+	private void schedule(long delayMs) {
+		if (this.closed) {
+			return;
+		}
+		this.plannedAt = this.scheduler.clock().instant().plusMillis(delayMs);
+		try {
+			this.next = this.scheduler.schedule(this::tick, delayMs);
+		}
+		catch (RejectedExecutionException ex) {
+			lose(Reason.BACKEND_UNREACHABLE); // scheduler shut down: nobody renews any more
+		}
+	}
+
+	private void tick() {
+		if (this.closed) {
+			return;
+		}
+		Instant now = this.scheduler.clock().instant();
+		if (now.isAfter(this.plannedAt)) {
+			this.scheduler.recordLag(Duration.between(this.plannedAt, now));
+		}
+		if (this.context.isLost()) {
+			lose(Reason.STALE_LEASE); // marked lost by another component: stop renewing and cancel the job
+			return;
+		}
+		Instant expiresAt = this.context.expiresAt();
+		boolean atLifetimeEnd = !expiresAt.isBefore(this.context.lease().lifetimeEnd());
+		if (!now.isBefore(expiresAt)) {
+			lose(atLifetimeEnd ? Reason.MAXIMUM_LIFETIME_REACHED : Reason.EXPIRED);
+			return;
+		}
+		if (atLifetimeEnd) {
+			scheduleNext(); // woke early: wait for the expiry
+			return;
+		}
+		// the renewal's deadline is the safety margin before expiry: a silent backend is noticed before expiry
+		Instant notAfter = expiresAt.minusMillis(this.scheduler.marginMs(this.context));
+		this.scheduler.enqueue(this, notAfter);
+	}
+
+	/** The rest of a tick, once the (batched) renewal answered. */
+	void renewed(LeaseResult result) {
+		if (this.closed) {
+			return; // the job ended and released meanwhile: a lease_lost answer here is not a loss
+		}
+		if (result.isSuccess() && result.lease() != null) {
+			this.context.renewed(result.lease().expiresAt());
+			scheduleNext();
+		}
+		else if (result.code() == ResultCode.LEASE_LOST) {
+			lose((result.reason() != Reason.NONE) ? result.reason() : Reason.STALE_LEASE);
+		}
+		else {
+			retryOrLose(result);
+		}
+	}
+
+	private void retryOrLose(LeaseResult result) {
+		Instant now = this.scheduler.clock().instant();
+		long untilMargin = Duration.between(now, this.context.expiresAt()).toMillis()
+				- this.scheduler.marginMs(this.context);
+		if (untilMargin <= 0) {
+			lose((result.code() == ResultCode.LEASE_OUTCOME_UNKNOWN) ? Reason.REPLY_LOST : Reason.BACKEND_UNREACHABLE);
+			return;
+		}
+		logger.warn("Lease renewal failed ({}), retrying before the safety margin: {}", result.code().wireName(),
+				this.context);
+		schedule(Math.min(untilMargin, Math.max(MIN_DELAY_MS, this.context.lease().ttlMs() / 10)));
+	}
+
+	void lose(Reason reason) {
+		this.context.markLost(reason);
+		if (!this.signalled.compareAndSet(false, true)) {
+			return;
+		}
+		// the context may have been marked lost elsewhere first (e.g. a rejected fenced commit): signal that reason
+		reason = this.context.lossReason().orElse(reason);
+		close();
+		logger.warn("Lease lost ({}): {} actor={}; cancelling the job", reason.wireName(), this.context,
+				this.context.identity().actorName());
+		this.scheduler.publishLoss(new LeaseLostEvent(this.context, reason));
+		try {
+			this.cancellation.run();
+		}
+		catch (RuntimeException ex) {
+			logger.error("Job cancellation failed", ex);
+		}
+	}
+
+}

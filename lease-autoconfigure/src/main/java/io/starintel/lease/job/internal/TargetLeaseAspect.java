@@ -1,0 +1,136 @@
+package io.starintel.lease.job.internal;
+
+import java.lang.reflect.Method;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.aspectj.lang.ProceedingJoinPoint;
+import org.aspectj.lang.annotation.Around;
+import org.aspectj.lang.annotation.Aspect;
+import org.aspectj.lang.reflect.MethodSignature;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.starintel.lease.context.LeaseContext;
+import io.starintel.lease.core.InvalidLeaseRequestException;
+import io.starintel.lease.core.LeaseOwner;
+import io.starintel.lease.core.LeaseResult;
+import io.starintel.lease.core.LockIdentity;
+import io.starintel.lease.core.Reason;
+import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.service.LeaseService;
+import io.starintel.lease.job.ConflictPolicy;
+import io.starintel.lease.job.LeaseAcquisitionException;
+import io.starintel.lease.job.LeaseConflictException;
+import io.starintel.lease.job.LeaseOwnerProvider;
+import io.starintel.lease.job.TargetLeased;
+import io.starintel.lease.job.TargetResolver;
+
+/**
+ * The {@link TargetLeased} aspect: acquire, bind the {@link LeaseContext}, renew, cancel on loss, release. The
+ * annotation is read once per method ({@link TargetLeasePlan}), the lease acquired by {@link LeaseAcquirer} and the
+ * call run by {@link LeasedInvocation}.
+ *
+ * <p>Contract rules enforced here: a call that joins a context already bound for the same identity runs without a
+ * second lease (re-entrancy); an acquisition that is not {@code lease_acquired} never runs the method; after
+ * shutdown began no new leased work starts.
+ */
+@Aspect
+public class TargetLeaseAspect {
+
+	private static final Logger logger = LoggerFactory.getLogger(TargetLeaseAspect.class);
+
+	private final TargetResolver resolver;
+
+	private final LeaseOwnerProvider owners;
+
+	private final JobSettings settings;
+
+	private final LeaseService service;
+
+	private final LeaseAcquirer acquirer;
+
+	private final LeasedInvocation invocation;
+
+	private final Map<Method, TargetLeasePlan> plans = new ConcurrentHashMap<>();
+
+	private volatile boolean accepting = true;
+
+	/** An aspect over the given collaborators. */
+	public TargetLeaseAspect(LeaseService service, LeaseRenewalScheduler scheduler, TargetResolver resolver,
+			LeaseOwnerProvider owners, JobSettings settings) {
+		this.service = Objects.requireNonNull(service, "service");
+		Objects.requireNonNull(scheduler, "scheduler");
+		this.resolver = Objects.requireNonNull(resolver, "resolver");
+		this.owners = Objects.requireNonNull(owners, "owners");
+		this.settings = Objects.requireNonNull(settings, "settings");
+		this.acquirer = new LeaseAcquirer(service, settings);
+		this.invocation = new LeasedInvocation(service, scheduler, settings.cancellation(), this::isAccepting);
+	}
+
+	/**
+	 * Stops accepting new leased work (shutdown): a later call that does not join a bound context does not run;
+	 * with {@link ConflictPolicy#SKIP} it returns the skip value, with {@link ConflictPolicy#THROW} it throws a
+	 * {@link LeaseAcquisitionException} ({@code lease_backend_unavailable}: this instance is going away).
+	 */
+	public void stopAccepting() {
+		this.accepting = false;
+	}
+
+	/** Whether new leased work is accepted (false once shutdown began). */
+	public boolean isAccepting() {
+		return this.accepting;
+	}
+
+	/** Runs a {@link TargetLeased} method under its lease. */
+	@Around("@annotation(leased)")
+	public @Nullable Object around(ProceedingJoinPoint joinPoint, TargetLeased leased) throws Throwable {
+		Method method = ((MethodSignature) joinPoint.getSignature()).getMethod();
+		TargetLeasePlan plan = this.plans.computeIfAbsent(method, (key) -> new TargetLeasePlan(key, leased));
+		LockIdentity identity = plan.identity(method, joinPoint.getTarget(), joinPoint.getArgs(), this.resolver,
+				this.settings);
+		LeaseContext current = LeaseContext.currentOrNull();
+		if (current != null && current.identity().equals(identity)) {
+			// re-entrancy: join the context already bound for this identity (no second acquire, renewal or release)
+			return joinPoint.proceed();
+		}
+		if (!this.accepting) {
+			if (plan.onConflict == ConflictPolicy.THROW) {
+				throw new LeaseAcquisitionException(ResultCode.LEASE_BACKEND_UNAVAILABLE, Reason.NONE,
+						"Not starting " + plan.name + ": the application is shutting down");
+			}
+			logger.info("Not starting {}: the application is shutting down", plan.name);
+			return plan.skipValue();
+		}
+		LeaseResult result = this.acquirer.acquire(identity, plan, owner(plan));
+		if (result.code() == ResultCode.LEASE_CONFLICT) {
+			if (plan.onConflict == ConflictPolicy.THROW) {
+				throw new LeaseConflictException(identity.actorName(), result.retryAfterMs());
+			}
+			logger.info("Lease conflict, skipping {}: {} is held by another owner", plan.name, identity);
+			return plan.skipValue();
+		}
+		if (!result.isSuccess() || result.lease() == null) {
+			throw new LeaseAcquisitionException(result.code(), result.reason(),
+					"Could not acquire the target lease for " + plan.name
+							+ ((result.detail() != null) ? " (" + result.detail() + ")" : ""));
+		}
+		LeaseContext context = new LeaseContext(result.lease(), this.service);
+		logger.debug("Lease acquired for {}: {}", plan.name, context);
+		return this.invocation.proceed(joinPoint, context, plan.async);
+	}
+
+	private LeaseOwner owner(TargetLeasePlan plan) {
+		try {
+			return this.owners.currentOwner();
+		}
+		catch (InvalidLeaseRequestException ex) {
+			// e.g. an authenticated principal name that is not a bounded identifier
+			throw new LeaseAcquisitionException(ResultCode.INVALID_LEASE_REQUEST, Reason.NONE,
+					"Invalid lease owner for " + plan.name + ": " + ex.getMessage());
+		}
+	}
+
+}

@@ -1,0 +1,62 @@
+package io.starintel.lease.service;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.starintel.lease.core.LeaseResult;
+import io.starintel.lease.core.Reason;
+import io.starintel.lease.core.RenewRequest;
+import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.store.LeaseStore;
+
+/**
+ * One batched renewal ({@link LeaseService#renewAll}): the store's {@code renewAll}, each lease answered as a single
+ * renew would be: a store that throws (or answers the wrong number of results) leaves every outcome unknown, and a
+ * success received after the request's deadline is {@code lease_outcome_unknown}. Each lease is timed as a
+ * {@code renew} with its share of the batch's time.
+ */
+final class RenewalBatch {
+
+	private static final Logger logger = LoggerFactory.getLogger(LeaseService.class);
+
+	private RenewalBatch() {
+	}
+
+	static List<LeaseResult> renew(LeaseStore store, List<RenewRequest> requests, Clock clock,
+			OperationRunner runner) {
+		List<LeaseResult> results;
+		long start = System.nanoTime();
+		try {
+			results = store.renewAll(requests);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Lease store threw on renew_batch ({}); answering lease_outcome_unknown",
+					ex.getClass().getName());
+			results = null;
+		}
+		Instant now = clock.instant();
+		List<LeaseResult> out = new ArrayList<>(requests.size());
+		for (int i = 0; i < requests.size(); i++) {
+			LeaseResult result = (results != null && results.size() == requests.size()) ? results.get(i) : null;
+			if (result == null) {
+				// the batch may have reached the backend: as for a single renew, the outcome is unknown
+				result = LeaseResult.failure(LeaseService.MUTATION_THREW, Reason.BACKEND_UNREACHABLE, null);
+			}
+			else if (result.isSuccess() && now.isAfter(requests.get(i).deadlineAt())) {
+				result = LeaseResult.failure(ResultCode.LEASE_OUTCOME_UNKNOWN, Reason.REPLY_LOST, result.decidedAt());
+			}
+			out.add(result);
+		}
+		long perLease = (System.nanoTime() - start) / Math.max(1, requests.size());
+		for (LeaseResult result : out) {
+			runner.record("renew", result.code(), perLease);
+		}
+		return out;
+	}
+
+}

@@ -1,0 +1,177 @@
+package io.starintel.lease.sweep.internal;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.starintel.lease.core.ProgramScope;
+import io.starintel.lease.core.SweepRequest;
+import io.starintel.lease.core.SweepResult;
+import io.starintel.lease.store.LeaseStore;
+import io.starintel.lease.sweep.SweepObserver;
+
+/**
+ * Ends expired leases promptly (the seed's per-second expiration tick): every {@code interval}, for each program,
+ * up to {@code maxBatchesPerTick} calls of {@link LeaseStore#sweepExpired} of at most {@code batchSize} leases each,
+ * while the store reports more due entries. A backlog beyond the cap waits for the next tick, so a mass expiry is
+ * spread over ticks instead of spiking the backend.
+ *
+ * <p>Bounded and fail-closed: each call carries a deadline ({@code callTimeout} from its start) and the tick
+ * stops its work for a program at the first failed call; a tick that overruns the interval delays the next one
+ * (fixed delay, never overlapping). Any number of sweepers (threads, JVMs) may run over the same programs: the store
+ * ends each lease in exactly one call. {@link #close()} never waits for a running call: the thread is a daemon and is
+ * interrupted, and the call in flight ends at its deadline.
+ */
+public final class ExpirySweeper implements AutoCloseable {
+
+	private static final Logger logger = LoggerFactory.getLogger(ExpirySweeper.class);
+
+	private final LeaseStore store;
+
+	private final List<ProgramScope> programs;
+
+	private final Duration interval;
+
+	private final int batchSize;
+
+	private final int maxBatchesPerTick;
+
+	private final Duration callTimeout;
+
+	private final SweepObserver observer;
+
+	private final Clock clock;
+
+	private final AtomicBoolean stopped = new AtomicBoolean();
+
+	private volatile ScheduledExecutorService executor;
+
+	/**
+	 * A sweeper (not started).
+	 * @param store the store (the audited one, so that every swept lease gets its {@code target_lease_expire} event)
+	 * @param programs the programs to sweep
+	 * @param interval time between the end of one tick and the start of the next
+	 * @param batchSize leases per call, 1..{@value SweepRequest#MAX_BATCH}
+	 * @param maxBatchesPerTick most calls per program and tick
+	 * @param callTimeout deadline of each call, from its start
+	 * @param observer receives each program's tick (telemetry)
+	 * @param clock server clock for the call deadlines
+	 */
+	public ExpirySweeper(LeaseStore store, List<ProgramScope> programs, Duration interval, int batchSize,
+			int maxBatchesPerTick, Duration callTimeout, SweepObserver observer, Clock clock) {
+		this.store = Objects.requireNonNull(store, "store");
+		this.programs = List.copyOf(programs);
+		this.interval = Objects.requireNonNull(interval, "interval");
+		if (interval.isNegative() || interval.isZero()) {
+			throw new IllegalArgumentException("interval must be positive");
+		}
+		if (batchSize < 1 || batchSize > SweepRequest.MAX_BATCH || maxBatchesPerTick < 1) {
+			throw new IllegalArgumentException("batch-size must be 1.." + SweepRequest.MAX_BATCH
+					+ " and max-batches-per-tick positive");
+		}
+		this.batchSize = batchSize;
+		this.maxBatchesPerTick = maxBatchesPerTick;
+		this.callTimeout = Objects.requireNonNull(callTimeout, "callTimeout");
+		this.observer = Objects.requireNonNull(observer, "observer");
+		this.clock = Objects.requireNonNull(clock, "clock");
+	}
+
+	/** Starts ticking on one daemon thread; idempotent. */
+	public synchronized void start() {
+		if (this.executor != null || this.stopped.get()) {
+			return;
+		}
+		ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, (runnable) -> {
+			Thread thread = new Thread(runnable, "starintel-lease-sweeper");
+			thread.setDaemon(true);
+			return thread;
+		});
+		scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+		scheduler.scheduleWithFixedDelay(this::tickSafely, this.interval.toMillis(), this.interval.toMillis(),
+				TimeUnit.MILLISECONDS);
+		this.executor = scheduler;
+	}
+
+	/** Whether the sweeper is ticking. */
+	public boolean isRunning() {
+		return this.executor != null && !this.stopped.get();
+	}
+
+	/** Stops ticking without waiting for a call in flight (it ends at its own deadline). */
+	@Override
+	public synchronized void close() {
+		this.stopped.set(true);
+		ScheduledExecutorService scheduler = this.executor;
+		if (scheduler != null) {
+			scheduler.shutdownNow();
+		}
+	}
+
+	private void tickSafely() {
+		try {
+			tick();
+		}
+		catch (RuntimeException ex) {
+			// a failed tick never stops the schedule; the type only (a message may hold backend detail)
+			logger.warn("Lease expiry sweep failed ({}); retrying next tick", ex.getClass().getName());
+		}
+	}
+
+	/** Runs one tick over every program now (the scheduled work; also for tests and benchmarks). */
+	public void tick() {
+		for (ProgramScope scope : this.programs) {
+			if (this.stopped.get() || Thread.currentThread().isInterrupted()) {
+				return;
+			}
+			this.observer.tick(scope, sweep(scope));
+		}
+	}
+
+	private SweepObserver.Tick sweep(ProgramScope scope) {
+		long start = System.nanoTime();
+		int calls = 0;
+		long scanned = 0;
+		long expired = 0;
+		long attached = 0;
+		long active = -1;
+		boolean more = false;
+		SweepResult.Status status = SweepResult.Status.SWEPT;
+		while (calls < this.maxBatchesPerTick && !this.stopped.get()) {
+			Instant deadline = this.clock.instant().plus(this.callTimeout);
+			SweepResult result;
+			try {
+				result = this.store.sweepExpired(new SweepRequest(scope, this.batchSize, deadline));
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Lease store threw on sweep ({})", ex.getClass().getName());
+				result = SweepResult.failure(SweepResult.Status.BACKEND_UNAVAILABLE, null);
+			}
+			calls++;
+			status = result.status();
+			if (!result.isSwept()) {
+				more = false;
+				break;
+			}
+			scanned += result.scanned();
+			expired += result.expired().size();
+			attached += result.attachedKeysDeleted();
+			active = result.activeLeases();
+			more = result.more();
+			if (!more) {
+				break;
+			}
+		}
+		return new SweepObserver.Tick(calls, scanned, expired, attached, active, System.nanoTime() - start, status,
+				more);
+	}
+
+}
