@@ -14,7 +14,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.starintel.lease.fence.FenceGuard;
-import io.starintel.lease.fence.couchdb.internal.DocumentMarkStore;
+import io.starintel.lease.fence.couchdb.DocumentMarkStore;
 import io.starintel.lease.fence.couchdb.internal.FenceDesignDocument;
 import io.starintel.lease.fence.couchdb.FencedCouchDbReader;
 import io.starintel.lease.fence.couchdb.FencedCouchDbConnector;

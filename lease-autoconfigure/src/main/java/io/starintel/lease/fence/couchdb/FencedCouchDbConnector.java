@@ -18,7 +18,6 @@ import org.jspecify.annotations.Nullable;
 import io.starintel.lease.fence.FenceGuard;
 import io.starintel.lease.fence.FencedWriteRejectedException;
 import io.starintel.lease.fence.FencedWriteResult;
-import io.starintel.lease.fence.couchdb.internal.DocumentMarkStore;
 import io.starintel.lease.fence.couchdb.internal.FenceDesignDocument;
 
 /**

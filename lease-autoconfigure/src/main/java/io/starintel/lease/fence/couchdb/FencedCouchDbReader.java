@@ -15,7 +15,6 @@ import org.ektorp.Options;
 import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.fence.FenceStamp;
-import io.starintel.lease.fence.couchdb.internal.DocumentMarkStore;
 
 /**
  * Fenced reads of CouchDB documents: conflicts resolved deterministically to the highest accepted token, checked

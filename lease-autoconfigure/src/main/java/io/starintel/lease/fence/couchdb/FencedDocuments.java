@@ -21,7 +21,6 @@ import io.starintel.lease.fence.FenceGuard;
 import io.starintel.lease.fence.FenceOutcome;
 import io.starintel.lease.fence.FenceStamp;
 import io.starintel.lease.fence.FencedWriteResult;
-import io.starintel.lease.fence.couchdb.internal.DocumentMarkStore;
 
 /**
  * Fenced CouchDB documents: {@code create}, {@code update}, {@code delete} and bulk writes that require a bound

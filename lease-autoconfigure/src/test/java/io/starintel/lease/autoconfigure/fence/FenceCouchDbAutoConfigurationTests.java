@@ -10,7 +10,7 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import io.starintel.lease.fence.FenceGuard;
-import io.starintel.lease.fence.couchdb.internal.DocumentMarkStore;
+import io.starintel.lease.fence.couchdb.DocumentMarkStore;
 import io.starintel.lease.fence.couchdb.internal.FenceDesignDocument;
 import io.starintel.lease.fence.couchdb.FencedCouchDbReader;
 import org.springframework.data.redis.core.StringRedisTemplate;

@@ -30,7 +30,7 @@ import org.ektorp.CouchDbInstance;
 import org.ektorp.http.StdHttpClient;
 import org.ektorp.impl.StdCouchDbConnector;
 import org.ektorp.impl.StdCouchDbInstance;
-import io.starintel.lease.fence.couchdb.internal.DocumentMarkStore;
+import io.starintel.lease.fence.couchdb.DocumentMarkStore;
 import io.starintel.lease.fence.couchdb.FencedCouchDbReader;
 import io.starintel.lease.fence.couchdb.FencedRead;
 import io.starintel.lease.fence.couchdb.FencedReadStatus;

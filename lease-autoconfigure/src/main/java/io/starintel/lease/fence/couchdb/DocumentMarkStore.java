@@ -1,4 +1,4 @@
-package io.starintel.lease.fence.couchdb.internal;
+package io.starintel.lease.fence.couchdb;
 
 import java.io.IOException;
 import java.io.InputStream;
