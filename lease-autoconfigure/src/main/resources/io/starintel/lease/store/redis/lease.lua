@@ -80,7 +80,7 @@ local EXPIRED_OUTBOX_LENGTH = 10000 -- core: SweepRequest (the sweeper drains it
 -- for the replay retention, record and index entries removed. Never touches the fencing counter. A lease found
 -- expired by any operation other than the sweeper (reported = nil) is also queued on the program's expired outbox
 -- (list 'expired', D \31 record), which sweep.lua drains, so that every expired lease is reported -- and audited --
--- by exactly one sweep call. Returns the number of attached keys deleted.
+-- by exactly one sweep call. Returns the number of attached keys deleted and the ended record's wire form.
 local function end_lease(base, p, digest, r, state, lease_id, reported)
   r.state = state
   lease_id = lease_id or lease_id_of(r)
@@ -103,7 +103,7 @@ local function end_lease(base, p, digest, r, state, lease_id, reported)
   redis.call('SET', base .. 'lid:' .. lease_id, digest .. SEP .. state, 'PX', p.retention)
   redis.call('ZREM', base .. 'idx:program', digest)
   redis.call('ZREM', base .. 'idx:expiry', digest)
-  return deleted
+  return deleted, ended
 end
 
 -- a record in a hash form of an earlier release as a record table, or nil when it is not a valid one: the v2 hash
@@ -389,8 +389,7 @@ local function release(keys, args)
   if early then return early end
   local r, refused = load_held(base, p, digest, identity, now, holder, args[7])
   if refused then return refused end
-  end_lease(base, p, digest, r, 'released', args[8])
-  local record = encode(r)
+  local _, record = end_lease(base, p, digest, r, 'released', args[8])
   remember(keys[2], args[5], 'lease_released', now, record, p)
   return reply('lease_released', 'none', now, 0, 'released', false, record)
 end
@@ -423,8 +422,7 @@ local function administer(keys, args)
     'resulting_state', state or previous, 'result_code', code, 'retryable', 'false', 'backend_health', 'ok',
     'reason', args[12])
   if not state then return refuse('lease_lost', 'stale_lease', now) end
-  end_lease(base, p, digest, r, state, args[8])
-  local record = encode(r)
+  local _, record = end_lease(base, p, digest, r, state, args[8])
   remember(keys[2], args[5], code, now, record, p)
   return reply(code, 'none', now, 0, state, false, record)
 end

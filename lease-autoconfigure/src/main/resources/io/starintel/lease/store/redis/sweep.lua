@@ -1,5 +1,5 @@
 -- sweep.lua: the expiry sweeper of the function library starintel_lease_v2 (follows prelude.lua and lease.lua; it
--- uses their policy, load_record, end_lease, encode and fmt). One call ends at most `limit` leases of one program
+-- uses their policy, load_record, end_lease and fmt). One call ends at most `limit` leases of one program
 -- whose expires_at has passed at backend time (TIME, read once), each through lease.lua's end_lease(..., 'expired')
 -- -- the one home for ending a lease, so a swept lease gets exactly the terminal evidence of any other ending.
 -- The Java side is io.starintel.lease.store.redis.RedisLeaseStore#sweepExpired; arguments by LeaseArguments.sweep.
@@ -18,7 +18,7 @@
 -- whose record is gone (physically reclaimed, or already ended) is dropped from both indexes; a corrupt record is
 -- quarantined by load_record and dropped from the queue (it stays in idx:program: it still blocks its identity).
 -- active_leases = ZCARD idx:program - entries still due: O(log N), the same count acquire's limit check uses.
--- end_lease's return value, when it has one, is the number of attached keys it deleted (0 otherwise).
+-- end_lease returns the number of attached keys it deleted and the ended record (wire form).
 
 local function sweep(keys, args)
   local now = now_ms()
@@ -36,9 +36,9 @@ local function sweep(keys, args)
   for _, digest in ipairs(due) do
     local status, r = load_record(base, digest, nil)
     if status == 'active' and now >= r.expires then
-      local deleted = end_lease(base, p, digest, r, 'expired', nil, true)
-      attached = attached + (tonumber(deleted) or 0)
-      out[#out + 1] = digest .. SEP .. encode(r)
+      local deleted, ended = end_lease(base, p, digest, r, 'expired', nil, true)
+      attached = attached + deleted
+      out[#out + 1] = digest .. SEP .. ended
     elseif status == 'active' then
       redis.call('ZADD', queue, r.expires, digest)
     elseif status == 'none' then
