@@ -23,7 +23,7 @@ import org.springframework.data.redis.core.script.RedisScript;
 import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.ProgramScope;
-import io.starintel.lease.store.redis.RedisKeys;
+import io.starintel.lease.store.redis.internal.RedisKeys;
 
 /**
  * A listener-container advice (add it to the container's advice chain) that fences consumption: atomically in

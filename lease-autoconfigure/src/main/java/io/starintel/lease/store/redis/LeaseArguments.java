@@ -14,6 +14,7 @@ import io.starintel.lease.core.Operation;
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.RenewRequest;
+import io.starintel.lease.store.redis.internal.RedisKeys;
 
 import static io.starintel.lease.store.redis.ArgumentBytes.holderPrefix;
 import static io.starintel.lease.store.redis.ArgumentBytes.joined;

@@ -130,9 +130,7 @@ public final class RedisLeaseStore implements LeaseStore {
 
 	/**
 	 * Renews the leases of each program in one function call per program (one slot), at most
-	 * {@link #MAX_RENEW_BATCH} per call. Each lease's deadline is honoured on its own: one already passed is not
-	 * sent, the function checks each at backend time, and a success whose reply arrived after that lease's deadline
-	 * is {@code lease_outcome_unknown}; the reply is awaited no longer than the latest deadline of the call.
+	 * {@link #MAX_RENEW_BATCH} per call, each lease's deadline honoured on its own ({@link RenewBatches}).
 	 */
 	@Override
 	public List<LeaseResult> renewAll(List<RenewRequest> requests) {
@@ -227,11 +225,7 @@ public final class RedisLeaseStore implements LeaseStore {
 				null);
 	}
 
-	/**
-	 * One call of the {@code sweep} function ({@code sweep.lua}): the program's due leases, at most the batch limit,
-	 * each re-checked and ended in the script. A reply that arrives after the deadline, or not at all, is
-	 * {@link SweepResult.Status#OUTCOME_UNKNOWN} (the leases it ended keep their terminal evidence).
-	 */
+	/** One call of the {@code sweep} function ({@code sweep.lua}); see {@link ProgramMaintenance#sweepExpired}. */
 	@Override
 	public SweepResult sweepExpired(SweepRequest request) {
 		return this.maintenance.sweepExpired(request);

@@ -34,7 +34,7 @@ import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.core.ResultCode;
-import io.starintel.lease.store.redis.RedisKeys;
+import io.starintel.lease.store.redis.internal.RedisKeys;
 import io.starintel.lease.store.redis.RedisLeaseStore;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

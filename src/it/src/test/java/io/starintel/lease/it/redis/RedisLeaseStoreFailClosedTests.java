@@ -25,7 +25,7 @@ import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.core.StoredRecord;
 import io.starintel.lease.store.LeaseAlert;
-import io.starintel.lease.store.redis.RedisKeys;
+import io.starintel.lease.store.redis.internal.RedisKeys;
 import io.starintel.lease.store.redis.RedisLeaseStore;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
