@@ -57,7 +57,8 @@ local function attach_put(keys, args)
   if not owner and redis.call('HLEN', att) >= tonumber(args[12]) then
     return refuse('lease_rate_limited', 'attached_key_limit_reached', now)
   end
-  local physical = r.acquired + r.lifetime + p.grace - now
+  local acquired, _, _, _, lifetime = times_of(r)
+  local physical = fmt(tonumber(acquired) + tonumber(lifetime) + p.grace - now)
   redis.call('HSET', kv, 'o', mine, 'n', args[10], 'v', args[11])
   redis.call('PEXPIRE', kv, physical)
   if not owner then

@@ -33,18 +33,21 @@ local function policy(text)
   if cached then return cached end
   local a, b, c, d, e, f = string.match(text, '^(%d+)\31(%d+)\31(%d+)\31(%d+)\31(%d+)\31(%d+)$')
   local p = { retention = tonumber(a), max_deadline = tonumber(b), skew = tonumber(c), grace = tonumber(d),
-    history_length = tonumber(e), history_ms = tonumber(f) }
+    history_length = tonumber(e), history_ms = tonumber(f),
+    -- the same as Redis arguments (text), and the last history index kept
+    retention_text = a, history_ms_text = f, history_last_text = fmt(tonumber(e) - 1) }
   if policy_count >= POLICY_CACHE_SIZE then policies, policy_count = {}, 0 end
   policies[text], policy_count = p, policy_count + 1
   return p
 end
 
 local function reply(code, reason, now, retry, current, replayed, record)
-  return { code, reason, fmt(now), fmt(retry or 0), current or '', replayed and '1' or '0', record or '' }
+  return { code, reason, fmt(now), retry and fmt(retry) or '0', current or '', replayed and '1' or '0',
+    record or '' }
 end
 
 local function refuse(code, reason, now, retry)
-  return { code, reason, fmt(now), fmt(retry or 0) }
+  return { code, reason, fmt(now), retry and fmt(retry) or '0' }
 end
 
 local function quarantine(base, digest)
@@ -75,6 +78,7 @@ local function delete_attached(base, lease_id, token)
 end
 
 local EXPIRED_OUTBOX_LENGTH = 10000 -- core: SweepRequest (the sweeper drains it; bounded when no sweeper runs)
+local EXPIRED_OUTBOX_LAST = '9999'
 
 -- ends an active record: its attached keys deleted, terminal entry in bounded history, per-lease terminal evidence
 -- for the replay retention, record and index entries removed. Never touches the fencing counter. A lease found
@@ -91,16 +95,16 @@ local function end_lease(base, p, digest, r, state, lease_id, reported)
   if state == 'expired' and not reported then
     local outbox = base .. 'expired'
     if redis.call('LPUSH', outbox, digest .. SEP .. ended) > EXPIRED_OUTBOX_LENGTH then
-      redis.call('LTRIM', outbox, 0, EXPIRED_OUTBOX_LENGTH - 1)
+      redis.call('LTRIM', outbox, '0', EXPIRED_OUTBOX_LAST)
     end
-    redis.call('PEXPIRE', outbox, p.history_ms)
+    redis.call('PEXPIRE', outbox, p.history_ms_text)
   end
   if redis.call('LPUSH', hist, ended) > p.history_length then -- trimmed only past the bound: same list either way
-    redis.call('LTRIM', hist, 0, p.history_length - 1)
+    redis.call('LTRIM', hist, '0', p.history_last_text)
   end
-  redis.call('PEXPIRE', hist, p.history_ms)
+  redis.call('PEXPIRE', hist, p.history_ms_text)
   redis.call('DEL', base .. 'lease:' .. digest)
-  redis.call('SET', base .. 'lid:' .. lease_id, digest .. SEP .. state, 'PX', p.retention)
+  redis.call('SET', base .. 'lid:' .. lease_id, digest .. SEP .. state, 'PX', p.retention_text)
   redis.call('ZREM', base .. 'idx:program', digest)
   redis.call('ZREM', base .. 'idx:expiry', digest)
   return deleted, ended
@@ -141,14 +145,14 @@ local function load_record(base, digest, identity)
   local r, from_hash
   if type(text) == 'string' then r = decode(text) else r, from_hash = read_hash(key, identity, digest), true end
   if not r or r.state ~= 'active'
-      or (identity and string.sub(r.fixed, 1, #identity) ~= identity) then
+      or (identity and string.find(r.fixed, identity, 1, true) ~= 1) then -- a prefix test without a substring
     quarantine(base, digest)
     return 'corrupt'
   end
   if from_hash then
     local pttl = redis.call('PTTL', key)
     redis.call('DEL', key)
-    if pttl > 0 then redis.call('SET', key, stored(r), 'PX', pttl) else redis.call('SET', key, stored(r)) end
+    if pttl > 0 then redis.call('SET', key, stored(r), 'PX', fmt(pttl)) else redis.call('SET', key, stored(r)) end
   end
   return 'active', r
 end
@@ -164,7 +168,7 @@ local function load_active(base, p, digest, identity, now)
 end
 
 local function is_holder(r, holder, token)
-  return r.token == token and string.sub(r.fixed, 1, #holder) == holder
+  return r.token == token and string.find(r.fixed, holder, 1, true) == 1
 end
 
 -- the lease's state now: active, its terminal state from the per-lease evidence (kept for the idempotency
@@ -216,7 +220,7 @@ end
 
 local function remember(idem_key, request_digest, code, now, record, p)
   redis.call('SET', idem_key, request_digest .. SEP .. code .. SEP .. fmt(now) .. SEP .. (record or ''),
-    'PX', p.retention)
+    'PX', p.retention_text)
 end
 
 -- backend time, the deadline bound, the deadline, then the replay; returns now, p and (when done) the reply
@@ -232,16 +236,16 @@ end
 -- reclaims up to RECLAIM_BATCH due leases of the program from the expiry queue; each is re-checked against its own
 -- record. Returns whether due entries may be left: when fewer than a batch were due, every one of them was ended,
 -- requeued at a live expiry (> now) or dropped, so none is due any more.
-local RECLAIM_BATCH = 8
+local RECLAIM_BATCH, RECLAIM_BATCH_TEXT = 8, '8'
 local function reclaim(base, p, now)
   local queue = base .. 'idx:expiry'
-  local due = redis.call('ZRANGEBYSCORE', queue, '-inf', now, 'LIMIT', 0, RECLAIM_BATCH)
+  local due = redis.call('ZRANGEBYSCORE', queue, '-inf', fmt(now), 'LIMIT', '0', RECLAIM_BATCH_TEXT)
   for _, digest in ipairs(due) do
     local status, r = load_record(base, digest, nil)
     if status == 'active' and now >= r.expires then
       end_lease(base, p, digest, r, 'expired', nil)
     elseif status == 'active' then
-      redis.call('ZADD', queue, r.expires, digest) -- a late entry: requeue at the live expiry
+      redis.call('ZADD', queue, fmt(r.expires), digest) -- a late entry: requeue at the live expiry
     else
       redis.call('ZREM', queue, digest)
     end
@@ -270,7 +274,7 @@ local function acquire(keys, args)
   local limit = tonumber(args[11])
   if limit then
     local active = redis.call('ZCARD', base .. 'idx:program')
-    if due_left then active = active - redis.call('ZCOUNT', base .. 'idx:expiry', '-inf', now) end
+    if due_left then active = active - redis.call('ZCOUNT', base .. 'idx:expiry', '-inf', fmt(now)) end
     if active >= limit then return refuse('lease_rate_limited', 'active_lease_limit_reached', now) end
   end
   local counter_text = redis.call('HGET', keys[2], 'counter')
@@ -290,16 +294,17 @@ local function acquire(keys, args)
   redis.call('HSET', keys[2], 'counter', token_text)
   local ttl, lifetime = tonumber(args[8]), tonumber(args[9])
   local expires = now + math.min(ttl, lifetime)
-  local now_text = fmt(now)
-  local record = '2\31active\31' .. token_text .. SEP .. now_text .. SEP .. now_text .. SEP .. fmt(expires) .. SEP
-    .. fmt(ttl) .. SEP .. fmt(lifetime) .. SEP .. identity .. args[10] -- encode() of the new record
-  local physical = expires - now + p.grace
+  local now_text, expires_text = fmt(now), fmt(expires)
+  -- encode() of the new record; ttl and lifetime as Java sent them (decimal digits, LeaseArguments.acquire)
+  local record = '2\31active\31' .. token_text .. SEP .. now_text .. SEP .. now_text .. SEP .. expires_text .. SEP
+    .. args[8] .. SEP .. args[9] .. SEP .. identity .. args[10]
+  local physical = fmt(expires - now + p.grace)
   redis.call('SET', keys[1], record, 'PX', physical)
   redis.call('SET', base .. 'lid:' .. args[7], digest, 'PX', physical)
-  redis.call('ZADD', base .. 'idx:program', 0, digest)
-  redis.call('ZADD', base .. 'idx:expiry', expires, digest)
+  redis.call('ZADD', base .. 'idx:program', '0', digest)
+  redis.call('ZADD', base .. 'idx:expiry', expires_text, digest)
   remember(keys[3], args[5], 'lease_acquired', now, record, p)
-  return { 'lease_acquired', 'none', now_text, '0', 'active', '0', '', token_text, fmt(expires) }
+  return { 'lease_acquired', 'none', now_text, '0', 'active', '0', '', token_text, expires_text }
 end
 
 -- the record held by exactly this holder, or the reply to return (corrupt_record, or lease_lost: stale_lease)
@@ -332,14 +337,15 @@ local function renew_one(base, p, now, digest, idem_key, request_digest, holder,
   if early then return early end
   local r, refused = load_held(base, p, digest, identity, now, holder, token)
   if refused then return refused end
-  r.renewed = now
-  if ttl then r.ttl = ttl end
-  r.expires = math.min(now + r.ttl, r.acquired + r.lifetime)
-  local physical = r.expires - now + p.grace
-  redis.call('SET', base .. 'lease:' .. digest, stored(r), 'PX', physical)
+  local acquired, _, _, ttl_text, lifetime = times_of(r)
+  if ttl then ttl_text = fmt(ttl) else ttl = tonumber(ttl_text) end
+  r.expires = math.min(now + ttl, tonumber(acquired) + tonumber(lifetime))
+  r.times = acquired .. SEP .. fmt(now) .. SEP .. fmt(r.expires) .. SEP .. ttl_text .. SEP .. lifetime
+  local physical = fmt(r.expires - now + p.grace)
   local record = encode(r)
+  redis.call('SET', base .. 'lease:' .. digest, stored(r, record), 'PX', physical)
   redis.call('PEXPIRE', base .. 'lid:' .. lease_id, physical)
-  redis.call('ZADD', base .. 'idx:expiry', r.expires, digest)
+  redis.call('ZADD', base .. 'idx:expiry', fmt(r.expires), digest)
   remember(idem_key, request_digest, 'lease_renewed', now, record, p)
   return reply('lease_renewed', 'none', now, 0, 'active', false, record)
 end
@@ -373,7 +379,7 @@ local function renew_batch(keys, args)
     elseif now > deadline then one = refuse('deadline_exceeded', 'none', now)
     else one = renew_one(base, p, now, args[a + 2], keys[i], args[a + 3], args[a + 4], args[a + 5], args[a + 6],
       new_ttl(args[a + 7])) end
-    out[#out + 1] = tostring(#one)
+    out[#out + 1] = fmt(#one)
     for _, v in ipairs(one) do out[#out + 1] = v end
   end
   return out

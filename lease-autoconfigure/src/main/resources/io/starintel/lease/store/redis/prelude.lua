@@ -18,11 +18,13 @@
 -- ISO-8601 text is formatted or parsed on the lease path (ms_to_iso/iso_to_ms below serve the audit stream entries
 -- of administer/recover and the v1 upgrade path only).
 --
--- Defines: SEP, now_ms, fmt, decode, encode, stored, lease_id_of, split, ms_to_iso, iso_to_ms, check_record,
+-- Defines: SEP, now_ms, fmt, decode, times_of, encode, stored, lease_id_of, split, ms_to_iso, iso_to_ms, check_record,
 --   v1_map_to_record, KEY_PREFIX.
 
 local SEP = '\31'
-local HEAD = '^2\31([^\31]*)\31([^\31]*)\31([^\31]*)\31([^\31]*)\31([^\31]*)\31([^\31]*)\31([^\31]*)\31()'
+-- state, token, the span of the five times (acquired renewed expires ttl lifetime: digits), expires, fixed part
+local HEAD = '^2\31([^\31]*)\31(%d+)\31()%d+\31%d+\31(%d+)\31%d+\31%d+()\31()'
+local TIMES = '^(%d+)\31(%d+)\31(%d+)\31(%d+)\31(%d+)$'
 -- the seven identity fields, then the lease id (literal patterns: library load time offers no string functions)
 local IDENTITY7 = '[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31'
 local LEASE_ID = '^' .. IDENTITY7 .. '([^\31]*)\31'
@@ -32,38 +34,48 @@ local function now_ms()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
--- an integer as exact decimal text (never tostring/cjson: they print 1.8e+15)
+-- an integer as exact decimal text (never tostring/cjson: they print 1.8e+15). '%d' formats the integer-valued
+-- double as a 64-bit long (exact below 2^53), without the floating-point printf path of '%.0f'; the last value is
+-- kept, since one call formats its backend time several times. Redis arguments are passed as text: Redis 7.0
+-- formats a Lua number argument with printf '%.17g'.
+local last_n, last_text = nil, nil
 local function fmt(n)
-  return string.format('%.0f', n)
+  if n ~= last_n then last_n, last_text = n, string.format('%d', n) end
+  return last_text
 end
 
 local ATTACHED = '\31a' -- the stored-only trailer: the lease has (or had) attached keys
 
--- the record table { state, token (text), acquired, renewed, expires, ttl, lifetime (numbers), fixed, attached },
--- or nil. The metadata (last fixed field) is JSON, which cannot contain \31: a trailing \31 'a' is the marker.
+-- the record table { state, token (text), expires (number), times (the text of the five times, decimal digits
+-- separated by SEP: acquired renewed expires ttl lifetime; times_of reads them), fixed, attached }, or nil. Only
+-- expires is converted to a number here: it is what every caller decides on. The metadata (last fixed field) is
+-- JSON, which cannot contain \31: a trailing \31 'a' is the marker.
 local function decode(text)
   if type(text) ~= 'string' then return nil end
-  local state, token, acquired, renewed, expires, ttl, lifetime, pos = string.match(text, HEAD)
-  if not state or not string.match(token, '^%d+$') then return nil end
+  local state, token, from, expires, to, pos = string.match(text, HEAD)
+  if not state then return nil end
   local last, attached = -1, false
   if string.byte(text, -1) == 97 and string.byte(text, -2) == 31 then last, attached = -3, true end
-  local r = { state = state, token = token, acquired = tonumber(acquired), renewed = tonumber(renewed),
-    expires = tonumber(expires), ttl = tonumber(ttl), lifetime = tonumber(lifetime),
+  return { state = state, token = token, expires = tonumber(expires), times = string.sub(text, from, to - 1),
     fixed = string.sub(text, pos, last), attached = attached }
-  if not (r.acquired and r.renewed and r.expires and r.ttl and r.lifetime) then return nil end
-  return r
+end
+
+-- the five times of a record as text: acquired, renewed, expires, ttl, lifetime
+local function times_of(r)
+  return string.match(r.times, TIMES)
 end
 
 -- the wire form (replies, history, idempotency records): never the ATTACHED marker
 local function encode(r)
-  return '2\31' .. r.state .. SEP .. r.token .. SEP .. fmt(r.acquired) .. SEP .. fmt(r.renewed) .. SEP
-    .. fmt(r.expires) .. SEP .. fmt(r.ttl) .. SEP .. fmt(r.lifetime) .. SEP .. r.fixed
+  return '2\31' .. r.state .. SEP .. r.token .. SEP .. r.times .. SEP .. r.fixed
 end
 
--- the stored form (the lease key's value): the wire form, plus the marker when the lease has attached keys
-local function stored(r)
-  if r.attached then return encode(r) .. ATTACHED end
-  return encode(r)
+-- the stored form (the lease key's value): the wire form (wire, when the caller has it already, else encode(r)),
+-- plus the marker when the lease has attached keys
+local function stored(r, wire)
+  wire = wire or encode(r)
+  if r.attached then return wire .. ATTACHED end
+  return wire
 end
 
 local function lease_id_of(r)
@@ -171,7 +183,9 @@ end
 local function v1_map_to_record(map)
   local fixed = {}
   for i, f in ipairs(FIXED_FIELDS) do fixed[i] = map[f] end
-  return { state = map['state'], token = map['fencing_token'], acquired = iso_to_ms(map['acquired_at']),
-    renewed = iso_to_ms(map['renewed_at']), expires = iso_to_ms(map['expires_at']), ttl = tonumber(map['ttl_ms']),
-    lifetime = tonumber(map['maximum_lifetime_ms']), fixed = table.concat(fixed, SEP) }
+  local expires = iso_to_ms(map['expires_at'])
+  return { state = map['state'], token = map['fencing_token'], expires = expires,
+    times = fmt(iso_to_ms(map['acquired_at'])) .. SEP .. fmt(iso_to_ms(map['renewed_at'])) .. SEP .. fmt(expires)
+      .. SEP .. fmt(tonumber(map['ttl_ms'])) .. SEP .. fmt(tonumber(map['maximum_lifetime_ms'])),
+    fixed = table.concat(fixed, SEP) }
 end

@@ -26,12 +26,12 @@ local function sweep(keys, args)
   local base, p, limit = args[2], policy(args[3]), tonumber(args[4])
   local queue, program = keys[1], keys[2]
   local out, attached = {}, 0
-  local drained = redis.call('RPOP', base .. 'expired', limit)
+  local drained = redis.call('RPOP', base .. 'expired', args[4])
   if not drained then drained = {} end
   for _, entry in ipairs(drained) do out[#out + 1] = entry end
   local due = {}
   if #drained < limit then
-    due = redis.call('ZRANGEBYSCORE', queue, '-inf', now, 'LIMIT', 0, limit - #drained)
+    due = redis.call('ZRANGEBYSCORE', queue, '-inf', fmt(now), 'LIMIT', '0', fmt(limit - #drained))
   end
   for _, digest in ipairs(due) do
     local status, r = load_record(base, digest, nil)
@@ -40,7 +40,7 @@ local function sweep(keys, args)
       attached = attached + deleted
       out[#out + 1] = digest .. SEP .. ended
     elseif status == 'active' then
-      redis.call('ZADD', queue, r.expires, digest)
+      redis.call('ZADD', queue, fmt(r.expires), digest)
     elseif status == 'none' then
       redis.call('ZREM', queue, digest)
       redis.call('ZREM', program, digest)
@@ -48,7 +48,7 @@ local function sweep(keys, args)
       redis.call('ZREM', queue, digest)
     end
   end
-  local left = redis.call('ZCOUNT', queue, '-inf', now)
+  local left = redis.call('ZCOUNT', queue, '-inf', fmt(now))
   local active = redis.call('ZCARD', program) - left
   local more = left > 0 or redis.call('LLEN', base .. 'expired') > 0
   local reply = { 'swept', fmt(now), fmt(#drained + #due), fmt(attached), more and '1' or '0',
