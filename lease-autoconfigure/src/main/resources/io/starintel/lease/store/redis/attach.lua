@@ -2,7 +2,7 @@
 -- prelude.lua and lease.lua, whose local helpers it uses: begin_mutation, load_held, load_active, remember, refuse,
 -- stored).
 -- Each function is one atomic step on keys of one program (one hash tag); the argument lists are built by
--- io.starintel.lease.store.redis.LeaseArguments (attachPut, attachDelete, attachGet, attachList).
+-- io.starintel.lease.store.redis.AttachArguments (put, delete, get, list).
 --
 -- Keys: kv:K (hash: o = lease id \31 token of the owning lease, n = attached name, v = value), K = SHA-1 hex of the
 -- name (no raw name in a key name); att:<lease id>:<token> (hash: K -> name, the lease's attached keys). Both expire

@@ -1,6 +1,7 @@
 -- lease.lua: the lease transitions of the function library starintel_lease_v2 (follows prelude.lua, the record
 -- codec). Every function decides at backend time (TIME, read once) on keys that share one hash tag; the argument
--- lists are built by io.starintel.lease.store.redis.LeaseArguments, one named builder per function.
+-- lists are built by io.starintel.lease.store.redis.LeaseArguments (list, recover: ProgramArguments), one named
+-- builder per function.
 --
 -- Common arguments: deadline = the request deadline (epoch ms); base = 'P{T}:'; digest = D of the lock key;
 -- policy = 'retention_ms\31maximum_deadline_ms\31clock_skew_ms\31grace_ms\31history_length\31history_ms';

@@ -2,7 +2,7 @@
 -- uses their policy, load_record, end_lease and fmt). One call ends at most `limit` leases of one program
 -- whose expires_at has passed at backend time (TIME, read once), each through lease.lua's end_lease(..., 'expired')
 -- -- the one home for ending a lease, so a swept lease gets exactly the terminal evidence of any other ending.
--- The Java side is io.starintel.lease.store.redis.RedisLeaseStore#sweepExpired; arguments by LeaseArguments.sweep.
+-- The Java side is io.starintel.lease.store.redis.RedisLeaseStore#sweepExpired; arguments by ProgramArguments.sweep.
 --
 -- sweep: KEYS idx:expiry, idx:program (of one program: one slot). ARGV deadline (epoch ms), base 'P{T}:', policy
 -- (lease.lua's policy text), limit (1..1000). First drains up to limit entries of the expired outbox ('expired':
