@@ -192,8 +192,13 @@ public record LeaseProperties(@DefaultValue("redis") StoreType store, @Nullable 
 
 	/** The list cursors these properties describe: sealed under the configured secret, or a random one. */
 	ListCursors listCursors() {
-		byte[] secret = (this.listCursorSecret != null) ? cursorSecret(this.listCursorSecret) : null;
+		byte[] secret = listCursorSecretBytes();
 		return (secret != null) ? new ListCursors(secret) : new ListCursors();
+	}
+
+	/** The configured list cursor secret, decoded, or {@code null} when none is set (a random one per store). */
+	byte @Nullable [] listCursorSecretBytes() {
+		return (this.listCursorSecret != null) ? cursorSecret(this.listCursorSecret) : null;
 	}
 
 	private static byte @Nullable [] cursorSecret(String text) {

@@ -85,7 +85,9 @@ public final class LeaseStoreAutoConfiguration {
 		@ConditionalOnMissingBean(LeaseStore.class)
 		RedisLeaseStore leaseStore(RedisConnectionFactory connectionFactory, LeasePolicy policy, LeaseAlerts alerts,
 				LeaseProperties properties) {
-			return new RedisLeaseStore(connectionFactory, policy, alerts, properties.listCursors());
+			byte[] secret = properties.listCursorSecretBytes();
+			return (secret != null) ? new RedisLeaseStore(connectionFactory, policy, alerts, secret)
+					: new RedisLeaseStore(connectionFactory, policy, alerts);
 		}
 
 	}

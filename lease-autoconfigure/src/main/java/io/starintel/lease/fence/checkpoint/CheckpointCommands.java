@@ -18,7 +18,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
 import org.springframework.data.redis.core.script.RedisScript;
 
-import io.starintel.lease.store.redis.LettuceConnections;
+import io.starintel.lease.store.redis.internal.LettuceConnections;
 
 /**
  * Runs one checkpoint script (EVALSHA, EVAL after NOSCRIPT) on the Lettuce connection and waits no longer than the

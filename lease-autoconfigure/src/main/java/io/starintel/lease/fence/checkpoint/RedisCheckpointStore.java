@@ -31,7 +31,7 @@ import io.starintel.lease.fence.FenceOutcome;
 import io.starintel.lease.fence.FenceStamp;
 import io.starintel.lease.fence.FencedWriteResult;
 import io.starintel.lease.context.LeaseContext;
-import io.starintel.lease.store.redis.RedisKeys;
+import io.starintel.lease.store.redis.internal.RedisKeys;
 
 /**
  * Redis {@link CheckpointStore}: {@code checkpoint.lua} validates the lease and writes the hash

@@ -18,7 +18,7 @@ import org.springframework.data.redis.core.script.DefaultRedisScript;
 import org.springframework.data.redis.core.script.RedisScript;
 
 import io.starintel.lease.core.ProgramScope;
-import io.starintel.lease.store.redis.RedisKeys;
+import io.starintel.lease.store.redis.internal.RedisKeys;
 
 /**
  * The store of each fenced CouchDB document's durable mark in Redis: the highest token accepted for the document,

@@ -1,16 +1,19 @@
 package io.starintel.lease.store.redis;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.protocol.CommandArgs;
 import io.netty.buffer.ByteBuf;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The arguments of one {@code FCALL function numkeys keys... args...}, added as Lettuce adds them (so counting,
- * cluster routing by the first key and command strings work as usual) and written to the wire as RESP bulk strings
+ * The arguments of one {@code FCALL function numkeys keys... args...}, written to the wire as RESP bulk strings
  * directly from the prepared byte arrays, with no per-argument length text (Lettuce formats every length of 10 or
- * more through {@code Long.toString}).
+ * more through {@code Long.toString}) and without one Lettuce argument object per argument: only the first key is
+ * added as Lettuce adds it, because Lettuce's cluster writer routes by the first key argument it finds in the
+ * argument list; {@link #count()}, {@link #getFirstEncodedKey()} and {@link #toCommandString()} answer for all.
  */
 final class FcallArgs extends CommandArgs<byte[], byte[]> {
 
@@ -30,7 +33,31 @@ final class FcallArgs extends CommandArgs<byte[], byte[]> {
 		this.keyCount = Integer.toString(keys.length).getBytes(StandardCharsets.US_ASCII);
 		this.keys = keys;
 		this.args = args;
-		add(this.function).add(keys.length).addKeys(keys).addValues(args);
+		if (keys.length > 0) {
+			addKey(keys[0]);
+		}
+	}
+
+	@Override
+	public int count() {
+		return 2 + this.keys.length + this.args.length;
+	}
+
+	@Override
+	public @Nullable ByteBuffer getFirstEncodedKey() {
+		return (this.keys.length > 0) ? ByteBuffer.wrap(this.keys[0]) : null;
+	}
+
+	/** The function name and the key and argument sizes (values are not rendered: they hold identifiers). */
+	@Override
+	public String toCommandString() {
+		return new String(this.function, StandardCharsets.US_ASCII) + " " + this.keys.length + " (" + this.keys.length
+				+ " keys, " + this.args.length + " arguments)";
+	}
+
+	@Override
+	public String toString() {
+		return getClass().getSimpleName() + " [" + toCommandString() + "]";
 	}
 
 	@Override

@@ -8,6 +8,7 @@ import io.starintel.lease.core.internal.IdempotencyKeys;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.Operation;
 import io.starintel.lease.core.internal.StoredRecord;
+import io.starintel.lease.store.redis.internal.RedisKeys;
 
 /**
  * The keys and the per-identity function arguments of one identity, derived once per identity (digests, key names,

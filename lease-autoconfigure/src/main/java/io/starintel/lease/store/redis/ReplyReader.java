@@ -21,6 +21,7 @@ import io.starintel.lease.core.internal.LeaseRecordJson;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.LeaseState;
 import io.starintel.lease.core.LockIdentity;
+import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.core.internal.StoredRecord;
@@ -91,6 +92,21 @@ final class ReplyReader {
 			return LeaseRecordJson.fromFields(v1Fields(stored), expected);
 		}
 		return StoredRecord.decode(stored, expected);
+	}
+
+	/**
+	 * A list or sweep reply entry, {@code D \31 record}: the record, which must belong to the key digest {@code D}
+	 * and to {@code scope}.
+	 * @throws CorruptRecordException when it does not, or does not decode
+	 */
+	static LeaseRecord keyedRecord(String entry, ProgramScope scope) {
+		int sep = entry.indexOf(StoredRecord.SEP);
+		LeaseRecord lease = record(entry.substring(sep + 1), null);
+		if (sep <= 0 || !lease.identity().keyDigest().equals(entry.substring(0, sep))
+				|| !lease.identity().scope().equals(scope)) {
+			throw new CorruptRecordException("record does not belong to its key");
+		}
+		return lease;
 	}
 
 	private static Map<String, String> v1Fields(String json) {

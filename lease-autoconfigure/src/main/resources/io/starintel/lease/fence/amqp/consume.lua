@@ -8,7 +8,8 @@
 -- mark (a forged 2^53-2 must not block the legitimate holder's next message).
 -- Reads the lease store's layout (store/redis, keys named by RedisKeys): fence hash field 'counter' (last issued
 -- token), lease hash fields 'lease_id' / 'fencing_token', history list of JSON records with the same fields
--- (encoding v1), or the lease hash field 'r' and history entries as v2 record strings (encoding v2).
+-- (encoding v1), or the lease key's string value (earlier releases: its hash field 'r') and history entries as v2
+-- record strings (encoding v2).
 -- KEYS[1] starintel:target-lease:v1:{T}:consumed:D  (T = the consumer's program hash tag, D = the message's
 --         lock-key digest header; hash fields hwm, lease_id, accepted_at_ms; never deleted)
 -- KEYS[2] P{T}:fence:D   KEYS[3] P{T}:lease:D   KEYS[4] P{T}:hist:D   (the lease store's, same slot)
@@ -48,7 +49,11 @@ local function v2_lease(text)
   return p[16], p[3]
 end
 local issued = nil
-if redis.call('TYPE', KEYS[3])['ok'] == 'hash' then
+local lease_kind = redis.call('TYPE', KEYS[3])['ok']
+if lease_kind == 'string' then
+  local id, tok = v2_lease(redis.call('GET', KEYS[3]))
+  if id == ARGV[2] then issued = tok end
+elseif lease_kind == 'hash' then
   local record = redis.call('HGET', KEYS[3], 'r')
   if record then
     local id, tok = v2_lease(record)

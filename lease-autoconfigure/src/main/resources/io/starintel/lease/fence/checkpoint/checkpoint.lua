@@ -2,8 +2,9 @@
 -- the write are this one script (contract: job checkpoint and terminal-state writes are fenced; a check followed by
 -- an unconditional write is not fencing). Self-contained: it reads the lease store's record layout (store/redis:
 -- lease hash fields record_version, lock_key ... state, lease_id, owner_principal_id, service_instance_id,
--- fencing_token, expires_at as 'yyyy-MM-ddTHH:mm:ss.SSSZ' in encoding v1; in encoding v2 the one string of hash
--- field r, expires_at in epoch ms; fence hash field hwm) but loads none of its scripts.
+-- fencing_token, expires_at as 'yyyy-MM-ddTHH:mm:ss.SSSZ' in encoding v1; in encoding v2 the one string that is the
+-- value of the lease key (or, written by earlier releases, of its hash field r), expires_at in epoch ms; fence hash
+-- field hwm) but loads none of its scripts.
 -- Read-only on the lease record: it never expires, ends or repairs a lease (that is the lease store's job).
 -- KEYS[1] P{T}:lease:D   KEYS[2] P{T}:fence:D   KEYS[3] P{T}:checkpoint:D (owned by the fence package)
 -- KEYS[4] P{T}:checkpoint:D:req:R (R = SHA-256 of the request id): the decision of this request, kept ARGV[20] ms
@@ -57,16 +58,18 @@ if hwm_text and token < tonumber(hwm_text) then return decide('lease_lost', 'tok
 -- the exact lease must be the active, unexpired record of this identity at backend time
 local kind = redis.call('TYPE', KEYS[1])['ok']
 if kind == 'none' then return decide('lease_lost', 'stale_lease') end
-if kind ~= 'hash' then return { 'lease_backend_unavailable', 'corrupt_record', fmt(now), '0' } end
+if kind ~= 'hash' and kind ~= 'string' then return { 'lease_backend_unavailable', 'corrupt_record', fmt(now), '0' } end
 local fields = { 'lock_key', 'tenant_id', 'program_id', 'target_namespace', 'target_id', 'actor_name',
   'workflow_name', 'operation_class', 'lease_id', 'owner_principal_id', 'service_instance_id', 'fencing_token',
   'expires_at', 'state', 'record_version' }
 local v
-local v2 = redis.call('HGET', KEYS[1], 'r')
+local v2
+if kind == 'string' then v2 = redis.call('GET', KEYS[1]) else v2 = redis.call('HGET', KEYS[1], 'r') end
 if v2 then
-  -- storage encoding v2 of the lease store (one string in field r; store/redis/prelude.lua, core StoredRecord):
-  -- '2' state token acquired_ms renewed_ms expires_ms ttl_ms lifetime_ms tenant program namespace target_id actor
-  -- workflow operation_class lease_id owner_principal_id service_instance_id ..., separated by \31
+  -- storage encoding v2 of the lease store (one string: the lease key's value, or its hash field r; store/redis/
+  -- prelude.lua, core StoredRecord): '2' state token acquired_ms renewed_ms expires_ms ttl_ms lifetime_ms tenant
+  -- program namespace target_id actor workflow operation_class lease_id owner_principal_id service_instance_id ...,
+  -- separated by \31
   local p, start = {}, 1
   for i = 1, 18 do
     local e = string.find(v2, '\31', start, true)
@@ -74,7 +77,7 @@ if v2 then
     p[i] = string.sub(v2, start, e - 1)
     start = e + 1
   end
-  if p[1] ~= '2' or redis.call('HLEN', KEYS[1]) ~= 1 or not string.match(p[6], '^%d+$') then
+  if p[1] ~= '2' or (kind == 'hash' and redis.call('HLEN', KEYS[1]) ~= 1) or not string.match(p[6], '^%d+$') then
     return { 'lease_backend_unavailable', 'corrupt_record', fmt(now), '0' }
   end
   -- the v2 record holds no lock key: the key name (from the same identity) stands for it

@@ -1,13 +1,15 @@
 -- attach.lua: attached keys (docs/attachments.md), the last part of the function library starintel_lease_v2 (after
--- prelude.lua and lease.lua, whose local helpers it uses: begin_mutation, load_held, load_active, remember, refuse).
+-- prelude.lua and lease.lua, whose local helpers it uses: begin_mutation, load_held, load_active, remember, refuse,
+-- stored).
 -- Each function is one atomic step on keys of one program (one hash tag); the argument lists are built by
--- io.starintel.lease.store.redis.LeaseArguments (attachPut, attachDelete, attachGet, attachList).
+-- io.starintel.lease.store.redis.AttachArguments (put, delete, get, list).
 --
 -- Keys: kv:K (hash: o = lease id \31 token of the owning lease, n = attached name, v = value), K = SHA-1 hex of the
 -- name (no raw name in a key name); att:<lease id>:<token> (hash: K -> name, the lease's attached keys). Both expire
 -- physically at the lease's maximum lifetime + grace (a lease can never outlive it), so keys of a lease whose record
 -- vanished without an ending transition cannot leak; get and list never show them (they check the owning lease at
--- backend time) and a put reclaims them. end_lease (lease.lua) deletes att and every kv it names in the transition.
+-- backend time) and a put reclaims them. The first put of a lease sets the ATTACHED marker on its record (prelude.lua;
+-- SET ... KEEPTTL), and end_lease (lease.lua) then deletes att and every kv it names in the transition.
 --
 -- Replies (all strings): { code, reason, decided_ms, retry_after_ms [, current_state, replayed '0'|'1', ''] } for put
 -- and delete (the longer form is a replay of the stored result); get: { 'attachment_read', 'none', decided_ms, '0',
@@ -55,12 +57,17 @@ local function attach_put(keys, args)
   if not owner and redis.call('HLEN', att) >= tonumber(args[12]) then
     return refuse('lease_rate_limited', 'attached_key_limit_reached', now)
   end
-  local physical = r.acquired + r.lifetime + p.grace - now
+  local acquired, _, _, _, lifetime = times_of(r)
+  local physical = fmt(tonumber(acquired) + tonumber(lifetime) + p.grace - now)
   redis.call('HSET', kv, 'o', mine, 'n', args[10], 'v', args[11])
   redis.call('PEXPIRE', kv, physical)
   if not owner then
     redis.call('HSET', att, k, args[10])
     redis.call('PEXPIRE', att, physical)
+    if not r.attached then -- the marker that makes end_lease look up the attached keys (prelude.lua: ATTACHED)
+      r.attached = true
+      redis.call('SET', base .. 'lease:' .. digest, stored(r), 'KEEPTTL')
+    end
   end
   remember(keys[2], args[5], 'attachment_stored', now, '', p)
   return refuse('attachment_stored', 'none', now)

@@ -1,6 +1,7 @@
 -- lease.lua: the lease transitions of the function library starintel_lease_v2 (follows prelude.lua, the record
 -- codec). Every function decides at backend time (TIME, read once) on keys that share one hash tag; the argument
--- lists are built by io.starintel.lease.store.redis.LeaseArguments, one named builder per function.
+-- lists are built by io.starintel.lease.store.redis.LeaseArguments (list, recover: ProgramArguments), one named
+-- builder per function.
 --
 -- Common arguments: deadline = the request deadline (epoch ms); base = 'P{T}:'; digest = D of the lock key;
 -- policy = 'retention_ms\31maximum_deadline_ms\31clock_skew_ms\31grace_ms\31history_length\31history_ms';
@@ -12,7 +13,8 @@
 -- encoding, its JSON text); a fresh acquire sends no record (the caller has every other field) but token and
 -- expires_ms. Codes and reasons are the contract's wire names.
 --
--- Keys (besides the declared ones, all derived from base): lease:D (hash, field r = record), fence:D (hash counter,
+-- Keys (besides the declared ones, all derived from base): lease:D (string: the stored record, prelude.lua; the v2
+-- hash form {r = record} and the v1 26-field hash of earlier releases are converted on first touch), fence:D (hash counter,
 -- hwm; never deleted), hist:D (list of ended records, newest first, bounded), idem:H (string: request digest \31
 -- code \31 decided_ms \31 record), lid:<lease id> (string: D while active; D \31 terminal state afterwards, for the
 -- idempotency retention: the replay state of a lease), idx:program (zset, score 0, member D), idx:expiry (zset,
@@ -21,20 +23,32 @@
 -- attached keys of attach.lua, deleted by end_lease).
 
 local MAX_TOKEN = 9007199254740991 -- 2^53 - 1 (core: LeaseRecord.MAX_FENCING_TOKEN)
-local TOKENS_PER_MS = 1024         -- core: FencingTokens.PER_MILLISECOND
+local TOKENS_PER_MS = 1024         -- core: FencingTokenRule.PER_MILLISECOND
 
+-- the policy table of a policy text, parsed once per distinct text (a store has one policy: the cache holds a few
+-- entries; it is emptied if it ever grows past POLICY_CACHE_SIZE). Callers never modify the table.
+local POLICY_CACHE_SIZE = 16
+local policies, policy_count = {}, 0
 local function policy(text)
+  local cached = policies[text]
+  if cached then return cached end
   local a, b, c, d, e, f = string.match(text, '^(%d+)\31(%d+)\31(%d+)\31(%d+)\31(%d+)\31(%d+)$')
-  return { retention = tonumber(a), max_deadline = tonumber(b), skew = tonumber(c), grace = tonumber(d),
-    history_length = tonumber(e), history_ms = tonumber(f) }
+  local p = { retention = tonumber(a), max_deadline = tonumber(b), skew = tonumber(c), grace = tonumber(d),
+    history_length = tonumber(e), history_ms = tonumber(f),
+    -- the same as Redis arguments (text), and the last history index kept
+    retention_text = a, history_ms_text = f, history_last_text = fmt(tonumber(e) - 1) }
+  if policy_count >= POLICY_CACHE_SIZE then policies, policy_count = {}, 0 end
+  policies[text], policy_count = p, policy_count + 1
+  return p
 end
 
 local function reply(code, reason, now, retry, current, replayed, record)
-  return { code, reason, fmt(now), fmt(retry or 0), current or '', replayed and '1' or '0', record or '' }
+  return { code, reason, fmt(now), retry and fmt(retry) or '0', current or '', replayed and '1' or '0',
+    record or '' }
 end
 
 local function refuse(code, reason, now, retry)
-  return { code, reason, fmt(now), fmt(retry or 0) }
+  return { code, reason, fmt(now), retry and fmt(retry) or '0' }
 end
 
 local function quarantine(base, digest)
@@ -46,7 +60,9 @@ end
 
 -- deletes every key attached to the lease (lease id, token) (attach.lua): the hash att:<lease id>:<token> names
 -- them (field K -> attached name) and each kv:K goes, UNLINKed in chunks far below Lua's unpack limit. Conditional on
--- lease id and token by construction: a successor's keys live under its own att key. One HKEYS when there are none.
+-- lease id and token by construction: a successor's keys live under its own att key. Called only for a record with
+-- the ATTACHED marker (prelude.lua: attach.lua sets it with the first attached key): a lease that never had one
+-- costs nothing here.
 local ATTACH_CHUNK = 1000
 local function delete_attached(base, lease_id, token)
   local att = base .. 'att:' .. lease_id .. ':' .. token
@@ -63,64 +79,81 @@ local function delete_attached(base, lease_id, token)
 end
 
 local EXPIRED_OUTBOX_LENGTH = 10000 -- core: SweepRequest (the sweeper drains it; bounded when no sweeper runs)
+local EXPIRED_OUTBOX_LAST = '9999'
 
 -- ends an active record: its attached keys deleted, terminal entry in bounded history, per-lease terminal evidence
 -- for the replay retention, record and index entries removed. Never touches the fencing counter. A lease found
 -- expired by any operation other than the sweeper (reported = nil) is also queued on the program's expired outbox
 -- (list 'expired', D \31 record), which sweep.lua drains, so that every expired lease is reported -- and audited --
--- by exactly one sweep call. Returns the number of attached keys deleted.
+-- by exactly one sweep call. Returns the number of attached keys deleted and the ended record's wire form.
 local function end_lease(base, p, digest, r, state, lease_id, reported)
   r.state = state
-  local deleted = delete_attached(base, lease_id or lease_id_of(r), r.token)
+  lease_id = lease_id or lease_id_of(r)
+  local deleted = 0
+  if r.attached then deleted = delete_attached(base, lease_id, r.token) end
   local hist = base .. 'hist:' .. digest
   local ended = encode(r)
   if state == 'expired' and not reported then
     local outbox = base .. 'expired'
-    redis.call('LPUSH', outbox, digest .. SEP .. ended)
-    redis.call('LTRIM', outbox, 0, EXPIRED_OUTBOX_LENGTH - 1)
-    redis.call('PEXPIRE', outbox, p.history_ms)
+    if redis.call('LPUSH', outbox, digest .. SEP .. ended) > EXPIRED_OUTBOX_LENGTH then
+      redis.call('LTRIM', outbox, '0', EXPIRED_OUTBOX_LAST)
+    end
+    redis.call('PEXPIRE', outbox, p.history_ms_text)
   end
-  redis.call('LPUSH', hist, ended)
-  redis.call('LTRIM', hist, 0, p.history_length - 1)
-  redis.call('PEXPIRE', hist, p.history_ms)
+  if redis.call('LPUSH', hist, ended) > p.history_length then -- trimmed only past the bound: same list either way
+    redis.call('LTRIM', hist, '0', p.history_last_text)
+  end
+  redis.call('PEXPIRE', hist, p.history_ms_text)
   redis.call('DEL', base .. 'lease:' .. digest)
-  redis.call('SET', base .. 'lid:' .. (lease_id or lease_id_of(r)), digest .. SEP .. state, 'PX', p.retention)
+  redis.call('SET', base .. 'lid:' .. lease_id, digest .. SEP .. state, 'PX', p.retention_text)
   redis.call('ZREM', base .. 'idx:program', digest)
   redis.call('ZREM', base .. 'idx:expiry', digest)
-  return deleted
+  return deleted, ended
 end
 
--- the v1 hash (26 fields) converted in place to v2, atomically on first touch; nil when it is not a valid v1 record
-local function upgrade_v1(key, raw, identity, digest)
-  local map = {}
-  for i = 1, #raw, 2 do map[raw[i]] = raw[i + 1] end
-  local expected = nil
-  if identity then
-    expected = split(identity)
-    table.insert(expected, 1, KEY_PREFIX .. digest)
+-- a record in a hash form of an earlier release as a record table, or nil when it is not a valid one: the v2 hash
+-- form (single field r = the v2 string, attached keys possible) or the v1 hash (26 fields, checked against the lock
+-- key and, when known, the identity). Both are marked ATTACHED: they may own attached keys (one lookup at their end).
+local function read_hash(key, identity, digest)
+  local raw = redis.pcall('HGETALL', key)
+  if raw['err'] then return nil end -- neither string nor hash
+  local r
+  if #raw == 2 and raw[1] == 'r' then
+    r = decode(raw[2])
+  else
+    local map = {}
+    for i = 1, #raw, 2 do map[raw[i]] = raw[i + 1] end
+    local expected = nil
+    if identity then
+      expected = split(identity)
+      table.insert(expected, 1, KEY_PREFIX .. digest)
+    end
+    if check_record(map, expected) or map['lock_key'] ~= KEY_PREFIX .. digest then return nil end
+    r = v1_map_to_record(map)
   end
-  if check_record(map, expected) or map['lock_key'] ~= KEY_PREFIX .. digest then return nil end
-  local r = v1_map_to_record(map)
-  local pttl = redis.call('PTTL', key)
-  redis.call('DEL', key)
-  redis.call('HSET', key, 'r', encode(r))
-  if pttl > 0 then redis.call('PEXPIRE', key, pttl) end
+  if r then r.attached = true end
   return r
 end
 
 -- the record stored for digest: 'none' | 'active', r | 'corrupt' (quarantined). identity (prefix) may be nil when
--- the caller does not know it (expiry reclaim, list, recovery); then the record is not checked against it.
+-- the caller does not know it (expiry reclaim, list, recovery); then the record is not checked against it. A valid
+-- record in a hash form (read_hash) is converted to the string form in place, its physical TTL kept, atomically in
+-- the calling function (first touch); an invalid one is quarantined as it is.
 local function load_record(base, digest, identity)
   local key = base .. 'lease:' .. digest
-  local raw = redis.pcall('HGETALL', key)
-  if raw['err'] then quarantine(base, digest); return 'corrupt' end
-  if #raw == 0 then return 'none' end
-  local r
-  if #raw == 2 and raw[1] == 'r' then r = decode(raw[2]) else r = upgrade_v1(key, raw, identity, digest) end
+  local text = redis.pcall('GET', key)
+  if not text then return 'none' end
+  local r, from_hash
+  if type(text) == 'string' then r = decode(text) else r, from_hash = read_hash(key, identity, digest), true end
   if not r or r.state ~= 'active'
-      or (identity and string.sub(r.fixed, 1, #identity) ~= identity) then
+      or (identity and string.find(r.fixed, identity, 1, true) ~= 1) then -- a prefix test without a substring
     quarantine(base, digest)
     return 'corrupt'
+  end
+  if from_hash then
+    local pttl = redis.call('PTTL', key)
+    redis.call('DEL', key)
+    if pttl > 0 then redis.call('SET', key, stored(r), 'PX', fmt(pttl)) else redis.call('SET', key, stored(r)) end
   end
   return 'active', r
 end
@@ -136,7 +169,7 @@ local function load_active(base, p, digest, identity, now)
 end
 
 local function is_holder(r, holder, token)
-  return r.token == token and string.sub(r.fixed, 1, #holder) == holder
+  return r.token == token and string.find(r.fixed, holder, 1, true) == 1
 end
 
 -- the lease's state now: active, its terminal state from the per-lease evidence (kept for the idempotency
@@ -188,7 +221,7 @@ end
 
 local function remember(idem_key, request_digest, code, now, record, p)
   redis.call('SET', idem_key, request_digest .. SEP .. code .. SEP .. fmt(now) .. SEP .. (record or ''),
-    'PX', p.retention)
+    'PX', p.retention_text)
 end
 
 -- backend time, the deadline bound, the deadline, then the replay; returns now, p and (when done) the reply
@@ -201,19 +234,24 @@ local function begin_mutation(args, idem_key, request_digest, identity)
   return now, p, replay(args[2], p, args[3], identity, now, idem_key, request_digest)
 end
 
--- reclaims up to 8 due leases of the program from the expiry queue; each is re-checked against its own record
+-- reclaims up to RECLAIM_BATCH due leases of the program from the expiry queue; each is re-checked against its own
+-- record. Returns whether due entries may be left: when fewer than a batch were due, every one of them was ended,
+-- requeued at a live expiry (> now) or dropped, so none is due any more.
+local RECLAIM_BATCH, RECLAIM_BATCH_TEXT = 8, '8'
 local function reclaim(base, p, now)
   local queue = base .. 'idx:expiry'
-  for _, digest in ipairs(redis.call('ZRANGEBYSCORE', queue, '-inf', now, 'LIMIT', 0, 8)) do
+  local due = redis.call('ZRANGEBYSCORE', queue, '-inf', fmt(now), 'LIMIT', '0', RECLAIM_BATCH_TEXT)
+  for _, digest in ipairs(due) do
     local status, r = load_record(base, digest, nil)
     if status == 'active' and now >= r.expires then
       end_lease(base, p, digest, r, 'expired', nil)
     elseif status == 'active' then
-      redis.call('ZADD', queue, r.expires, digest) -- a late entry: requeue at the live expiry
+      redis.call('ZADD', queue, fmt(r.expires), digest) -- a late entry: requeue at the live expiry
     else
       redis.call('ZREM', queue, digest)
     end
   end
+  return #due >= RECLAIM_BATCH
 end
 
 -- acquire: KEYS lease:D, fence:D, idem:H. ARGV deadline, base, digest, policy, request digest, identity,
@@ -221,22 +259,24 @@ end
 -- program.
 -- Codes: lease_acquired (token, expires_ms), lease_conflict (retry_after_ms = time to expiry; the cheap refusal:
 -- no write), lease_rate_limited (active_lease_limit_reached: the program holds its maximum of active leases, counted
--- as ZCARD idx:program minus the entries of idx:expiry already due: O(log N)), idempotency_conflict,
+-- as ZCARD idx:program minus the entries of idx:expiry already due: O(log N); the ZCOUNT of due entries is skipped
+-- when the reclaim just before left none), idempotency_conflict,
 -- deadline_exceeded, invalid_lease_request, lease_backend_unavailable with corrupt_record |
 -- fencing_counter_exhausted | backend_clock_behind.
--- Token rule (core: FencingTokens): max(counter + 1, backend_ms * 1024), below 2^53 - 1; never reset.
+-- Token rule (core: FencingTokenRule): max(counter + 1, backend_ms * 1024), below 2^53 - 1; never reset.
 local function acquire(keys, args)
   local base, digest, identity = args[2], args[3], args[6]
   local now, p, early = begin_mutation(args, keys[3], args[5], identity)
   if early then return early end
-  reclaim(base, p, now)
+  local due_left = reclaim(base, p, now)
   local status, current = load_active(base, p, digest, identity, now)
   if status == 'corrupt' then return refuse('lease_backend_unavailable', 'corrupt_record', now) end
   if status == 'active' then return refuse('lease_conflict', 'none', now, current.expires - now) end
   local limit = tonumber(args[11])
-  if limit and redis.call('ZCARD', base .. 'idx:program') - redis.call('ZCOUNT', base .. 'idx:expiry', '-inf', now)
-      >= limit then
-    return refuse('lease_rate_limited', 'active_lease_limit_reached', now)
+  if limit then
+    local active = redis.call('ZCARD', base .. 'idx:program')
+    if due_left then active = active - redis.call('ZCOUNT', base .. 'idx:expiry', '-inf', fmt(now)) end
+    if active >= limit then return refuse('lease_rate_limited', 'active_lease_limit_reached', now) end
   end
   local counter_text = redis.call('HGET', keys[2], 'counter')
   local counter = 0
@@ -255,17 +295,17 @@ local function acquire(keys, args)
   redis.call('HSET', keys[2], 'counter', token_text)
   local ttl, lifetime = tonumber(args[8]), tonumber(args[9])
   local expires = now + math.min(ttl, lifetime)
-  local r = { state = 'active', token = token_text, acquired = now, renewed = now, expires = expires, ttl = ttl,
-    lifetime = lifetime, fixed = identity .. args[10] }
-  local record = encode(r)
-  local physical = expires - now + p.grace
-  redis.call('HSET', keys[1], 'r', record)
-  redis.call('PEXPIRE', keys[1], physical)
+  local now_text, expires_text = fmt(now), fmt(expires)
+  -- encode() of the new record; ttl and lifetime as Java sent them (decimal digits, LeaseArguments.acquire)
+  local record = '2\31active\31' .. token_text .. SEP .. now_text .. SEP .. now_text .. SEP .. expires_text .. SEP
+    .. args[8] .. SEP .. args[9] .. SEP .. identity .. args[10]
+  local physical = fmt(expires - now + p.grace)
+  redis.call('SET', keys[1], record, 'PX', physical)
   redis.call('SET', base .. 'lid:' .. args[7], digest, 'PX', physical)
-  redis.call('ZADD', base .. 'idx:program', 0, digest)
-  redis.call('ZADD', base .. 'idx:expiry', expires, digest)
+  redis.call('ZADD', base .. 'idx:program', '0', digest)
+  redis.call('ZADD', base .. 'idx:expiry', expires_text, digest)
   remember(keys[3], args[5], 'lease_acquired', now, record, p)
-  return { 'lease_acquired', 'none', fmt(now), '0', 'active', '0', '', token_text, fmt(expires) }
+  return { 'lease_acquired', 'none', now_text, '0', 'active', '0', '', token_text, expires_text }
 end
 
 -- the record held by exactly this holder, or the reply to return (corrupt_record, or lease_lost: stale_lease)
@@ -298,16 +338,15 @@ local function renew_one(base, p, now, digest, idem_key, request_digest, holder,
   if early then return early end
   local r, refused = load_held(base, p, digest, identity, now, holder, token)
   if refused then return refused end
-  r.renewed = now
-  if ttl then r.ttl = ttl end
-  r.expires = math.min(now + r.ttl, r.acquired + r.lifetime)
+  local acquired, _, _, ttl_text, lifetime = times_of(r)
+  if ttl then ttl_text = fmt(ttl) else ttl = tonumber(ttl_text) end
+  r.expires = math.min(now + ttl, tonumber(acquired) + tonumber(lifetime))
+  r.times = acquired .. SEP .. fmt(now) .. SEP .. fmt(r.expires) .. SEP .. ttl_text .. SEP .. lifetime
+  local physical = fmt(r.expires - now + p.grace)
   local record = encode(r)
-  local key = base .. 'lease:' .. digest
-  local physical = r.expires - now + p.grace
-  redis.call('HSET', key, 'r', record)
-  redis.call('PEXPIRE', key, physical)
+  redis.call('SET', base .. 'lease:' .. digest, stored(r, record), 'PX', physical)
   redis.call('PEXPIRE', base .. 'lid:' .. lease_id, physical)
-  redis.call('ZADD', base .. 'idx:expiry', r.expires, digest)
+  redis.call('ZADD', base .. 'idx:expiry', fmt(r.expires), digest)
   remember(idem_key, request_digest, 'lease_renewed', now, record, p)
   return reply('lease_renewed', 'none', now, 0, 'active', false, record)
 end
@@ -341,7 +380,7 @@ local function renew_batch(keys, args)
     elseif now > deadline then one = refuse('deadline_exceeded', 'none', now)
     else one = renew_one(base, p, now, args[a + 2], keys[i], args[a + 3], args[a + 4], args[a + 5], args[a + 6],
       new_ttl(args[a + 7])) end
-    out[#out + 1] = tostring(#one)
+    out[#out + 1] = fmt(#one)
     for _, v in ipairs(one) do out[#out + 1] = v end
   end
   return out
@@ -357,8 +396,7 @@ local function release(keys, args)
   if early then return early end
   local r, refused = load_held(base, p, digest, identity, now, holder, args[7])
   if refused then return refused end
-  end_lease(base, p, digest, r, 'released', args[8])
-  local record = encode(r)
+  local _, record = end_lease(base, p, digest, r, 'released', args[8])
   remember(keys[2], args[5], 'lease_released', now, record, p)
   return reply('lease_released', 'none', now, 0, 'released', false, record)
 end
@@ -391,8 +429,7 @@ local function administer(keys, args)
     'resulting_state', state or previous, 'result_code', code, 'retryable', 'false', 'backend_health', 'ok',
     'reason', args[12])
   if not state then return refuse('lease_lost', 'stale_lease', now) end
-  end_lease(base, p, digest, r, state, args[8])
-  local record = encode(r)
+  local _, record = end_lease(base, p, digest, r, state, args[8])
   remember(keys[2], args[5], code, now, record, p)
   return reply(code, 'none', now, 0, state, false, record)
 end

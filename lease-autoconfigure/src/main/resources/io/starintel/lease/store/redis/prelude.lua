@@ -1,25 +1,30 @@
 -- prelude.lua: the record codec of the lease store (storage encoding v2), the one Lua home of the record schema,
 -- backend time and the token text rule. It is the first part of the function library starintel_lease_v2
--- (LeaseLibrary composes '#!lua name=...' + this file + lease.lua and loads it once with FUNCTION LOAD), and EVAL
--- scripts of other packages (fence/checkpoint/checkpoint.lua) prepend it to read lease records.
--- KEYS/ARGV: none of its own. Replies: none. Only local definitions (no call to Redis at load time).
+-- (LeaseLibrary composes '#!lua name=...' + this file + lease.lua + attach.lua + sweep.lua and loads it once with
+-- FUNCTION LOAD). KEYS/ARGV: none of its own. Replies: none. Only local definitions (no call to Redis at load time).
 --
--- Record v2 (one string in the single hash field 'r' of P{T}:lease:D; history entries and idempotency results carry
--- the same string), fields separated by \31 (unit separator: no identity component, identifier or canonical metadata
--- JSON can contain it):
---   '2' state token acquired_ms renewed_ms expires_ms ttl_ms maximum_lifetime_ms | fixed
+-- Record v2: one string, the value of the string key P{T}:lease:D (written with SET ... PX; the v2 hash form, field
+-- 'r' of a hash, written by earlier releases, and the v1 26-field hash are still read and converted on first touch,
+-- lease.lua load_record). History entries and idempotency results carry the same string. Fields are separated by
+-- \31 (unit separator: no identity component, identifier or canonical metadata JSON can contain it):
+--   '2' state token acquired_ms renewed_ms expires_ms ttl_ms maximum_lifetime_ms | fixed [| 'a']
 --   fixed = tenant program namespace target_id actor workflow operation_class lease_id owner_principal_id
 --           service_instance_id owner_client_id owner_credential_id execution_id job_id trace_id request_id metadata
--- The fixed part is built by Java (io.starintel.lease.core.StoredRecord); its identity prefix and holder prefix
+-- The trailing field 'a' (ATTACHED) exists only in the stored lease key: attach.lua sets it when the lease gets its
+-- first attached key, so that ending a lease that never had one skips the attached-keys lookup. It never appears in
+-- replies, history or idempotency records (encode writes the wire form; stored adds the marker).
+-- The fixed part is built by Java (io.starintel.lease.core.internal.StoredRecord); its identity prefix and holder prefix
 -- make the identity check and the exact-holder check one string comparison each. Times are epoch milliseconds: no
--- ISO-8601 text is formatted or parsed on the lease path (ms_to_iso/iso_to_ms below serve EVAL users and the v1
--- upgrade path only).
+-- ISO-8601 text is formatted or parsed on the lease path (ms_to_iso/iso_to_ms below serve the audit stream entries
+-- of administer/recover and the v1 upgrade path only).
 --
--- Defines: SEP, now_ms, fmt, decode, encode, lease_id_of, split, ms_to_iso, iso_to_ms, v1_map_to_record,
---   hgetall_map, check_record (the last two keep EVAL users that read the v1 view of a record working).
+-- Defines: SEP, now_ms, fmt, decode, times_of, encode, stored, lease_id_of, split, ms_to_iso, iso_to_ms, check_record,
+--   v1_map_to_record, KEY_PREFIX.
 
 local SEP = '\31'
-local HEAD = '^2\31([^\31]*)\31([^\31]*)\31([^\31]*)\31([^\31]*)\31([^\31]*)\31([^\31]*)\31([^\31]*)\31()'
+-- state, token, the span of the five times (acquired renewed expires ttl lifetime: digits), expires, fixed part
+local HEAD = '^2\31([^\31]*)\31(%d+)\31()%d+\31%d+\31(%d+)\31%d+\31%d+()\31()'
+local TIMES = '^(%d+)\31(%d+)\31(%d+)\31(%d+)\31(%d+)$'
 -- the seven identity fields, then the lease id (literal patterns: library load time offers no string functions)
 local IDENTITY7 = '[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31'
 local LEASE_ID = '^' .. IDENTITY7 .. '([^\31]*)\31'
@@ -29,25 +34,48 @@ local function now_ms()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
--- an integer as exact decimal text (never tostring/cjson: they print 1.8e+15)
+-- an integer as exact decimal text (never tostring/cjson: they print 1.8e+15). '%d' formats the integer-valued
+-- double as a 64-bit long (exact below 2^53), without the floating-point printf path of '%.0f'; the last value is
+-- kept, since one call formats its backend time several times. Redis arguments are passed as text: Redis 7.0
+-- formats a Lua number argument with printf '%.17g'.
+local last_n, last_text = nil, nil
 local function fmt(n)
-  return string.format('%.0f', n)
+  if n ~= last_n then last_n, last_text = n, string.format('%d', n) end
+  return last_text
 end
 
--- the record table { state, token (text), acquired, renewed, expires, ttl, lifetime (numbers), fixed }, or nil
+local ATTACHED = '\31a' -- the stored-only trailer: the lease has (or had) attached keys
+
+-- the record table { state, token (text), expires (number), times (the text of the five times, decimal digits
+-- separated by SEP: acquired renewed expires ttl lifetime; times_of reads them), fixed, attached }, or nil. Only
+-- expires is converted to a number here: it is what every caller decides on. The metadata (last fixed field) is
+-- JSON, which cannot contain \31: a trailing \31 'a' is the marker.
 local function decode(text)
   if type(text) ~= 'string' then return nil end
-  local state, token, acquired, renewed, expires, ttl, lifetime, pos = string.match(text, HEAD)
-  if not state or not string.match(token, '^%d+$') then return nil end
-  local r = { state = state, token = token, acquired = tonumber(acquired), renewed = tonumber(renewed),
-    expires = tonumber(expires), ttl = tonumber(ttl), lifetime = tonumber(lifetime), fixed = string.sub(text, pos) }
-  if not (r.acquired and r.renewed and r.expires and r.ttl and r.lifetime) then return nil end
-  return r
+  local state, token, from, expires, to, pos = string.match(text, HEAD)
+  if not state then return nil end
+  local last, attached = -1, false
+  if string.byte(text, -1) == 97 and string.byte(text, -2) == 31 then last, attached = -3, true end
+  return { state = state, token = token, expires = tonumber(expires), times = string.sub(text, from, to - 1),
+    fixed = string.sub(text, pos, last), attached = attached }
 end
 
+-- the five times of a record as text: acquired, renewed, expires, ttl, lifetime
+local function times_of(r)
+  return string.match(r.times, TIMES)
+end
+
+-- the wire form (replies, history, idempotency records): never the ATTACHED marker
 local function encode(r)
-  return '2\31' .. r.state .. SEP .. r.token .. SEP .. fmt(r.acquired) .. SEP .. fmt(r.renewed) .. SEP
-    .. fmt(r.expires) .. SEP .. fmt(r.ttl) .. SEP .. fmt(r.lifetime) .. SEP .. r.fixed
+  return '2\31' .. r.state .. SEP .. r.token .. SEP .. r.times .. SEP .. r.fixed
+end
+
+-- the stored form (the lease key's value): the wire form (wire, when the caller has it already, else encode(r)),
+-- plus the marker when the lease has attached keys
+local function stored(r, wire)
+  wire = wire or encode(r)
+  if r.attached then return wire .. ATTACHED end
+  return wire
 end
 
 local function lease_id_of(r)
@@ -65,7 +93,7 @@ local function split(text)
   end
 end
 
--- ---- ISO-8601 (EVAL users and the v1 upgrade path only) ----------------------------------------------------------
+-- ---- ISO-8601 (audit stream entries and the v1 upgrade path only) ----------------------------------------------------------
 
 local function days_from_civil(y, m, d)
   if m <= 2 then y = y - 1 end
@@ -111,7 +139,7 @@ local function iso_to_ms(text)
     + tonumber(h) * 3600000 + tonumber(mi) * 60000 + tonumber(s) * 1000 + tonumber(ms)
 end
 
--- ---- the v1 encoding (26-field hash): read for upgrades, and the view EVAL users still see ------------------------
+-- ---- the v1 encoding (26-field hash): read for upgrades ------------------------------------------------------------
 
 local V1_FIELDS = { 'record_version', 'lock_key', 'tenant_id', 'program_id', 'target_namespace', 'target_id',
   'actor_name', 'workflow_name', 'operation_class', 'lease_id', 'owner_principal_id', 'owner_client_id',
@@ -155,34 +183,9 @@ end
 local function v1_map_to_record(map)
   local fixed = {}
   for i, f in ipairs(FIXED_FIELDS) do fixed[i] = map[f] end
-  return { state = map['state'], token = map['fencing_token'], acquired = iso_to_ms(map['acquired_at']),
-    renewed = iso_to_ms(map['renewed_at']), expires = iso_to_ms(map['expires_at']), ttl = tonumber(map['ttl_ms']),
-    lifetime = tonumber(map['maximum_lifetime_ms']), fixed = table.concat(fixed, SEP) }
-end
-
--- A hash as a field map; a v2 record ('r') is presented in its v1 view (times as epoch-ms digits, lock key from the
--- key name), so EVAL users reading records through check_record/iso_to_ms keep working on both encodings.
-local function hgetall_map(key)
-  local raw = redis.call('HGETALL', key)
-  local map = {}
-  if #raw == 2 and raw[1] == 'r' then
-    local r = decode(raw[2])
-    if not r then return { r = raw[2] } end
-    local parts = split(r.fixed)
-    if #parts < #FIXED_FIELDS then return { r = raw[2] } end
-    for i = 1, #FIXED_FIELDS - 1 do map[FIXED_FIELDS[i]] = parts[i] end
-    map['metadata'] = table.concat(parts, SEP, #FIXED_FIELDS)
-    map['record_version'] = '1'
-    map['lock_key'] = KEY_PREFIX .. (string.match(key, ':lease:([^:]+)$') or '')
-    map['state'] = r.state
-    map['fencing_token'] = r.token
-    map['acquired_at'] = fmt(r.acquired)
-    map['renewed_at'] = fmt(r.renewed)
-    map['expires_at'] = fmt(r.expires)
-    map['ttl_ms'] = fmt(r.ttl)
-    map['maximum_lifetime_ms'] = fmt(r.lifetime)
-    return map
-  end
-  for i = 1, #raw, 2 do map[raw[i]] = raw[i + 1] end
-  return map
+  local expires = iso_to_ms(map['expires_at'])
+  return { state = map['state'], token = map['fencing_token'], expires = expires,
+    times = fmt(iso_to_ms(map['acquired_at'])) .. SEP .. fmt(iso_to_ms(map['renewed_at'])) .. SEP .. fmt(expires)
+      .. SEP .. fmt(tonumber(map['ttl_ms'])) .. SEP .. fmt(tonumber(map['maximum_lifetime_ms'])),
+    fixed = table.concat(fixed, SEP) }
 end

@@ -1,8 +1,8 @@
 -- sweep.lua: the expiry sweeper of the function library starintel_lease_v2 (follows prelude.lua and lease.lua; it
--- uses their policy, load_record, end_lease, encode and fmt). One call ends at most `limit` leases of one program
+-- uses their policy, load_record, end_lease and fmt). One call ends at most `limit` leases of one program
 -- whose expires_at has passed at backend time (TIME, read once), each through lease.lua's end_lease(..., 'expired')
 -- -- the one home for ending a lease, so a swept lease gets exactly the terminal evidence of any other ending.
--- The Java side is io.starintel.lease.store.redis.RedisLeaseStore#sweepExpired; arguments by LeaseArguments.sweep.
+-- The Java side is io.starintel.lease.store.redis.RedisLeaseStore#sweepExpired; arguments by ProgramArguments.sweep.
 --
 -- sweep: KEYS idx:expiry, idx:program (of one program: one slot). ARGV deadline (epoch ms), base 'P{T}:', policy
 -- (lease.lua's policy text), limit (1..1000). First drains up to limit entries of the expired outbox ('expired':
@@ -18,7 +18,7 @@
 -- whose record is gone (physically reclaimed, or already ended) is dropped from both indexes; a corrupt record is
 -- quarantined by load_record and dropped from the queue (it stays in idx:program: it still blocks its identity).
 -- active_leases = ZCARD idx:program - entries still due: O(log N), the same count acquire's limit check uses.
--- end_lease's return value, when it has one, is the number of attached keys it deleted (0 otherwise).
+-- end_lease returns the number of attached keys it deleted and the ended record (wire form).
 
 local function sweep(keys, args)
   local now = now_ms()
@@ -26,21 +26,21 @@ local function sweep(keys, args)
   local base, p, limit = args[2], policy(args[3]), tonumber(args[4])
   local queue, program = keys[1], keys[2]
   local out, attached = {}, 0
-  local drained = redis.call('RPOP', base .. 'expired', limit)
+  local drained = redis.call('RPOP', base .. 'expired', args[4])
   if not drained then drained = {} end
   for _, entry in ipairs(drained) do out[#out + 1] = entry end
   local due = {}
   if #drained < limit then
-    due = redis.call('ZRANGEBYSCORE', queue, '-inf', now, 'LIMIT', 0, limit - #drained)
+    due = redis.call('ZRANGEBYSCORE', queue, '-inf', fmt(now), 'LIMIT', '0', fmt(limit - #drained))
   end
   for _, digest in ipairs(due) do
     local status, r = load_record(base, digest, nil)
     if status == 'active' and now >= r.expires then
-      local deleted = end_lease(base, p, digest, r, 'expired', nil, true)
-      attached = attached + (tonumber(deleted) or 0)
-      out[#out + 1] = digest .. SEP .. encode(r)
+      local deleted, ended = end_lease(base, p, digest, r, 'expired', nil, true)
+      attached = attached + deleted
+      out[#out + 1] = digest .. SEP .. ended
     elseif status == 'active' then
-      redis.call('ZADD', queue, r.expires, digest)
+      redis.call('ZADD', queue, fmt(r.expires), digest)
     elseif status == 'none' then
       redis.call('ZREM', queue, digest)
       redis.call('ZREM', program, digest)
@@ -48,7 +48,7 @@ local function sweep(keys, args)
       redis.call('ZREM', queue, digest)
     end
   end
-  local left = redis.call('ZCOUNT', queue, '-inf', now)
+  local left = redis.call('ZCOUNT', queue, '-inf', fmt(now))
   local active = redis.call('ZCARD', program) - left
   local more = left > 0 or redis.call('LLEN', base .. 'expired') > 0
   local reply = { 'swept', fmt(now), fmt(#drained + #due), fmt(attached), more and '1' or '0',

@@ -26,7 +26,7 @@ import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.fence.amqp.ConsumeRejection;
 import io.starintel.lease.fence.amqp.FenceHeaders;
 import io.starintel.lease.fence.amqp.FencedMessageRejectedException;
-import io.starintel.lease.store.redis.RedisKeys;
+import io.starintel.lease.store.redis.internal.RedisKeys;
 
 /**
  * A listener-container advice (add it to the container's advice chain) that fences consumption: atomically in

@@ -23,6 +23,7 @@ import io.starintel.lease.core.AttachListRequest;
 import io.starintel.lease.core.AttachPutRequest;
 import io.starintel.lease.core.AttachmentResult;
 import io.starintel.lease.core.internal.Identifiers;
+import io.starintel.lease.core.InspectRequest;
 import io.starintel.lease.core.LeaseMetadata;
 import io.starintel.lease.core.LeaseOwner;
 import io.starintel.lease.core.LeaseRecord;
@@ -31,8 +32,9 @@ import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.Operation;
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.core.ReleaseRequest;
+import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.core.ResultCode;
-import io.starintel.lease.store.redis.RedisKeys;
+import io.starintel.lease.store.redis.internal.RedisKeys;
 import io.starintel.lease.store.redis.RedisLeaseStore;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -298,6 +300,51 @@ class RedisAttachedKeysTests extends SharedRedisTests {
 		long[] plainAfter = fcallStats();
 		System.out.printf("[attach] %s release of a lease without attached keys: %d us inside the server%n", server,
 				plainAfter[1] - plainBefore[1]);
+	}
+
+	/** The stored value of the lease key of target (storage encoding v2: one string). */
+	private String storedRecord(String target) {
+		LockIdentity identity = identity(target);
+		return this.redis.opsForValue().get(RedisKeys.of(identity).lease(identity.keyDigest()));
+	}
+
+	/**
+	 * The ATTACHED marker (docs/redis-store.md, "Key layout"): a lease that never had an attached key is stored
+	 * without it (its ending skips the attached-keys lookup); the first put sets it, keeping the physical TTL, a
+	 * renewal keeps it, no reply ever shows it, and the ending of the marked lease deletes every attached key.
+	 */
+	@Test
+	void theFirstAttachedKeyMarksTheStoredRecordAndTheEndingDeletesTheKeys() {
+		String marker = "\u001fa";
+		LeaseRecord plain = acquire("t1", "alice", 60_000);
+		LeaseRecord attached = acquire("t2", "alice", 60_000);
+		assertThat(storedRecord("t1")).doesNotEndWith(marker);
+		assertThat(storedRecord("t2")).doesNotEndWith(marker);
+		assertThat(put(attached, "first", "1").code()).isEqualTo(ResultCode.ATTACHMENT_STORED);
+		assertThat(storedRecord("t2")).endsWith(marker);
+		LockIdentity identity = identity("t2");
+		assertThat(this.redis.getExpire(RedisKeys.of(identity).lease(identity.keyDigest()), TimeUnit.MILLISECONDS))
+			.as("the marking write keeps the physical TTL").isGreaterThan(60_000);
+		assertThat(put(attached, "second", "2").code()).isEqualTo(ResultCode.ATTACHMENT_STORED);
+		LeaseResult renewed = this.store.renew(new RenewRequest(attached.handle(), Identifiers.generate("request"),
+				deadline()));
+		assertThat(renewed.code()).isEqualTo(ResultCode.LEASE_RENEWED);
+		assertThat(renewed.lease().leaseId()).isEqualTo(attached.leaseId());
+		assertThat(renewed.lease().fencingToken()).isEqualTo(attached.fencingToken());
+		assertThat(renewed.lease().metadata()).isEqualTo(attached.metadata());
+		assertThat(storedRecord("t2")).as("a renewal keeps the marker").endsWith(marker);
+		assertThat(this.store.inspect(InspectRequest.byIdentity(identity, "corr_1", deadline())).lease())
+			.isEqualTo(renewed.lease());
+		assertThat(storedKeys("kv")).isEqualTo(2);
+		assertThat(this.store.release(new ReleaseRequest(plain.handle(), Identifiers.generate("request"), deadline()))
+			.code()).isEqualTo(ResultCode.LEASE_RELEASED);
+		assertThat(storedKeys("kv")).as("the unmarked lease's ending touches no attached key").isEqualTo(2);
+		LeaseResult released = this.store.release(new ReleaseRequest(attached.handle(), Identifiers.generate("request"),
+				deadline()));
+		assertThat(released.code()).isEqualTo(ResultCode.LEASE_RELEASED);
+		assertThat(released.lease().leaseId()).isEqualTo(attached.leaseId());
+		assertThat(storedKeys("kv")).isZero();
+		assertThat(storedKeys("att")).isZero();
 	}
 
 	/** {calls, usec} of FCALL from INFO commandstats. */

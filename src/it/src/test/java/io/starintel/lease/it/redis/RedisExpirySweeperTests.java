@@ -24,7 +24,7 @@ import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.store.LeaseAlerts;
-import io.starintel.lease.store.redis.RedisKeys;
+import io.starintel.lease.store.redis.internal.RedisKeys;
 import io.starintel.lease.store.redis.RedisLeaseStore;
 import io.starintel.lease.sweep.internal.ExpirySweeper;
 import org.junit.jupiter.api.AfterEach;

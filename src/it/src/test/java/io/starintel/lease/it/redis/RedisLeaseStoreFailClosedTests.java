@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.internal.Identifiers;
@@ -24,12 +25,13 @@ import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.core.internal.StoredRecord;
 import io.starintel.lease.store.LeaseAlert;
-import io.starintel.lease.store.redis.RedisKeys;
+import io.starintel.lease.store.redis.internal.RedisKeys;
 import io.starintel.lease.store.redis.RedisLeaseStore;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.data.redis.connection.DataType;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -86,14 +88,13 @@ class RedisLeaseStoreFailClosedTests extends SharedRedisTests {
 		LockIdentity identity = identity("t1");
 		LeaseRecord lease = acquired(identity);
 		assertThat(lease.fencingToken()).isGreaterThan(1_000_000_000_000_000L);
-		// storage encoding v2: the record is one string (StoredRecord) in the hash field r; the token is field 2
-		String record = (String) redis.opsForHash().get(leaseKey(identity), "r");
+		// storage encoding v2: the record is one string (StoredRecord), the value of the lease key; the token is field 2
+		String record = redis.opsForValue().get(leaseKey(identity));
 		String stored = record.split(String.valueOf(StoredRecord.SEP))[2];
 		String counter = (String) redis.opsForHash().get(RedisKeys.of(identity).fence(identity.keyDigest()), "counter");
 		assertThat(stored).isEqualTo(Long.toString(lease.fencingToken())).doesNotContain("e").doesNotContain(".");
 		assertThat(counter).isEqualTo(stored);
-		Map<Object, Object> hash = redis.opsForHash().entries(leaseKey(identity));
-		assertThat(hash.keySet()).containsExactly("r");
+		assertThat(redis.type(leaseKey(identity))).isEqualTo(DataType.STRING);
 		assertThat(StoredRecord.decode(record, identity)).isEqualTo(lease);
 	}
 
@@ -101,7 +102,7 @@ class RedisLeaseStoreFailClosedTests extends SharedRedisTests {
 	void unknownFieldFailsClosedWithQuarantineAndAlertAndNoAcquisition() {
 		LockIdentity identity = identity("t1");
 		acquired(identity);
-		redis.opsForHash().put(leaseKey(identity), "surprise", "x");
+		asHashWith(identity, "surprise", "x");
 		assertCorrupt(this.store.acquire(acquireRequest(identity, "bob", 60_000)), identity);
 		assertCorrupt(this.store.inspect(InspectRequest.byIdentity(identity, "corr_1", Instant.now().plusSeconds(5))),
 				identity);
@@ -113,7 +114,7 @@ class RedisLeaseStoreFailClosedTests extends SharedRedisTests {
 	void wrongRecordVersionFailsClosed() {
 		LockIdentity identity = identity("t1");
 		LeaseRecord lease = acquired(identity);
-		redis.opsForHash().put(leaseKey(identity), "record_version", "2");
+		asHashWith(identity, "record_version", "2");
 		assertCorrupt(this.store.renew(new RenewRequest(lease.handle(), Identifiers.generate("request"),
 				Instant.now().plusSeconds(5))), identity);
 	}
@@ -123,8 +124,7 @@ class RedisLeaseStoreFailClosedTests extends SharedRedisTests {
 		LockIdentity a = identity("t1");
 		LockIdentity b = identity("t2");
 		acquired(a);
-		Map<Object, Object> record = redis.opsForHash().entries(leaseKey(a));
-		redis.opsForHash().putAll(leaseKey(b), record);
+		redis.opsForValue().set(leaseKey(b), redis.opsForValue().get(leaseKey(a)));
 		assertCorrupt(this.store.acquire(acquireRequest(b, "bob", 60_000)), b);
 	}
 
@@ -139,7 +139,10 @@ class RedisLeaseStoreFailClosedTests extends SharedRedisTests {
 	void recordThatOnlyTheJavaSideCanRejectFailsClosed() {
 		LockIdentity identity = identity("t1");
 		acquired(identity);
-		redis.opsForHash().put(leaseKey(identity), "metadata", "[not an object");
+		// the metadata is the record's last field: Lua keeps it opaque, only the Java decoder rejects it
+		String record = redis.opsForValue().get(leaseKey(identity));
+		redis.opsForValue().set(leaseKey(identity),
+				record.substring(0, record.lastIndexOf(StoredRecord.SEP) + 1) + "[not an object");
 		LeaseResult result = this.store.inspect(InspectRequest.byIdentity(identity, "c", Instant.now().plusSeconds(5)));
 		assertThat(result.code()).isEqualTo(ResultCode.LEASE_BACKEND_UNAVAILABLE);
 		assertThat(result.reason()).isEqualTo(Reason.CORRUPT_RECORD);
@@ -235,6 +238,19 @@ class RedisLeaseStoreFailClosedTests extends SharedRedisTests {
 		LeasePage page = this.store.list(new ListRequest(new ListFilter.ByProgram(identity("t1").scope()),
 				"bm90LWEtY3Vyc29y", 10, "c", Instant.now().plusSeconds(5)));
 		assertThat(page.code()).isEqualTo(ResultCode.INVALID_LEASE_REQUEST);
+	}
+
+	/**
+	 * Rewrites the stored record into the hash form of earlier releases (field r) with one more field: a hash that is
+	 * neither a valid v2 hash nor a valid v1 hash. The physical TTL is kept, so that a later -1 shows the pin.
+	 */
+	private static void asHashWith(LockIdentity identity, String field, String value) {
+		String key = leaseKey(identity);
+		String record = redis.opsForValue().get(key);
+		long ttlMs = redis.getExpire(key, TimeUnit.MILLISECONDS);
+		redis.delete(key);
+		redis.opsForHash().putAll(key, Map.of("r", record, field, value));
+		redis.expire(key, Duration.ofMillis(ttlMs));
 	}
 
 	private void assertCorrupt(LeaseResult result, LockIdentity identity) {

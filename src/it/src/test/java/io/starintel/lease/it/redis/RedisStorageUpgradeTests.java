@@ -4,15 +4,18 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.internal.Identifiers;
+import io.starintel.lease.core.AttachPutRequest;
 import io.starintel.lease.core.InspectRequest;
 import io.starintel.lease.core.LeaseMetadata;
 import io.starintel.lease.core.LeaseOwner;
@@ -25,13 +28,15 @@ import io.starintel.lease.core.Operation;
 import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.core.internal.StoredRecord;
 import io.starintel.lease.store.LeaseAlert;
-import io.starintel.lease.store.redis.RedisKeys;
+import io.starintel.lease.store.redis.internal.RedisKeys;
 import io.starintel.lease.store.redis.RedisLeaseStore;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.data.redis.connection.DataType;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.DefaultRedisScript;
 
@@ -98,7 +103,7 @@ class RedisStorageUpgradeTests extends SharedRedisTests {
 		assertThat(this.alerts).isEmpty();
 		RedisKeys keys = RedisKeys.of(identity);
 		assertThat(redis.hasKey(keys.quarantine(identity.keyDigest()))).isFalse();
-		assertThat(redis.opsForHash().keys(keys.lease(identity.keyDigest()))).containsExactly("r");
+		assertThat(redis.type(keys.lease(identity.keyDigest()))).isEqualTo(DataType.STRING);
 		assertThat(redis.getExpire(keys.lease(identity.keyDigest()))).isPositive();
 
 		assertThat(this.store.acquire(acquireRequest(identity, "bob")).code()).isEqualTo(ResultCode.LEASE_CONFLICT);
@@ -161,7 +166,7 @@ class RedisStorageUpgradeTests extends SharedRedisTests {
 		assertThat(v1.get(1)).isEqualTo("corrupt_record");
 		assertThat(redis.hasKey(keys.quarantine(digest))).as("v1 quarantined its copy").isTrue();
 		assertThat(redis.getExpire(keys.lease(digest))).as("v1 pinned the record").isEqualTo(-1L);
-		assertThat(redis.opsForHash().keys(keys.lease(digest))).containsExactly("r");
+		assertThat(redis.type(keys.lease(digest))).isEqualTo(DataType.STRING);
 
 		LeaseRecord lease = acquired.lease();
 		LeaseResult renewed = this.store.renew(new RenewRequest(lease.handle(), Identifiers.generate("request"),
@@ -175,6 +180,72 @@ class RedisStorageUpgradeTests extends SharedRedisTests {
 		assertThat(next.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
 		assertThat(next.lease().fencingToken()).isGreaterThan(lease.fencingToken());
 		assertThat(this.alerts).as("v2 itself saw nothing corrupt").isEmpty();
+	}
+
+	/**
+	 * The v2 hash form written by the previous v2 release (a hash whose single field r holds the record string) is
+	 * read as the same lease, converted to the string form on first touch with its physical TTL kept, never
+	 * quarantined; the holder renews and releases it, and the attached keys it may own still end with it (a record
+	 * read from the hash form counts as having attached keys).
+	 */
+	@Test
+	void v2HashRecordOfThePreviousReleaseIsConvertedOnFirstTouchAndEndsWithItsAttachedKeys() {
+		LockIdentity identity = identity("t5");
+		RedisKeys keys = RedisKeys.of(identity);
+		String digest = identity.keyDigest();
+		LeaseResult acquired = this.store.acquire(acquireRequest(identity, "alice"));
+		assertThat(acquired.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
+		LeaseRecord lease = acquired.lease();
+		assertThat(this.store.putAttached(new AttachPutRequest(lease.handle(), "report", "v", Identifiers.generate(
+				"request"), Instant.now().plusSeconds(5))).code()).isEqualTo(ResultCode.ATTACHMENT_STORED);
+		asPreviousReleaseHash(keys.lease(digest), StoredRecord.encode(lease));
+		long ttlBefore = redis.getExpire(keys.lease(digest), TimeUnit.MILLISECONDS);
+
+		LeaseResult inspected = this.store.inspect(InspectRequest.byIdentity(identity, "c", Instant.now().plusSeconds(5)));
+		assertThat(inspected.code()).isEqualTo(ResultCode.LEASE_INSPECTED);
+		assertThat(inspected.lease()).isEqualTo(lease);
+		assertThat(redis.type(keys.lease(digest))).isEqualTo(DataType.STRING);
+		assertThat(redis.getExpire(keys.lease(digest), TimeUnit.MILLISECONDS)).isPositive().isLessThanOrEqualTo(ttlBefore);
+		assertThat(redis.hasKey(keys.quarantine(digest))).isFalse();
+		assertThat(this.store.acquire(acquireRequest(identity, "bob")).code()).isEqualTo(ResultCode.LEASE_CONFLICT);
+
+		LeaseResult renewed = this.store.renew(new RenewRequest(lease.handle(), Identifiers.generate("request"),
+				Instant.now().plusSeconds(5)));
+		assertThat(renewed.code()).isEqualTo(ResultCode.LEASE_RENEWED);
+		assertThat(renewed.lease().fencingToken()).isEqualTo(lease.fencingToken());
+		String attachedKey = keys.base() + "att:" + lease.leaseId() + ":" + lease.fencingToken();
+		assertThat(redis.hasKey(attachedKey)).isTrue();
+		assertThat(this.store.release(new ReleaseRequest(lease.handle(), Identifiers.generate("request"),
+				Instant.now().plusSeconds(5))).code()).isEqualTo(ResultCode.LEASE_RELEASED);
+		assertThat(redis.hasKey(attachedKey)).as("the attached keys ended with the lease").isFalse();
+		LeaseResult next = this.store.acquire(acquireRequest(identity, "bob"));
+		assertThat(next.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
+		assertThat(next.lease().fencingToken()).isGreaterThan(lease.fencingToken());
+		assertThat(this.alerts).isEmpty();
+	}
+
+	/** A v2 hash of the previous release met first by the acquire of another owner: a conflict, never a takeover. */
+	@Test
+	void v2HashRecordOfThePreviousReleaseStillBlocksOtherOwners() {
+		LockIdentity identity = identity("t6");
+		RedisKeys keys = RedisKeys.of(identity);
+		LeaseResult acquired = this.store.acquire(acquireRequest(identity, "alice"));
+		assertThat(acquired.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
+		asPreviousReleaseHash(keys.lease(identity.keyDigest()), StoredRecord.encode(acquired.lease()));
+		LeaseResult refused = this.store.acquire(acquireRequest(identity, "bob"));
+		assertThat(refused.code()).isEqualTo(ResultCode.LEASE_CONFLICT);
+		assertThat(redis.type(keys.lease(identity.keyDigest()))).isEqualTo(DataType.STRING);
+		assertThat(this.store.inspect(InspectRequest.byIdentity(identity, "c", Instant.now().plusSeconds(5))).lease())
+			.isEqualTo(acquired.lease());
+		assertThat(this.alerts).isEmpty();
+	}
+
+	/** Rewrites a lease key as the previous v2 release stored it: hash {r = record}, same physical TTL. */
+	private static void asPreviousReleaseHash(String key, String record) {
+		long ttlMs = redis.getExpire(key, TimeUnit.MILLISECONDS);
+		redis.delete(key);
+		redis.opsForHash().put(key, "r", record);
+		redis.expire(key, Duration.ofMillis(ttlMs));
 	}
 
 	private record V1Lease(String leaseId, long token) {

@@ -1,4 +1,4 @@
-package io.starintel.lease.store.redis;
+package io.starintel.lease.store.redis.internal;
 
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;

@@ -1,4 +1,4 @@
-package io.starintel.lease.store.redis;
+package io.starintel.lease.store.redis.internal;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -15,7 +15,7 @@ import io.starintel.lease.core.ProgramScope;
  * script touches one slot and the store runs unchanged on Redis Cluster.
  *
  * <pre>
- * P{T}:lease:D       hash with one field r: the active record in storage encoding v2 (StoredRecord)
+ * P{T}:lease:D       string: the active record in storage encoding v2 (StoredRecord; + SEP a once it has attached keys)
  * P{T}:fence:D       hash: counter (last issued token), hwm (fenced-write high-water mark); never deleted
  * P{T}:hist:D        list: ended records (v2 strings; v1 JSON entries from before an upgrade), newest first
  * P{T}:idem:H        string: request digest, result code, decision time, result record (v1: a hash)
@@ -106,7 +106,7 @@ public final class RedisKeys {
 	}
 
 	/** The hash part of an attached key's name. */
-	static String attachedKeyHash(String name) {
+	public static String attachedKeyHash(String name) {
 		return sha1Hex(name);
 	}
 

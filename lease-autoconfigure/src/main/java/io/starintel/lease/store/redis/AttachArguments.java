@@ -1,0 +1,68 @@
+package io.starintel.lease.store.redis;
+
+import io.starintel.lease.core.AttachDeleteRequest;
+import io.starintel.lease.core.AttachGetRequest;
+import io.starintel.lease.core.AttachListRequest;
+import io.starintel.lease.core.AttachPutRequest;
+import io.starintel.lease.core.LeaseHandle;
+import io.starintel.lease.core.Operation;
+import io.starintel.lease.store.redis.internal.RedisKeys;
+
+import static io.starintel.lease.store.redis.ArgumentBytes.holderPrefix;
+import static io.starintel.lease.store.redis.ArgumentBytes.millis;
+import static io.starintel.lease.store.redis.ArgumentBytes.number;
+import static io.starintel.lease.store.redis.IdentityKeys.bytes;
+
+/**
+ * The keys and arguments of the attached-key functions, one named builder per function, in the order their headers
+ * in {@code attach.lua} document: nothing outside this class knows an argument's position.
+ */
+final class AttachArguments {
+
+	private final byte[] policy;
+
+	private final int maximumKeys;
+
+	/**
+	 * @param policy the policy argument ({@link ArgumentBytes#policy})
+	 * @param maximumKeys the policy's maximum of attached keys per lease
+	 */
+	AttachArguments(byte[] policy, int maximumKeys) {
+		this.policy = policy;
+		this.maximumKeys = maximumKeys;
+	}
+
+	FunctionCall put(IdentityKeys t, AttachPutRequest r) {
+		LeaseHandle h = r.handle();
+		byte[][] keys = { t.leaseKey, t.idempotency(Operation.ATTACH_PUT, h.ownerPrincipalId(), r.requestId()) };
+		byte[][] args = { millis(r.deadlineAt()), t.base, t.digestBytes, this.policy, bytes(r.digest()),
+				holderPrefix(t, h), number(h.fencingToken()), bytes(h.leaseId()),
+				bytes(RedisKeys.attachedKeyHash(r.name())), bytes(r.name()), bytes(r.value()),
+				number(this.maximumKeys) };
+		return new FunctionCall(LeaseLibrary.Function.ATTACH_PUT, keys, args);
+	}
+
+	FunctionCall delete(IdentityKeys t, AttachDeleteRequest r) {
+		LeaseHandle h = r.handle();
+		byte[][] keys = { t.leaseKey, t.idempotency(Operation.ATTACH_DELETE, h.ownerPrincipalId(), r.requestId()) };
+		byte[][] args = { millis(r.deadlineAt()), t.base, t.digestBytes, this.policy, bytes(r.digest()),
+				holderPrefix(t, h), number(h.fencingToken()), bytes(h.leaseId()),
+				bytes(RedisKeys.attachedKeyHash(r.name())) };
+		return new FunctionCall(LeaseLibrary.Function.ATTACH_DELETE, keys, args);
+	}
+
+	FunctionCall get(AttachGetRequest r) {
+		RedisKeys keys = new RedisKeys(r.scope());
+		byte[][] k = { bytes(keys.attachedKey(r.name())) };
+		byte[][] args = { millis(r.deadlineAt()), bytes(keys.base()), this.policy };
+		return new FunctionCall(LeaseLibrary.Function.ATTACH_GET, k, args);
+	}
+
+	FunctionCall list(AttachListRequest r) {
+		RedisKeys keys = new RedisKeys(r.scope());
+		byte[][] k = { bytes(keys.base() + "lid:" + r.leaseId()) };
+		byte[][] args = { millis(r.deadlineAt()), bytes(keys.base()), this.policy, bytes(r.leaseId()) };
+		return new FunctionCall(LeaseLibrary.Function.ATTACH_LIST, k, args);
+	}
+
+}

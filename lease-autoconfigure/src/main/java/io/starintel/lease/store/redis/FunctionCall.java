@@ -1,0 +1,8 @@
+package io.starintel.lease.store.redis;
+
+/**
+ * One call of a library function: the function, its keys and its arguments, built by one named builder per function
+ * ({@link LeaseArguments}, {@link AttachArguments}, {@link ProgramArguments}).
+ */
+record FunctionCall(LeaseLibrary.Function function, byte[][] keys, byte[][] args) {
+}
