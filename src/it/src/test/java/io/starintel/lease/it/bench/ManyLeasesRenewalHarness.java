@@ -6,8 +6,16 @@ import java.lang.management.ThreadMXBean;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -58,13 +66,13 @@ public final class ManyLeasesRenewalHarness {
 		Timer lag = Timer.builder("lag").publishPercentiles(0.5, 0.99).register(meters);
 		scheduler.setLagRecorder(lag::record);
 		LeaseOwner owner = new LeaseOwner("prn_bench", "client_bench", "key_bench", "instance_bench");
-		List<LeaseContext> contexts = java.util.Collections.synchronizedList(new ArrayList<>(leases));
-		List<LeaseRenewal> registrations = java.util.Collections
+		List<LeaseContext> contexts = Collections.synchronizedList(new ArrayList<>(leases));
+		List<LeaseRenewal> registrations = Collections
 			.synchronizedList(new ArrayList<>(leases));
 		long acquireStart = System.nanoTime();
 		int acquirers = 4;
-		java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(acquirers);
-		List<java.util.concurrent.Future<?>> parts = new ArrayList<>();
+		ExecutorService pool = Executors.newFixedThreadPool(acquirers);
+		List<Future<?>> parts = new ArrayList<>();
 		for (int part = 0; part < acquirers; part++) {
 			int first = part;
 			parts.add(pool.submit(() -> {
@@ -84,7 +92,7 @@ public final class ManyLeasesRenewalHarness {
 				return null;
 			}));
 		}
-		for (java.util.concurrent.Future<?> part : parts) {
+		for (Future<?> part : parts) {
 			part.get();
 		}
 		pool.shutdown();
@@ -107,9 +115,9 @@ public final class ManyLeasesRenewalHarness {
 		System.out.printf("period %.1f s: renewals=%d (%.0f/s), lost=%d (during acquisition %d), held=%d%n", wall,
 				renewed, renewed / wall, lost.get(), lostBefore, scheduler.heldCount());
 		System.out.printf("renewal lag p50=%.1f ms p99=%.1f ms max=%.1f ms%n",
-				lag.takeSnapshot().percentileValues()[0].value(java.util.concurrent.TimeUnit.MILLISECONDS),
-				lag.takeSnapshot().percentileValues()[1].value(java.util.concurrent.TimeUnit.MILLISECONDS),
-				lag.max(java.util.concurrent.TimeUnit.MILLISECONDS));
+				lag.takeSnapshot().percentileValues()[0].value(TimeUnit.MILLISECONDS),
+				lag.takeSnapshot().percentileValues()[1].value(TimeUnit.MILLISECONDS),
+				lag.max(TimeUnit.MILLISECONDS));
 		System.out.printf("renewal threads CPU %.2f s (%.1f%% of one core), %.0f us per renewal; process CPU %.2f s%n",
 				renewalCpu / 1e9, 100.0 * renewalCpu / 1e9 / wall, (renewed > 0) ? renewalCpu / 1e3 / renewed : 0.0,
 				processCpu / 1e9);
@@ -121,13 +129,27 @@ public final class ManyLeasesRenewalHarness {
 			System.out.printf("redis used_memory %s%n", stats.memory());
 		}
 		registrations.forEach(LeaseRenewal::close);
-		int released = 0;
-		for (LeaseContext context : contexts) {
-			if (service.release(context.handle()).isSuccess()) {
-				released++;
-			}
+		// released on the acquirers' 4 threads: one thread alone needs longer than the TTL left to the last leases
+		ConcurrentMap<String, LongAdder> releases =
+				new ConcurrentHashMap<>();
+		ExecutorService releasers = Executors.newFixedThreadPool(acquirers);
+		List<Future<?>> releaseParts = new ArrayList<>();
+		for (int part = 0; part < acquirers; part++) {
+			int first = part;
+			releaseParts.add(releasers.submit(() -> {
+				for (int i = first; i < contexts.size(); i += acquirers) {
+					String code = service.release(contexts.get(i).handle()).code().wireName();
+					releases.computeIfAbsent(code, (key) -> new LongAdder()).increment();
+				}
+				return null;
+			}));
 		}
-		System.out.printf("released %d of %d%n", released, leases);
+		for (Future<?> part : releaseParts) {
+			part.get();
+		}
+		releasers.shutdown();
+		LongAdder released = releases.get("lease_released");
+		System.out.printf("released %d of %d %s%n", (released != null) ? released.sum() : 0, leases, releases);
 		scheduler.close();
 		factory.destroy();
 		if (stats != null) {
