@@ -9,7 +9,7 @@
 --
 -- checkpoint: a checkpoint / terminal-state write, idempotent by its request id.
 -- KEYS[1] P{T}:lease:D   KEYS[2] P{T}:fence:D   KEYS[3] P{T}:checkpoint:D (owned by the fence package)
--- KEYS[4] P{T}:checkpoint:D:req:R (R = SHA-256 of the request id): the decision of this request, kept ARGV[13] ms
+-- KEYS[4] P{T}:checkpoint:D:req:R (R = SHA-256 of the request id): the decision of this request, kept ARGV[14] ms
 -- ARGV[1] deadline_at (epoch ms)  ARGV[2] base 'P{T}:'  ARGV[3] digest D  ARGV[4] identity (the record's identity
 -- prefix, lease.lua)  ARGV[5] holder (identity .. lease_id \31 owner_principal_id \31 service_instance_id \31)
 -- ARGV[6] fencing_token (decimal)  ARGV[7] state (in_progress|rescheduled|completed|failed)
