@@ -1,8 +1,5 @@
 package io.starintel.lease.fence.checkpoint;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -18,10 +15,7 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.script.DefaultRedisScript;
-import org.springframework.data.redis.core.script.RedisScript;
 
 import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.LeaseHandle;
@@ -31,15 +25,20 @@ import io.starintel.lease.fence.FenceOutcome;
 import io.starintel.lease.fence.FenceStamp;
 import io.starintel.lease.fence.FencedWriteResult;
 import io.starintel.lease.context.LeaseContext;
+import io.starintel.lease.store.redis.internal.LeaseLibrary;
 import io.starintel.lease.store.redis.internal.RedisKeys;
+import io.starintel.lease.store.redis.internal.ScriptExecutor;
+import io.starintel.lease.store.redis.internal.ScriptFailure;
 
 /**
- * Redis {@link CheckpointStore}: {@code checkpoint.lua} validates the lease and writes the hash
- * {@code P{T}:checkpoint:D} in one script, idempotent by the request id ({@code P{T}:checkpoint:D:req:R} keeps the
+ * Redis {@link CheckpointStore}: the lease function library's {@code checkpoint}
+ * ({@code store/redis/fence_checkpoint.lua}: the lease store's own record reader, backend time, exact-holder check and
+ * high-water mark) validates the lease and writes the hash {@code P{T}:checkpoint:D} in one FCALL, idempotent by the request id ({@code P{T}:checkpoint:D:req:R} keeps the
  * decision for {@code retention}). Each call waits for its reply no longer than its deadline ({@code timeout} from
  * the caller's clock), whatever the client's command timeout: a call that was submitted without a reply in time is
  * {@link FenceOutcome#OUTCOME_UNKNOWN} with reason {@code reply_lost}, resolved by sending the same write again with
- * the result's correlation id. No Redis exception crosses this class.
+ * the result's correlation id. Calls go through the lease store's {@link ScriptExecutor} (the library is loaded
+ * when the server answers "function not found"). No Redis exception crosses this class.
  */
 public final class RedisCheckpointStore implements CheckpointStore {
 
@@ -51,13 +50,7 @@ public final class RedisCheckpointStore implements CheckpointStore {
 
 	private static final Logger logger = LoggerFactory.getLogger(RedisCheckpointStore.class);
 
-	@SuppressWarnings("rawtypes")
-	private static final RedisScript<List> SCRIPT = new DefaultRedisScript<>(read("checkpoint.lua"), List.class);
-
-	@SuppressWarnings("rawtypes")
-	private static final RedisScript<List> READ = new DefaultRedisScript<>(read("checkpoint_read.lua"), List.class);
-
-	private final CheckpointCommands commands;
+	private final ScriptExecutor executor;
 
 	private final Duration timeout;
 
@@ -80,7 +73,7 @@ public final class RedisCheckpointStore implements CheckpointStore {
 		if (timeout.isNegative() || timeout.isZero() || retention.isNegative() || retention.isZero()) {
 			throw new IllegalArgumentException("timeout and retention must be positive");
 		}
-		this.commands = new CheckpointCommands(redis.getRequiredConnectionFactory());
+		this.executor = new ScriptExecutor(redis.getRequiredConnectionFactory());
 		this.timeout = timeout;
 		this.retention = retention;
 		this.clock = clock;
@@ -121,24 +114,18 @@ public final class RedisCheckpointStore implements CheckpointStore {
 		}
 		LeaseHandle handle = context.handle();
 		LockIdentity identity = handle.identity();
-		RedisKeys keys = RedisKeys.of(identity);
 		String digest = identity.keyDigest();
 		Instant deadline = this.clock.instant().plus(this.timeout);
-		List<String> components = identity.components();
 		String token = Long.toString(handle.fencingToken());
 		String requestDigest = sha256(String.join("\n", state.wireName(), progress, handle.leaseId(), token,
 				context.executionId()));
 		List<Object> reply;
 		try {
-			reply = this.commands.run(SCRIPT, deadline,
-					List.of(keys.lease(digest), keys.fence(digest), key(identity), requestKey(identity, requestId)),
-					List.of(Long.toString(deadline.toEpochMilli()), identity.lockKey(), components.get(0),
-							components.get(1), components.get(2), components.get(3), components.get(4),
-							components.get(5), components.get(6), handle.leaseId(), handle.ownerPrincipalId(),
-							handle.serviceInstanceId(), token, state.wireName(), progress, context.executionId(),
-							context.traceId(), requestId, requestDigest, Long.toString(this.retention.toMillis())));
+			reply = this.executor.run(LeaseLibrary.Function.CHECKPOINT, deadline,
+					CheckpointArguments.checkpointKeys(identity, requestId), CheckpointArguments.checkpointArgs(context,
+							deadline, state, progress, requestId, requestDigest, this.retention.toMillis()));
 		}
-		catch (CheckpointCommands.Failure ex) {
+		catch (ScriptFailure ex) {
 			return failed(ex.kind(), requestId);
 		}
 		if (reply.size() < 4) {
@@ -176,9 +163,10 @@ public final class RedisCheckpointStore implements CheckpointStore {
 	public CheckpointRead read(LockIdentity identity) {
 		List<Object> reply;
 		try {
-			reply = this.commands.run(READ, this.clock.instant().plus(this.timeout), List.of(key(identity)), List.of());
+			reply = this.executor.run(LeaseLibrary.Function.CHECKPOINT_READ, this.clock.instant().plus(this.timeout),
+					CheckpointArguments.readKeys(identity), CheckpointArguments.none());
 		}
-		catch (CheckpointCommands.Failure ex) {
+		catch (ScriptFailure ex) {
 			logger.warn("Checkpoint read without an answer, error={}", ex.kind());
 			return CheckpointRead.of(CheckpointReadStatus.BACKEND_UNAVAILABLE);
 		}
@@ -228,14 +216,14 @@ public final class RedisCheckpointStore implements CheckpointStore {
 		}
 	}
 
-	private static FencedWriteResult failed(CheckpointCommands.Kind kind, String requestId) {
+	private static FencedWriteResult failed(ScriptFailure.Kind kind, String requestId) {
 		logger.warn("Checkpoint write without an answer, correlation_id={}, error={}", requestId, kind);
 		return switch (kind) {
 			case DEADLINE_BEFORE_SUBMISSION ->
 				FencedWriteResult.refused(FenceOutcome.DEADLINE_EXCEEDED, Reason.NONE, requestId, null, null);
-			case NOT_SENT -> FencedWriteResult.refused(FenceOutcome.BACKEND_UNAVAILABLE, Reason.BACKEND_UNREACHABLE,
+			case NOT_SUBMITTED -> FencedWriteResult.refused(FenceOutcome.BACKEND_UNAVAILABLE, Reason.BACKEND_UNREACHABLE,
 					requestId, null, null);
-			case UNKNOWN -> FencedWriteResult.refused(FenceOutcome.OUTCOME_UNKNOWN, Reason.REPLY_LOST, requestId,
+			case OUTCOME_UNKNOWN -> FencedWriteResult.refused(FenceOutcome.OUTCOME_UNKNOWN, Reason.REPLY_LOST, requestId,
 					"resolve by sending the same write with this correlation id", null);
 		};
 	}
@@ -247,15 +235,6 @@ public final class RedisCheckpointStore implements CheckpointStore {
 		}
 		catch (NoSuchAlgorithmException ex) {
 			throw new IllegalStateException("SHA-256 is required by the Java platform", ex);
-		}
-	}
-
-	private static String read(String name) {
-		try (InputStream in = new ClassPathResource("/io/starintel/lease/fence/checkpoint/" + name).getInputStream()) {
-			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
 		}
 	}
 

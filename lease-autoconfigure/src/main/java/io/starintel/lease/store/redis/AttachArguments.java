@@ -7,6 +7,7 @@ import io.starintel.lease.core.AttachPutRequest;
 import io.starintel.lease.core.LeaseHandle;
 import io.starintel.lease.core.Operation;
 import io.starintel.lease.store.redis.internal.RedisKeys;
+import io.starintel.lease.store.redis.internal.LeaseLibrary;
 
 import static io.starintel.lease.store.redis.ArgumentBytes.holderPrefix;
 import static io.starintel.lease.store.redis.ArgumentBytes.millis;

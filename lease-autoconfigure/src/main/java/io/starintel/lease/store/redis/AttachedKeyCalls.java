@@ -20,6 +20,7 @@ import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.store.LeaseAlert;
+import io.starintel.lease.store.redis.internal.ScriptFailure;
 
 /** The attached-key operations of {@link RedisLeaseStore} (docs/attachments.md): one call each, typed replies. */
 final class AttachedKeyCalls {

@@ -1,5 +1,7 @@
 package io.starintel.lease.store.redis;
 
+import io.starintel.lease.store.redis.internal.LeaseLibrary;
+
 /**
  * One call of a library function: the function, its keys and its arguments, built by one named builder per function
  * ({@link LeaseArguments}, {@link AttachArguments}, {@link ProgramArguments}).

@@ -16,6 +16,7 @@ import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.core.internal.StoredRecord;
 import io.starintel.lease.store.redis.internal.RedisKeys;
+import io.starintel.lease.store.redis.internal.LeaseLibrary;
 
 import static io.starintel.lease.store.redis.ArgumentBytes.holderPrefix;
 import static io.starintel.lease.store.redis.ArgumentBytes.joined;

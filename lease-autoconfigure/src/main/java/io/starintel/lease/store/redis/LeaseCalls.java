@@ -14,6 +14,8 @@ import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.store.LeaseAlert;
 import io.starintel.lease.store.LeaseAlerts;
+import io.starintel.lease.store.redis.internal.ScriptExecutor;
+import io.starintel.lease.store.redis.internal.ScriptFailure;
 
 /**
  * Runs function calls for the store's parts and turns what comes back into typed results: the single-lease reply

@@ -16,6 +16,7 @@ import io.starintel.lease.core.ListRequest;
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.store.LeaseAlert;
+import io.starintel.lease.store.redis.internal.ScriptFailure;
 
 /**
  * {@link RedisLeaseStore#list}: one {@code list} call per page, in key-digest order, with the opaque signed cursors

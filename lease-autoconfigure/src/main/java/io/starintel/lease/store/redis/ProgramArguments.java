@@ -5,6 +5,7 @@ import java.time.Instant;
 import io.starintel.lease.core.ListFilter;
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.store.redis.internal.RedisKeys;
+import io.starintel.lease.store.redis.internal.LeaseLibrary;
 
 import static io.starintel.lease.store.redis.ArgumentBytes.millis;
 import static io.starintel.lease.store.redis.ArgumentBytes.number;

@@ -14,6 +14,7 @@ import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.SweepRequest;
 import io.starintel.lease.core.SweepResult;
 import io.starintel.lease.store.LeaseAlert;
+import io.starintel.lease.store.redis.internal.ScriptFailure;
 
 /**
  * The program-wide maintenance of {@link RedisLeaseStore}: the expiry sweep ({@code sweep.lua}) and the

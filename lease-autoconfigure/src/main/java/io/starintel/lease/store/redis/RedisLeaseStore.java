@@ -35,6 +35,8 @@ import io.starintel.lease.core.SweepResult;
 import io.starintel.lease.store.LeaseAlert;
 import io.starintel.lease.store.LeaseAlerts;
 import io.starintel.lease.store.LeaseStore;
+import io.starintel.lease.store.redis.internal.LeaseLibrary;
+import io.starintel.lease.store.redis.internal.ScriptExecutor;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 

@@ -18,6 +18,7 @@ import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.store.LeaseStore;
+import io.starintel.lease.store.redis.internal.ScriptFailure;
 
 /**
  * Batched renewal ({@link RedisLeaseStore#renewAll}): the leases of each program in one {@code renew_batch} call per

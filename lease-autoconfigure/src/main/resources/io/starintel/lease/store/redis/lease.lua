@@ -1,7 +1,8 @@
 -- lease.lua: the lease transitions of the function library starintel_lease_v2 (follows prelude.lua, the record
 -- codec). Every function decides at backend time (TIME, read once) on keys that share one hash tag; the argument
 -- lists are built by io.starintel.lease.store.redis.LeaseArguments (list, recover: ProgramArguments), one named
--- builder per function.
+-- builder per function. fence_checkpoint.lua and fence_consume.lua (the fence functions) use its read-only
+-- peek_record, is_holder and high_water_mark.
 --
 -- Common arguments: deadline = the request deadline (epoch ms); base = 'P{T}:'; digest = D of the lock key;
 -- policy = 'retention_ms\31maximum_deadline_ms\31clock_skew_ms\31grace_ms\31history_length\31history_ms';
@@ -156,6 +157,19 @@ local function load_record(base, digest, identity)
     if pttl > 0 then redis.call('SET', key, stored(r), 'PX', fmt(pttl)) else redis.call('SET', key, stored(r)) end
   end
   return 'active', r
+end
+
+-- the record stored for digest, read only, for the fence functions (fence.lua), which never convert, quarantine or
+-- end a lease (that is the lease transitions' job): 'none' | 'found', r (any state: the caller decides) | 'corrupt'
+-- (not a record in any encoding load_record reads, or, when identity is given, another identity's).
+local function peek_record(base, digest, identity)
+  local key = base .. 'lease:' .. digest
+  local text = redis.pcall('GET', key)
+  if not text then return 'none' end
+  local r
+  if type(text) == 'string' then r = decode(text) else r = read_hash(key, identity, digest) end
+  if not r or (identity and string.find(r.fixed, identity, 1, true) ~= 1) then return 'corrupt' end
+  return 'found', r
 end
 
 -- the active record at backend time: an active-shaped record past expires_at is ended as expired first
@@ -434,6 +448,17 @@ local function administer(keys, args)
   return reply(code, 'none', now, 0, state, false, record)
 end
 
+-- the fenced-write high-water mark of fence:D (field hwm: the highest token a fenced write was authorized with; raised by
+-- authorize and by fence.lua's checkpoint, never lowered) and whether token (text) is refused by it: hwm text or nil,
+-- then nil | 'corrupt_record' (not decimal digits) | 'token_below_high_water_mark'.
+local function high_water_mark(fence_key, token)
+  local hwm_text = redis.call('HGET', fence_key, 'hwm')
+  if not hwm_text then return nil, nil end
+  if not string.match(hwm_text, '^%d+$') then return hwm_text, 'corrupt_record' end
+  if tonumber(token) < tonumber(hwm_text) then return hwm_text, 'token_below_high_water_mark' end
+  return hwm_text, nil
+end
+
 -- authorize: KEYS lease:D, fence:D. ARGV deadline, base, digest, policy, holder, token.
 -- The exact holder must be the active, unexpired record and the token not below the high-water mark, which is
 -- raised to it. Codes: lease_commit_authorized (record), lease_lost (token_below_high_water_mark | stale_lease),
@@ -442,12 +467,9 @@ local function authorize(keys, args)
   local now = now_ms()
   if now > tonumber(args[1]) then return refuse('deadline_exceeded', 'none', now) end
   local p = policy(args[4])
-  local hwm_text = redis.call('HGET', keys[2], 'hwm')
-  if hwm_text and not string.match(hwm_text, '^%d+$') then
-    return refuse('lease_backend_unavailable', 'corrupt_record', now)
-  end
-  local token = tonumber(args[6])
-  if hwm_text and token < tonumber(hwm_text) then return refuse('lease_lost', 'token_below_high_water_mark', now) end
+  local _, below = high_water_mark(keys[2], args[6])
+  if below == 'corrupt_record' then return refuse('lease_backend_unavailable', 'corrupt_record', now) end
+  if below then return refuse('lease_lost', below, now) end
   local r, refused = load_held(args[2], p, args[3], holder_identity(args[5]), now, args[5], args[6])
   if refused then return refused end
   redis.call('HSET', keys[2], 'hwm', args[6])

@@ -1,7 +1,8 @@
 -- prelude.lua: the record codec of the lease store (storage encoding v2), the one Lua home of the record schema,
 -- backend time and the token text rule. It is the first part of the function library starintel_lease_v2
--- (LeaseLibrary composes '#!lua name=...' + this file + lease.lua + attach.lua + sweep.lua and loads it once with
--- FUNCTION LOAD). KEYS/ARGV: none of its own. Replies: none. Only local definitions (no call to Redis at load time).
+-- (LeaseLibrary composes '#!lua name=...' + this file + lease.lua + attach.lua + sweep.lua + fence_checkpoint.lua
+-- + fence_consume.lua and loads it once with FUNCTION LOAD). KEYS/ARGV: none of its own. Replies: none. Only local
+-- definitions (no call to Redis at load time).
 --
 -- Record v2: one string, the value of the string key P{T}:lease:D (written with SET ... PX; the v2 hash form, field
 -- 'r' of a hash, written by earlier releases, and the v1 26-field hash are still read and converted on first touch,

@@ -1,9 +1,8 @@
 package io.starintel.lease.fence.amqp.internal;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
@@ -14,11 +13,9 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.amqp.AmqpException;
 import org.springframework.amqp.AmqpRejectAndDontRequeueException;
 import org.springframework.amqp.core.Message;
-import org.springframework.core.io.ClassPathResource;
-import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.script.DefaultRedisScript;
-import org.springframework.data.redis.core.script.RedisScript;
 
 import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.LockIdentity;
@@ -26,11 +23,15 @@ import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.fence.amqp.ConsumeRejection;
 import io.starintel.lease.fence.amqp.FenceHeaders;
 import io.starintel.lease.fence.amqp.FencedMessageRejectedException;
+import io.starintel.lease.store.redis.internal.LeaseLibrary;
 import io.starintel.lease.store.redis.internal.RedisKeys;
+import io.starintel.lease.store.redis.internal.ScriptExecutor;
+import io.starintel.lease.store.redis.internal.ScriptFailure;
 
 /**
  * A listener-container advice (add it to the container's advice chain) that fences consumption: atomically in
- * Redis ({@code consume.lua}) a message is accepted only if its {@link FenceHeaders#TOKEN} is not below the
+ * Redis (the lease function library's {@code consume}, {@code store/redis/fence_consume.lua}, one FCALL) a
+ * message is accepted only if its {@link FenceHeaders#TOKEN} is not below the
  * high-water mark already accepted for its lock identity, which it raises only for a token and lease id the lease
  * store issued for that identity (else the message is forged: rejected, the mark untouched); a lower token is
  * rejected without requeue
@@ -43,7 +44,9 @@ import io.starintel.lease.store.redis.internal.RedisKeys;
  * high-water mark already observed for that identity; RabbitMQ delivery metadata is not proof of ownership, so this
  * only orders effects, the publish-side authorization is the fence. Messages without fence headers are rejected
  * when {@code requireFence} is set, else passed through. When Redis cannot answer, the message is not processed and
- * the container's default (requeue) applies.
+ * the container's default (requeue) applies. A call waits no longer than the client's command timeout (as the
+ * template's calls did), through the lease store's {@link ScriptExecutor} (the library loaded on "function not
+ * found").
  */
 public final class FencedListenerAdvice implements MethodInterceptor {
 
@@ -51,10 +54,12 @@ public final class FencedListenerAdvice implements MethodInterceptor {
 
 	private static final Pattern DIGEST = Pattern.compile("[A-Za-z0-9_-]{43}");
 
-	@SuppressWarnings("rawtypes")
-	private static final RedisScript<List> SCRIPT = new DefaultRedisScript<>(read(), List.class);
+	/** The wait for a reply when the factory does not say its command timeout (Lettuce's default). */
+	private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
 
-	private final StringRedisTemplate redis;
+	private final ScriptExecutor executor;
+
+	private final Duration timeout;
 
 	private final ProgramScope scope;
 
@@ -65,7 +70,20 @@ public final class FencedListenerAdvice implements MethodInterceptor {
 	/** An advice for consumers of one program. */
 	public FencedListenerAdvice(StringRedisTemplate redis, ProgramScope scope, boolean requireFence,
 			ConsumerRejectionRecorder rejections) {
-		this.redis = redis;
+		this(new ScriptExecutor(redis.getRequiredConnectionFactory()), timeout(redis.getRequiredConnectionFactory()),
+				scope, requireFence, rejections);
+	}
+
+	/** An advice calling the library through {@code executor}, waiting at most {@link #DEFAULT_TIMEOUT}. */
+	FencedListenerAdvice(ScriptExecutor executor, ProgramScope scope, boolean requireFence,
+			ConsumerRejectionRecorder rejections) {
+		this(executor, DEFAULT_TIMEOUT, scope, requireFence, rejections);
+	}
+
+	private FencedListenerAdvice(ScriptExecutor executor, Duration timeout, ProgramScope scope, boolean requireFence,
+			ConsumerRejectionRecorder rejections) {
+		this.executor = executor;
+		this.timeout = timeout;
 		this.scope = scope;
 		this.requireFence = requireFence;
 		this.rejections = rejections;
@@ -112,26 +130,27 @@ public final class FencedListenerAdvice implements MethodInterceptor {
 					leaseId, traceId);
 			throw new FencedMessageRejectedException(ConsumeRejection.MISSING_OR_MALFORMED_FENCE);
 		}
-		List<?> reply;
+		List<Object> reply;
 		try {
 			RedisKeys keys = new RedisKeys(this.scope);
-			reply = this.redis.execute(SCRIPT, List.of(key(digestText), keys.fence(digestText),
-					keys.lease(digestText), keys.history(digestText)), Long.toString(token), leaseId);
+			reply = this.executor.run(LeaseLibrary.Function.CONSUME, Instant.now().plus(this.timeout),
+					bytes(key(digestText), keys.fence(digestText), keys.lease(digestText), keys.history(digestText)),
+					bytes(Long.toString(token), leaseId, keys.base(), digestText));
 		}
-		catch (DataAccessException ex) {
-			throw new AmqpException("fence check unavailable: " + ex.getClass().getSimpleName());
+		catch (ScriptFailure ex) {
+			throw new AmqpException("fence check unavailable: " + ex.kind());
 		}
-		String decision = (reply != null && !reply.isEmpty()) ? String.valueOf(reply.get(0)) : "";
+		String decision = !reply.isEmpty() ? text(reply.get(0)) : "";
 		if ("accepted".equals(decision)) {
 			return;
 		}
-		String mark = (reply != null && reply.size() > 1) ? String.valueOf(reply.get(1)) : "";
+		String mark = (reply.size() > 1) ? text(reply.get(1)) : "";
 		ConsumeRejection reason = rejectionOf(decision);
 		this.rejections.rejected(this.scope, reason, digestText, token, mark, leaseId, traceId);
 		throw new FencedMessageRejectedException(reason);
 	}
 
-	/** The typed reason of a {@code consume.lua} decision other than {@code accepted}. */
+	/** The typed reason of a {@code consume} decision other than {@code accepted}. */
 	private static ConsumeRejection rejectionOf(String decision) {
 		for (ConsumeRejection rejection : ConsumeRejection.values()) {
 			if (rejection.wireName().equals(decision)) {
@@ -170,13 +189,24 @@ public final class FencedListenerAdvice implements MethodInterceptor {
 		return (digest instanceof String text && DIGEST.matcher(text).matches()) ? text : "invalid";
 	}
 
-	private static String read() {
-		try (InputStream in = new ClassPathResource("/io/starintel/lease/fence/amqp/consume.lua").getInputStream()) {
-			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+	/** The command timeout of a Lettuce factory, else {@link #DEFAULT_TIMEOUT}. */
+	private static Duration timeout(RedisConnectionFactory factory) {
+		if (factory instanceof LettuceConnectionFactory lettuce && lettuce.getTimeout() > 0) {
+			return Duration.ofMillis(lettuce.getTimeout());
 		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
+		return DEFAULT_TIMEOUT;
+	}
+
+	private static byte[][] bytes(String... values) {
+		byte[][] out = new byte[values.length][];
+		for (int i = 0; i < values.length; i++) {
+			out[i] = values[i].getBytes(StandardCharsets.UTF_8);
 		}
+		return out;
+	}
+
+	private static String text(@Nullable Object value) {
+		return (value instanceof byte[] raw) ? new String(raw, StandardCharsets.UTF_8) : String.valueOf(value);
 	}
 
 }

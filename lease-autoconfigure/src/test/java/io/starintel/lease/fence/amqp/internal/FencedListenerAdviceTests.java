@@ -9,17 +9,17 @@ import org.springframework.amqp.AmqpException;
 import org.springframework.amqp.AmqpRejectAndDontRequeueException;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
-import org.springframework.data.redis.RedisConnectionFailureException;
-import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.script.RedisScript;
 
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.fence.amqp.FenceHeaders;
+import io.starintel.lease.store.redis.internal.LeaseLibrary;
+import io.starintel.lease.store.redis.internal.ScriptExecutor;
+import io.starintel.lease.store.redis.internal.ScriptFailure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.mockito.ArgumentMatchers.any;
-import static org.mockito.ArgumentMatchers.anyList;
+import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.never;
 import static org.mockito.Mockito.verify;
@@ -33,7 +33,7 @@ class FencedListenerAdviceTests {
 
 	private static final String DIGEST = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ";
 
-	private final StringRedisTemplate redis = mock(StringRedisTemplate.class);
+	private final ScriptExecutor redis = mock(ScriptExecutor.class);
 
 	private final ConsumerRejectionRecorder rejections = new ConsumerRejectionRecorder();
 
@@ -71,7 +71,7 @@ class FencedListenerAdviceTests {
 	@Test
 	@SuppressWarnings("unchecked")
 	void lowerTokenIsRejectedWithoutRequeue() throws Throwable {
-		when(this.redis.execute(any(RedisScript.class), anyList(), any(Object[].class)))
+		when(this.redis.run(eq(LeaseLibrary.Function.CONSUME), any(), any(), any()))
 			.thenReturn(List.of("rejected", "43"));
 		FencedListenerAdvice advice = new FencedListenerAdvice(this.redis, this.scope, true, this.rejections);
 		MethodInvocation invocation = invocation(fenced(42L));
@@ -82,7 +82,7 @@ class FencedListenerAdviceTests {
 	@Test
 	@SuppressWarnings("unchecked")
 	void acceptedTokenProceeds() throws Throwable {
-		when(this.redis.execute(any(RedisScript.class), anyList(), any(Object[].class)))
+		when(this.redis.run(eq(LeaseLibrary.Function.CONSUME), any(), any(), any()))
 			.thenReturn(List.of("accepted", "42"));
 		FencedListenerAdvice advice = new FencedListenerAdvice(this.redis, this.scope, true, this.rejections);
 		MethodInvocation invocation = invocation(fenced(42L));
@@ -93,8 +93,8 @@ class FencedListenerAdviceTests {
 	@Test
 	@SuppressWarnings("unchecked")
 	void redisUnavailableIsNotAnAcceptanceNorADeadLetter() throws Throwable {
-		when(this.redis.execute(any(RedisScript.class), anyList(), any(Object[].class)))
-			.thenThrow(new RedisConnectionFailureException("down"));
+		when(this.redis.run(eq(LeaseLibrary.Function.CONSUME), any(), any(), any()))
+			.thenThrow(new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, "down"));
 		FencedListenerAdvice advice = new FencedListenerAdvice(this.redis, this.scope, true, this.rejections);
 		MethodInvocation invocation = invocation(fenced(42L));
 		assertThatExceptionOfType(AmqpException.class).isThrownBy(() -> advice.invoke(invocation))

@@ -354,7 +354,7 @@ class RedisClusterLeaseStoreTests {
 	}
 
 	private static Logger scriptLogger() {
-		return (Logger) LoggerFactory.getLogger("io.starintel.lease.store.redis.ScriptExecutor");
+		return (Logger) LoggerFactory.getLogger("io.starintel.lease.store.redis.internal.ScriptExecutor");
 	}
 
 }

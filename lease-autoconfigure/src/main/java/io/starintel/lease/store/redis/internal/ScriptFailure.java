@@ -1,13 +1,13 @@
-package io.starintel.lease.store.redis;
+package io.starintel.lease.store.redis.internal;
 
 /**
  * Why a script call produced no reply. Internal: the store turns it into a typed result, so no Redis exception
  * crosses the store boundary.
  */
-final class ScriptFailure extends Exception {
+public final class ScriptFailure extends Exception {
 
 	/** What is known about the command. */
-	enum Kind {
+	public enum Kind {
 
 		/** The local deadline passed before submission: nothing was sent. */
 		DEADLINE_BEFORE_SUBMISSION,
@@ -20,12 +20,12 @@ final class ScriptFailure extends Exception {
 
 	private final Kind kind;
 
-	ScriptFailure(Kind kind, String message) {
+	public ScriptFailure(Kind kind, String message) {
 		super(message, null, false, false);
 		this.kind = kind;
 	}
 
-	Kind kind() {
+	public Kind kind() {
 		return this.kind;
 	}
 

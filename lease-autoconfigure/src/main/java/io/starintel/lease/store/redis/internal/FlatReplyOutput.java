@@ -1,4 +1,4 @@
-package io.starintel.lease.store.redis;
+package io.starintel.lease.store.redis.internal;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;

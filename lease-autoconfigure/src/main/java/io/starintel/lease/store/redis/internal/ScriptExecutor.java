@@ -1,4 +1,4 @@
-package io.starintel.lease.store.redis;
+package io.starintel.lease.store.redis.internal;
 
 import java.time.Instant;
 import java.util.List;
@@ -19,8 +19,6 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.starintel.lease.store.redis.internal.LettuceConnections;
-
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
@@ -39,7 +37,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * per executor and the call fails closed like any other backend failure. Only Lettuce API present in Lettuce 6.x
  * and 7.x is used (the open check goes through {@code StatefulConnection.isOpen()}).
  */
-final class ScriptExecutor {
+public final class ScriptExecutor {
 
 	private static final Logger logger = LoggerFactory.getLogger(ScriptExecutor.class);
 
@@ -55,14 +53,14 @@ final class ScriptExecutor {
 
 	private volatile @Nullable RedisClusterAsyncCommands<byte[], byte[]> shared;
 
-	ScriptExecutor(RedisConnectionFactory connectionFactory) {
+	public ScriptExecutor(RedisConnectionFactory connectionFactory) {
 		this.connectionFactory = connectionFactory;
 		this.sharesNativeConnection = connectionFactory instanceof LettuceConnectionFactory lettuce
 				&& lettuce.getShareNativeConnection();
 	}
 
 	/** Runs the function and returns its reply (a list of bulk strings). */
-	List<Object> run(LeaseLibrary.Function function, Instant deadlineAt, byte[][] keys, byte[][] args)
+	public List<Object> run(LeaseLibrary.Function function, Instant deadlineAt, byte[][] keys, byte[][] args)
 			throws ScriptFailure {
 		boolean[] submitted = new boolean[1];
 		try {

@@ -1,4 +1,4 @@
-package io.starintel.lease.store.redis;
+package io.starintel.lease.store.redis.internal;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -10,17 +10,19 @@ import java.util.HexFormat;
 
 /**
  * The lease store's Redis/Valkey function library {@link #NAME}: {@code prelude.lua} (record codec) followed by
- * {@code lease.lua} (lease transitions), {@code attach.lua} (attached keys) and {@code sweep.lua} (the expiry
- * sweeper), loaded once per server with {@code FUNCTION LOAD REPLACE} and reloaded when
+ * {@code lease.lua} (lease transitions), {@code attach.lua} (attached keys), {@code sweep.lua} (the expiry
+ * sweeper) and the fence functions {@code fence_checkpoint.lua} (fenced checkpoints) and {@code fence_consume.lua}
+ * (the consumer fence), which use the same record reader, backend time, exact-holder check and high-water mark as
+ * the lease transitions (one home per rule: docs/ARCHITECTURE.md), loaded once per server with {@code FUNCTION LOAD REPLACE} and reloaded when
  * a call answers "Function not found" (as EVALSHA falls back on NOSCRIPT), on every primary of a cluster. Helpers
  * are created once at load, not on every call. The name carries the storage encoding version and a digest of
  * the source ({@link #NAME}), so two encodings or two builds never replace each other's functions.
  */
-final class LeaseLibrary {
+public final class LeaseLibrary {
 
 	/** The files of the library, in load order. */
 	private static final String SOURCES = read("prelude.lua") + "\n" + read("lease.lua") + "\n" + read("attach.lua")
-			+ "\n" + read("sweep.lua");
+			+ "\n" + read("sweep.lua") + "\n" + read("fence_checkpoint.lua") + "\n" + read("fence_consume.lua");
 
 	/** The storage encoding's family name: every build's library name starts with it. */
 	static final String FAMILY = "starintel_lease_v2";
@@ -31,19 +33,19 @@ final class LeaseLibrary {
 	 * upgrade (or beside a stale copy a server still holds) each process calls exactly the code it ships with, and a
 	 * server that lacks it answers "function not found", which loads it.
 	 */
-	static final String NAME = FAMILY + "_" + sourceDigest(SOURCES);
+	public static final String NAME = FAMILY + "_" + sourceDigest(SOURCES);
 
 	/** The library source sent with FUNCTION LOAD (the files read {@code LIBRARY}, the name, to register). */
 	static final String CODE = "#!lua name=" + NAME + "\nlocal LIBRARY = '" + NAME + "'\n" + SOURCES;
 
 	/** The library's functions, one per operation. */
-	enum Function {
+	public enum Function {
 
 		ACQUIRE("acquire"), RENEW("renew"), RENEW_BATCH("renew_batch"), RELEASE("release"),
 		ADMINISTER("administer"), AUTHORIZE("authorize"), INSPECT("inspect"),
 		INSPECT_BY_LEASE_ID("inspect_by_lease_id"), RESOLVE("resolve"), LIST("list"), RECOVER("recover"),
 		ATTACH_PUT("attach_put"), ATTACH_DELETE("attach_delete"), ATTACH_GET("attach_get"), ATTACH_LIST("attach_list"),
-		SWEEP("sweep");
+		SWEEP("sweep"), CHECKPOINT("checkpoint"), CHECKPOINT_READ("checkpoint_read"), CONSUME("consume");
 
 		private final String functionName;
 
@@ -60,7 +62,7 @@ final class LeaseLibrary {
 		}
 
 		/** The name FCALL sends (safe to log). */
-		String functionName() {
+		public String functionName() {
 			return this.functionName;
 		}
 
@@ -80,7 +82,7 @@ final class LeaseLibrary {
 	}
 
 	private static String read(String name) {
-		try (InputStream in = LeaseLibrary.class.getResourceAsStream(name)) {
+		try (InputStream in = LeaseLibrary.class.getResourceAsStream("/io/starintel/lease/store/redis/" + name)) {
 			if (in == null) {
 				throw new IllegalStateException("missing lease library file " + name);
 			}
