@@ -28,6 +28,12 @@ import io.starintel.lease.core.Operation;
 import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.context.LeaseContext;
+import io.starintel.lease.fence.FenceOutcome;
+import io.starintel.lease.fence.FencedWriteResult;
+import io.starintel.lease.fence.checkpoint.Checkpoint;
+import io.starintel.lease.fence.checkpoint.CheckpointState;
+import io.starintel.lease.fence.checkpoint.RedisCheckpointStore;
 import io.starintel.lease.core.internal.StoredRecord;
 import io.starintel.lease.store.LeaseAlert;
 import io.starintel.lease.store.redis.internal.RedisKeys;
@@ -246,6 +252,58 @@ class RedisStorageUpgradeTests extends SharedRedisTests {
 		redis.delete(key);
 		redis.opsForHash().put(key, "r", record);
 		redis.expire(key, Duration.ofMillis(ttlMs));
+	}
+
+	@Test
+	void fencedCheckpointOfAV1LeaseIsAcceptedForItsHolderWithoutConvertingTheRecordAndRefusedOnceItEnded() {
+		LockIdentity identity = identity("t-cp");
+		AcquireRequest request = acquireRequest(identity, "alice");
+		V1Lease v1 = v1Acquire(request);
+		RedisKeys keys = RedisKeys.of(identity);
+		String leaseKey = keys.lease(identity.keyDigest());
+		LeaseContext holder = new LeaseContext(v1Record(request, v1.leaseId(), v1.token()));
+		RedisCheckpointStore checkpoints = new RedisCheckpointStore(redis);
+
+		FencedWriteResult written = checkpoints.write(holder, CheckpointState.IN_PROGRESS, "v1 50%");
+		assertThat(written.outcome()).isEqualTo(FenceOutcome.ACCEPTED);
+		// the fence functions read a v1 record as it is: no conversion, no quarantine
+		assertThat(redis.type(leaseKey)).isEqualTo(DataType.HASH);
+		assertThat(redis.hasKey(keys.quarantine(identity.keyDigest()))).isFalse();
+		Checkpoint stored = checkpoints.read(identity).found().orElseThrow();
+		assertThat(stored.progress()).isEqualTo("v1 50%");
+		assertThat(stored.fencingToken()).isEqualTo(v1.token());
+		assertThat(stored.leaseId()).isEqualTo(v1.leaseId());
+
+		// another lease id with the same token is not the holder
+		LeaseContext impostor = new LeaseContext(v1Record(request, Identifiers.generate("lease"), v1.token()));
+		assertThat(checkpoints.write(impostor, CheckpointState.COMPLETED, "forged").outcome())
+			.isEqualTo(FenceOutcome.LEASE_LOST);
+
+		v1Release(identity, v1, "alice");
+		FencedWriteResult late = checkpoints.write(holder, CheckpointState.COMPLETED, "v1 late");
+		assertThat(late.outcome()).isEqualTo(FenceOutcome.LEASE_LOST);
+		assertThat(checkpoints.read(identity).found().orElseThrow().progress()).isEqualTo("v1 50%");
+
+		// the successor acquired by v2 gets a higher token and may checkpoint; the v1 holder stays refused
+		LeaseResult next = this.store.acquire(acquireRequest(identity, "bob"));
+		assertThat(next.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
+		assertThat(next.lease().fencingToken()).isGreaterThan(v1.token());
+		assertThat(checkpoints.write(new LeaseContext(next.lease()), CheckpointState.COMPLETED, "bob done").outcome())
+			.isEqualTo(FenceOutcome.ACCEPTED);
+		assertThat(checkpoints.write(holder, CheckpointState.FAILED, "v1 again").outcome())
+			.isEqualTo(FenceOutcome.LEASE_LOST);
+		assertThat(checkpoints.read(identity).found().orElseThrow().progress()).isEqualTo("bob done");
+		assertThat(this.alerts).isEmpty();
+	}
+
+	/** The record the v1 holder has in memory (read from the v1 hash, without touching it through the store). */
+	private static LeaseRecord v1Record(AcquireRequest r, String leaseId, long token) {
+		Map<Object, Object> hash = redis.opsForHash()
+			.entries(RedisKeys.of(r.identity()).lease(r.identity().keyDigest()));
+		return new LeaseRecord(r.identity(), leaseId, r.owner(), token,
+				Instant.parse((String) hash.get("acquired_at")), Instant.parse((String) hash.get("renewed_at")),
+				Instant.parse((String) hash.get("expires_at")), r.ttlMs(), r.maximumLifetimeMs(), r.executionId(),
+				r.jobId(), r.traceId(), r.requestId(), r.metadata(), LeaseState.ACTIVE);
 	}
 
 	private record V1Lease(String leaseId, long token) {
