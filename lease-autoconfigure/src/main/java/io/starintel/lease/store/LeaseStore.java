@@ -146,7 +146,7 @@ public interface LeaseStore {
 	/**
 	 * Ends, as {@code expired}, at most {@link SweepRequest#batchLimit()} leases of the program whose
 	 * {@code expires_at} has passed at backend time, in one atomic step, and reports them; leases another operation
-	 * found expired and ended first (an acquire's reclaim, any call on that identity) are reported by the next sweep
+	 * found expired and ended first (any call on that identity: acquire, renew, release, inspect, list) are reported by the next sweep
 	 * instead, within the same limit. Each due entry is re-checked against the stored record (same lease, still
 	 * active, still expired), so any number of sweepers may run at once: every expired lease is reported by exactly
 	 * one call, a renewed lease is left alone.

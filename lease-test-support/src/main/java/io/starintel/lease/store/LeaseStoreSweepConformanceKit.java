@@ -126,7 +126,7 @@ public abstract class LeaseStoreSweepConformanceKit extends ActiveLeaseLimitConf
 	void aLeaseAnotherOperationFoundExpiredFirstIsStillReportedExactlyOnce() {
 		LeaseRecord lease = acquired(this.store, identity("t1"), SHORT_TTL_MS);
 		advanceBackendTime(SHORT_TTL_MS + 50);
-		// inspect (like acquire's reclaim on Redis) ends the expired lease before any sweep
+		// inspect (like any call on that identity) ends the expired lease before any sweep
 		assertThat(inspectFinds(lease.identity())).isFalse();
 		acquired(this.store, identity("t2"), 60_000);
 		SweepResult first = sweep(50);

@@ -1,6 +1,7 @@
 package io.starintel.lease.store.redis;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -42,6 +43,18 @@ final class IdentityKeys {
 
 	final byte[] identityPrefixBytes;
 
+	/** {@code P{T}:hist:D}. */
+	final byte[] historyKey;
+
+	/** {@code P{T}:idx:program}. */
+	final byte[] programIndexKey;
+
+	/** {@code P{T}:idx:expiry}. */
+	final byte[] expiryQueueKey;
+
+	/** {@code P{T}:lid:}, the prefix of the lease-id keys of the program. */
+	private final byte[] leaseIdPrefix;
+
 	/** {@code P{T}:idem:}, the prefix of every idempotency key of the program. */
 	private final byte[] idempotencyPrefix;
 
@@ -57,6 +70,10 @@ final class IdentityKeys {
 		this.digestBytes = bytes(this.digest);
 		this.identityPrefixBytes = bytes(this.identityPrefix);
 		this.idempotencyPrefix = bytes(this.keys.base() + "idem:");
+		this.historyKey = bytes(this.keys.history(this.digest));
+		this.programIndexKey = bytes(this.keys.programIndex());
+		this.expiryQueueKey = bytes(this.keys.expiryQueue());
+		this.leaseIdPrefix = bytes(this.keys.leaseId(""));
 	}
 
 	static IdentityKeys of(LockIdentity identity) {
@@ -75,6 +92,15 @@ final class IdentityKeys {
 	/** The idempotency key ({@link RedisKeys#idempotency}), built straight to bytes. */
 	byte[] idempotency(Operation operation, String principalId, String requestId) {
 		return IdempotencyKeys.key(this.idempotencyPrefix, operation.wireName(), this.lockKey, principalId, requestId);
+	}
+
+	/** {@code P{T}:lid:<lease id>} ({@link RedisKeys#leaseId}), built straight to bytes. */
+	byte[] leaseIdKey(String leaseId) {
+		byte[] prefix = this.leaseIdPrefix;
+		byte[] id = bytes(leaseId);
+		byte[] key = Arrays.copyOf(prefix, prefix.length + id.length);
+		System.arraycopy(id, 0, key, prefix.length, id.length);
+		return key;
 	}
 
 	static byte[] bytes(String text) {

@@ -50,15 +50,33 @@ final class LeaseArguments {
 	}
 
 	FunctionCall acquire(IdentityKeys t, AcquireRequest r, String leaseId) {
-		byte[][] keys = { t.leaseKey, t.fenceKey,
-				t.idempotency(Operation.ACQUIRE, r.principalId(), r.requestId()) };
-		byte[][] args = { millis(r.deadlineAt()), t.base, t.digestBytes, this.policy, bytes(r.digest()),
-				t.identityPrefixBytes, bytes(leaseId), number(r.ttlMs()), number(r.maximumLifetimeMs()),
+		byte[][] keys = { t.leaseKey, t.fenceKey, t.idempotency(Operation.ACQUIRE, r.principalId(), r.requestId()),
+				t.leaseIdKey(leaseId), t.programIndexKey, t.expiryQueueKey };
+		byte[][] args = { millis(r.deadlineAt()), t.digestBytes, this.policy, bytes(r.digest()),
+				t.identityPrefixBytes, number(effectiveTtl(r)), timesTail(r),
 				joined(leaseId, r.owner().principalId(), r.owner().serviceInstanceId(), r.owner().clientId(),
 						r.owner().credentialId(), r.executionId(), r.jobId(), r.traceId(), r.requestId(),
 						r.metadata().json()),
 				number(this.limits.limitFor(r.identity().scope())) };
 		return new FunctionCall(LeaseLibrary.Function.ACQUIRE, keys, args);
+	}
+
+	/** The TTL a fresh acquire gets: the requested TTL, capped by the maximum lifetime (expires = decided + this). */
+	static long effectiveTtl(AcquireRequest r) {
+		return Math.min(r.ttlMs(), r.maximumLifetimeMs());
+	}
+
+	/** {@code \31 ttl \31 maximum_lifetime \31}: the record's last two times and the separator before its fixed part. */
+	private static byte[] timesTail(AcquireRequest r) {
+		byte[] ttl = number(r.ttlMs());
+		byte[] lifetime = number(r.maximumLifetimeMs());
+		byte[] out = new byte[ttl.length + lifetime.length + 3];
+		out[0] = (byte) StoredRecord.SEP;
+		System.arraycopy(ttl, 0, out, 1, ttl.length);
+		out[ttl.length + 1] = (byte) StoredRecord.SEP;
+		System.arraycopy(lifetime, 0, out, ttl.length + 2, lifetime.length);
+		out[out.length - 1] = (byte) StoredRecord.SEP;
+		return out;
 	}
 
 	FunctionCall renew(IdentityKeys t, RenewRequest r) {
@@ -67,8 +85,12 @@ final class LeaseArguments {
 	}
 
 	FunctionCall release(IdentityKeys t, ReleaseRequest r) {
-		return holder(LeaseLibrary.Function.RELEASE, Operation.RELEASE, t, r.handle(), r.requestId(), r.digest(),
-				r.deadlineAt(), null);
+		LeaseHandle h = r.handle();
+		byte[][] keys = { t.leaseKey, t.historyKey, t.leaseIdKey(h.leaseId()), t.programIndexKey, t.expiryQueueKey,
+				t.idempotency(Operation.RELEASE, h.ownerPrincipalId(), r.requestId()) };
+		byte[][] args = { millis(r.deadlineAt()), t.digestBytes, this.policy, bytes(r.digest()), holderPrefix(t, h),
+				number(h.fencingToken()), bytes(h.leaseId()) };
+		return new FunctionCall(LeaseLibrary.Function.RELEASE, keys, args);
 	}
 
 	/** The holder arguments, and renew's new TTL ({@code ''}: keep the lease's) as the ninth when given. */

@@ -40,8 +40,10 @@ final class ReplyReader {
 	}
 
 	/**
-	 * Reads {@code {code, reason, decided_ms[, retry_after_ms, current_state, replayed, record[, token,
-	 * expires_ms]]}}.
+	 * Reads a single-lease reply: a fresh success {@code {code, decided_ms, token}} (acquire: the caller has every
+	 * other field) or {@code {code, decided_ms, record}} (release, renew), a refusal {@code {code, reason,
+	 * decided_ms, retry_after_ms}}, or the full shape {@code {code, reason, decided_ms, retry_after_ms,
+	 * current_state, replayed, record}} (replays, inspections, administration).
 	 * @param acquire the acquire request and {@code leaseId} its new lease id, when the reply may be a fresh acquire
 	 */
 	static LeaseResult single(List<Object> reply, @Nullable LockIdentity expected, @Nullable AcquireRequest acquire,
@@ -52,10 +54,13 @@ final class ReplyReader {
 	/** As {@link #single(List, LockIdentity, AcquireRequest, String)} for {@code size} elements from {@code from}. */
 	static LeaseResult single(List<Object> reply, int from, int size, @Nullable LockIdentity expected,
 			@Nullable AcquireRequest acquire, @Nullable String leaseId) {
-		if (size != 4 && size != 7 && size != 9) {
+		if (size != 3 && size != 4 && size != 7) {
 			throw new CorruptRecordException("unexpected reply shape");
 		}
 		ResultCode code = CODES.of(reply.get(from), ResultCode::fromWireName);
+		if (size == 3) {
+			return fresh(code, reply, from, expected, acquire, leaseId);
+		}
 		if (code == ResultCode.INVALID_LEASE_REQUEST) {
 			return LeaseResult.invalid(
 					new InvalidLeaseRequestException("deadline_at", "further ahead than the policy allows"));
@@ -68,22 +73,34 @@ final class ReplyReader {
 		}
 		Object current = reply.get(from + 4);
 		boolean replayed = isOne(reply.get(from + 5));
-		LeaseRecord lease = null;
-		if (size == 9) {
+		LeaseRecord lease = isEmpty(reply.get(from + 6)) ? null : record(text(reply, from + 6), expected);
+		LeaseState state = isEmpty(current) ? null : STATES.of(current, LeaseState::fromWireName);
+		return new LeaseResult(code, reason, lease, replayed, state, decidedAt, retryAfter, null);
+	}
+
+	/**
+	 * A fresh success: {@code lease_acquired} with the new token (the record is the request's, with the lease id the
+	 * store generated, acquired and renewed at the decision, expiring after the effective TTL), or another code with
+	 * the record the call left (its state is the lease's current state).
+	 */
+	private static LeaseResult fresh(ResultCode code, List<Object> reply, int from, @Nullable LockIdentity expected,
+			@Nullable AcquireRequest acquire, @Nullable String leaseId) {
+		Instant decidedAt = Instant.ofEpochMilli(number(reply, from + 1));
+		LeaseRecord lease;
+		if (code == ResultCode.LEASE_ACQUIRED) {
 			if (acquire == null || leaseId == null) {
 				throw new CorruptRecordException("unexpected reply shape");
 			}
-			long token = number(reply, from + 7);
-			Instant expires = Instant.ofEpochMilli(number(reply, from + 8));
+			long token = number(reply, from + 2);
+			Instant expires = decidedAt.plusMillis(LeaseArguments.effectiveTtl(acquire));
 			lease = new LeaseRecord(acquire.identity(), leaseId, acquire.owner(), token, decidedAt, decidedAt, expires,
 					acquire.ttlMs(), acquire.maximumLifetimeMs(), acquire.executionId(), acquire.jobId(),
 					acquire.traceId(), acquire.requestId(), acquire.metadata(), LeaseState.ACTIVE);
 		}
-		else if (!isEmpty(reply.get(from + 6))) {
-			lease = record(text(reply, from + 6), expected);
+		else {
+			lease = record(text(reply, from + 2), expected);
 		}
-		LeaseState state = isEmpty(current) ? null : STATES.of(current, LeaseState::fromWireName);
-		return new LeaseResult(code, reason, lease, replayed, state, decidedAt, retryAfter, null);
+		return new LeaseResult(code, Reason.NONE, lease, false, lease.state(), decidedAt, 0, null);
 	}
 
 	/** A stored record: v2 string, or v1 JSON (idempotency results written before an upgrade). */

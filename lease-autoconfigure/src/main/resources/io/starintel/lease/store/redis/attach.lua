@@ -19,8 +19,8 @@
 -- whether the lease (lease id, token) is the active one at backend time: 'active' | 'none' | 'corrupt'. May end it
 -- as expired first (load_active), which deletes its attached keys.
 local function owner_state(base, p, lease_id, token, now)
-  local digest = redis.call('GET', base .. 'lid:' .. lease_id)
-  if not digest or string.find(digest, SEP, 1, true) then return 'none' end
+  local digest = r_call('GET', base .. 'lid:' .. lease_id)
+  if not digest or s_find(digest, SEP, 1, true) then return 'none' end
   local status, r = load_active(base, p, digest, nil, now)
   if status == 'corrupt' then return 'corrupt' end
   if status == 'active' and lease_id_of(r) == lease_id and r.token == token then return 'active', r end
@@ -42,34 +42,34 @@ local function attach_put(keys, args)
   local kv = base .. 'kv:' .. k
   local att = base .. 'att:' .. lease_id .. ':' .. token
   local mine = lease_id .. SEP .. token
-  local owner = redis.call('HGET', kv, 'o')
+  local owner = r_call('HGET', kv, 'o')
   if owner and owner ~= mine then
-    local olid, otoken = string.match(owner, '^(.*)\31(%d+)$')
+    local olid, otoken = s_match(owner, '^(.*)\31(%d+)$')
     local ostate = 'none'
     if olid then ostate = owner_state(base, p, olid, otoken, now) end
     if ostate == 'corrupt' then return refuse('lease_backend_unavailable', 'corrupt_record', now) end
     if ostate == 'active' then return refuse('lease_conflict', 'attached_to_another_lease', now) end
     -- a leftover of a lease that ended without its transition (its record vanished): reclaim it
-    if olid then redis.call('HDEL', base .. 'att:' .. olid .. ':' .. otoken, k) end
-    redis.call('UNLINK', kv)
+    if olid then r_call('HDEL', base .. 'att:' .. olid .. ':' .. otoken, k) end
+    r_call('UNLINK', kv)
     owner = nil
   end
-  if not owner and redis.call('HLEN', att) >= tonumber(args[12]) then
+  if not owner and r_call('HLEN', att) >= tonumber(args[12]) then
     return refuse('lease_rate_limited', 'attached_key_limit_reached', now)
   end
   local acquired, _, _, _, lifetime = times_of(r)
   local physical = fmt(tonumber(acquired) + tonumber(lifetime) + p.grace - now)
-  redis.call('HSET', kv, 'o', mine, 'n', args[10], 'v', args[11])
-  redis.call('PEXPIRE', kv, physical)
+  r_call('HSET', kv, 'o', mine, 'n', args[10], 'v', args[11])
+  r_call('PEXPIRE', kv, physical)
   if not owner then
-    redis.call('HSET', att, k, args[10])
-    redis.call('PEXPIRE', att, physical)
+    r_call('HSET', att, k, args[10])
+    r_call('PEXPIRE', att, physical)
     if not r.attached then -- the marker that makes end_lease look up the attached keys (prelude.lua: ATTACHED)
       r.attached = true
-      redis.call('SET', base .. 'lease:' .. digest, stored(r), 'KEEPTTL')
+      r_call('SET', base .. 'lease:' .. digest, stored(r), 'KEEPTTL')
     end
   end
-  remember(keys[2], args[5], 'attachment_stored', now, '', p)
+  remember(keys[2], args[5], 'attachment_stored', fmt(now), '', p)
   return refuse('attachment_stored', 'none', now)
 end
 
@@ -84,12 +84,12 @@ local function attach_delete(keys, args)
   local _, refused = load_held(base, p, digest, identity, now, holder, token)
   if refused then return refused end
   local kv = base .. 'kv:' .. k
-  if redis.call('HGET', kv, 'o') ~= lease_id .. SEP .. token then
+  if r_call('HGET', kv, 'o') ~= lease_id .. SEP .. token then
     return refuse('lease_not_found', 'attachment_not_found', now)
   end
-  redis.call('UNLINK', kv)
-  redis.call('HDEL', base .. 'att:' .. lease_id .. ':' .. token, k)
-  remember(keys[2], args[5], 'attachment_deleted', now, '', p)
+  r_call('UNLINK', kv)
+  r_call('HDEL', base .. 'att:' .. lease_id .. ':' .. token, k)
+  remember(keys[2], args[5], 'attachment_deleted', fmt(now), '', p)
   return refuse('attachment_deleted', 'none', now)
 end
 
@@ -100,9 +100,9 @@ local function attach_get(keys, args)
   local now = now_ms()
   if now > tonumber(args[1]) then return refuse('deadline_exceeded', 'none', now) end
   local base, p = args[2], policy(args[3])
-  local f = redis.call('HMGET', keys[1], 'o', 'n', 'v')
+  local f = r_call('HMGET', keys[1], 'o', 'n', 'v')
   if not f[1] or not f[2] or not f[3] then return refuse('lease_not_found', 'attachment_not_found', now) end
-  local olid, otoken = string.match(f[1], '^(.*)\31(%d+)$')
+  local olid, otoken = s_match(f[1], '^(.*)\31(%d+)$')
   if not olid then return refuse('lease_backend_unavailable', 'corrupt_record', now) end
   local state = owner_state(base, p, olid, otoken, now)
   if state == 'corrupt' then return refuse('lease_backend_unavailable', 'corrupt_record', now) end
@@ -117,17 +117,17 @@ local function attach_list(keys, args)
   local now = now_ms()
   if now > tonumber(args[1]) then return refuse('deadline_exceeded', 'none', now) end
   local base, p, lease_id = args[2], policy(args[3]), args[4]
-  local digest = redis.call('GET', keys[1])
-  if not digest or string.find(digest, SEP, 1, true) then return refuse('lease_not_found', 'none', now) end
+  local digest = r_call('GET', keys[1])
+  if not digest or s_find(digest, SEP, 1, true) then return refuse('lease_not_found', 'none', now) end
   local status, r = load_active(base, p, digest, nil, now)
   if status == 'corrupt' then return refuse('lease_backend_unavailable', 'corrupt_record', now) end
   if status ~= 'active' or lease_id_of(r) ~= lease_id then return refuse('lease_not_found', 'none', now) end
   local out = { 'attachments_listed', 'none', fmt(now), '0', lease_id }
-  for _, name in ipairs(redis.call('HVALS', base .. 'att:' .. lease_id .. ':' .. r.token)) do out[#out + 1] = name end
+  for _, name in ipairs(r_call('HVALS', base .. 'att:' .. lease_id .. ':' .. r.token)) do out[#out + 1] = name end
   return out
 end
 
-redis.register_function(LIBRARY .. '_attach_put', attach_put)
-redis.register_function(LIBRARY .. '_attach_delete', attach_delete)
-redis.register_function(LIBRARY .. '_attach_get', attach_get)
-redis.register_function(LIBRARY .. '_attach_list', attach_list)
+register('attach_put', attach_put)
+register('attach_delete', attach_delete)
+register('attach_get', attach_get)
+register('attach_list', attach_list)

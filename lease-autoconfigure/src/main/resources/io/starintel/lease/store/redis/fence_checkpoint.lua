@@ -28,14 +28,14 @@
 
 local function checkpoint(keys, args)
   local now = now_ms()
-  local prior = redis.call('HMGET', keys[4], 'digest', 'code', 'reason', 'decided')
+  local prior = r_call('HMGET', keys[4], 'digest', 'code', 'reason', 'decided')
   if prior[1] then
     if prior[1] ~= args[13] then return { 'idempotency_conflict', 'none', fmt(now), '0' } end
     return { prior[2], prior[3], prior[4], '1' }
   end
   local function decide(code, reason)
-    redis.call('HSET', keys[4], 'digest', args[13], 'code', code, 'reason', reason, 'decided', fmt(now))
-    redis.call('PEXPIRE', keys[4], tonumber(args[14]))
+    r_call('HSET', keys[4], 'digest', args[13], 'code', code, 'reason', reason, 'decided', fmt(now))
+    r_call('PEXPIRE', keys[4], tonumber(args[14]))
     return { code, reason, fmt(now), '0' }
   end
   local corrupt = { 'lease_backend_unavailable', 'corrupt_record', fmt(now), '0' }
@@ -53,10 +53,10 @@ local function checkpoint(keys, args)
   if r.state ~= 'active' or not is_holder(r, args[5], token_text) then return decide('lease_lost', 'stale_lease') end
   if now >= r.expires then return decide('lease_lost', 'expired') end
   -- the checkpoint itself never goes back to a lower token
-  local stored = redis.call('HGET', keys[3], 'fencing_token')
+  local stored = r_call('HGET', keys[3], 'fencing_token')
   if stored and token < tonumber(stored) then return decide('lease_lost', 'token_below_high_water_mark') end
-  if not hwm_text or token > tonumber(hwm_text) then redis.call('HSET', keys[2], 'hwm', token_text) end
-  redis.call('HSET', keys[3], 'state', args[7], 'progress', args[8], 'fencing_token', token_text,
+  if not hwm_text or token > tonumber(hwm_text) then r_call('HSET', keys[2], 'hwm', token_text) end
+  r_call('HSET', keys[3], 'state', args[7], 'progress', args[8], 'fencing_token', token_text,
     'lease_id', args[11], 'execution_id', args[9], 'trace_id', args[10], 'correlation_id', args[12],
     'updated_at', ms_to_iso(now))
   return decide('checkpoint_written', 'none')
@@ -64,9 +64,9 @@ end
 
 local function checkpoint_read(keys, args)
   local out = { fmt(now_ms()) }
-  for _, v in ipairs(redis.call('HGETALL', keys[1])) do out[#out + 1] = v end
+  for _, v in ipairs(r_call('HGETALL', keys[1])) do out[#out + 1] = v end
   return out
 end
 
-redis.register_function(LIBRARY .. '_checkpoint', checkpoint)
-redis.register_function(LIBRARY .. '_checkpoint_read', checkpoint_read)
+register('checkpoint', checkpoint)
+register('checkpoint_read', checkpoint_read)

@@ -24,8 +24,8 @@
 local function issued_token(keys, base, digest, lease_id)
   local status, r = peek_record(base, digest, nil)
   if status == 'found' and lease_id_of(r) == lease_id then return r.token end
-  if redis.call('TYPE', keys[4])['ok'] ~= 'list' then return nil end
-  for _, text in ipairs(redis.call('LRANGE', keys[4], 0, -1)) do
+  if r_call('TYPE', keys[4])['ok'] ~= 'list' then return nil end
+  for _, text in ipairs(r_call('LRANGE', keys[4], 0, -1)) do
     local old = decode(text)
     if old then
       if lease_id_of(old) == lease_id then return old.token end
@@ -40,27 +40,27 @@ local function issued_token(keys, base, digest, lease_id)
 end
 
 local function consume(keys, args)
-  local stored = redis.call('HGET', keys[1], 'hwm')
-  if stored and not string.match(stored, '^%d+$') then return { 'corrupt', '' } end
+  local stored = r_call('HGET', keys[1], 'hwm')
+  if stored and not s_match(stored, '^%d+$') then return { 'corrupt', '' } end
   local token = tonumber(args[1])
   if stored and token < tonumber(stored) then return { 'rejected', stored } end
   if stored and token == tonumber(stored) then
     -- the same token belongs to one lease: another lease id with it is forged
-    local accepted_lease = redis.call('HGET', keys[1], 'lease_id')
+    local accepted_lease = r_call('HGET', keys[1], 'lease_id')
     if accepted_lease and accepted_lease ~= args[2] then return { 'forged_lease_id_mismatch', stored } end
     return { 'accepted', stored }
   end
   -- the message would raise the mark: it must carry a token and a lease the store issued for this identity
   local mark = stored or ''
-  local counter = redis.call('HGET', keys[2], 'counter')
-  if not counter or not string.match(counter, '^%d+$') or token > tonumber(counter) then
+  local counter = r_call('HGET', keys[2], 'counter')
+  if not counter or not s_match(counter, '^%d+$') or token > tonumber(counter) then
     return { 'forged_token_above_issued_counter', mark }
   end
   local issued = issued_token(keys, args[3], args[4], args[2])
   if not issued then return { 'forged_unknown_lease_id', mark } end
   if issued ~= args[1] then return { 'forged_lease_id_mismatch', mark } end
-  redis.call('HSET', keys[1], 'hwm', args[1], 'lease_id', args[2], 'accepted_at_ms', fmt(now_ms()))
+  r_call('HSET', keys[1], 'hwm', args[1], 'lease_id', args[2], 'accepted_at_ms', fmt(now_ms()))
   return { 'accepted', args[1] }
 end
 
-redis.register_function(LIBRARY .. '_consume', consume)
+register('consume', consume)

@@ -9,12 +9,14 @@
 -- identity = the record's identity prefix (7 components, each followed by \31); holder = identity .. lease_id \31
 -- owner_principal_id \31 service_instance_id \31 (the exact-holder prefix of the fixed part).
 --
--- Single-lease reply (all strings): { code, reason, decided_ms, retry_after_ms, current_state | '', replayed '0'|'1',
--- record | '' [, token, expires_ms] } -- the record is the v2 string (or, for an idempotency result stored by the v1
--- encoding, its JSON text); a fresh acquire sends no record (the caller has every other field) but token and
--- expires_ms. Codes and reasons are the contract's wire names.
+-- Single-lease replies (all strings): a fresh success of acquire { code, decided_ms, token } (the caller has every
+-- other field) or of release { code, decided_ms, record }; a refusal { code, reason, decided_ms, retry_after_ms };
+-- otherwise { code, reason, decided_ms, retry_after_ms, current_state | '', replayed '0'|'1', record | '' } -- the
+-- record is the v2 string (or, for an idempotency result stored by the v1 encoding, its JSON text). Codes and reasons
+-- are the contract's wire names (ReplyReader reads all three shapes).
 --
--- Keys (besides the declared ones, all derived from base): lease:D (string: the stored record, prelude.lua; the v2
+-- Acquire and release receive every key they write as a declared KEY (no key name is built in Lua on their hot
+-- paths; base_of derives the base for their slower branches). Keys (the others derived from base): lease:D (string: the stored record, prelude.lua; the v2
 -- hash form {r = record} and the v1 26-field hash of earlier releases are converted on first touch), fence:D (hash counter,
 -- hwm; never deleted), hist:D (list of ended records, newest first, bounded), idem:H (string: request digest \31
 -- code \31 decided_ms \31 record), lid:<lease id> (string: D while active; D \31 terminal state afterwards, for the
@@ -33,7 +35,7 @@ local policies, policy_count = {}, 0
 local function policy(text)
   local cached = policies[text]
   if cached then return cached end
-  local a, b, c, d, e, f = string.match(text, '^(%d+)\31(%d+)\31(%d+)\31(%d+)\31(%d+)\31(%d+)$')
+  local a, b, c, d, e, f = s_match(text, '^(%d+)\31(%d+)\31(%d+)\31(%d+)\31(%d+)\31(%d+)$')
   local p = { retention = tonumber(a), max_deadline = tonumber(b), skew = tonumber(c), grace = tonumber(d),
     history_length = tonumber(e), history_ms = tonumber(f),
     -- the same as Redis arguments (text), and the last history index kept
@@ -55,8 +57,8 @@ end
 local function quarantine(base, digest)
   local key = base .. 'lease:' .. digest
   local q = base .. 'quarantine:' .. digest
-  if redis.call('EXISTS', q) == 0 then redis.call('SET', q, redis.call('DUMP', key)) end
-  redis.call('PERSIST', key)
+  if r_call('EXISTS', q) == 0 then r_call('SET', q, r_call('DUMP', key)) end
+  r_call('PERSIST', key)
 end
 
 -- deletes every key attached to the lease (lease id, token) (attach.lua): the hash att:<lease id>:<token> names
@@ -67,16 +69,22 @@ end
 local ATTACH_CHUNK = 1000
 local function delete_attached(base, lease_id, token)
   local att = base .. 'att:' .. lease_id .. ':' .. token
-  local hashes = redis.call('HKEYS', att)
+  local hashes = r_call('HKEYS', att)
   local n = #hashes
   if n == 0 then return 0 end
   for i = 1, n, ATTACH_CHUNK do
     local chunk = {}
     for j = i, math.min(i + ATTACH_CHUNK - 1, n) do chunk[#chunk + 1] = base .. 'kv:' .. hashes[j] end
-    redis.call('UNLINK', unpack(chunk))
+    r_call('UNLINK', unpack(chunk))
   end
-  redis.call('UNLINK', att)
+  r_call('UNLINK', att)
   return n
+end
+
+-- the base 'P{T}:' of a lease key 'P{T}:lease:D' (the hot paths receive keys, not the base; only their slower
+-- branches -- replay, conversion, expiry -- need it)
+local function base_of(lease_key, digest)
+  return s_sub(lease_key, 1, #lease_key - #digest - 6)
 end
 
 local EXPIRED_OUTBOX_LENGTH = 10000 -- core: SweepRequest (the sweeper drains it; bounded when no sweeper runs)
@@ -87,28 +95,37 @@ local EXPIRED_OUTBOX_LAST = '9999'
 -- expired by any operation other than the sweeper (reported = nil) is also queued on the program's expired outbox
 -- (list 'expired', D \31 record), which sweep.lua drains, so that every expired lease is reported -- and audited --
 -- by exactly one sweep call. Returns the number of attached keys deleted and the ended record's wire form.
-local function end_lease(base, p, digest, r, state, lease_id, reported)
+-- k: the keys, when the caller has them (release passes its declared KEYS: lease, hist, lid, idx:program,
+-- idx:expiry); nil: derived from base.
+local function end_lease(base, p, digest, r, state, lease_id, reported, k)
   r.state = state
   lease_id = lease_id or lease_id_of(r)
   local deleted = 0
+  if k and not base then base = base_of(k[1], digest) end -- only a lease with attached keys or an expiry needs it
   if r.attached then deleted = delete_attached(base, lease_id, r.token) end
-  local hist = base .. 'hist:' .. digest
+  local lease_key, hist, lid, program, expiry
+  if k then
+    lease_key, hist, lid, program, expiry = k[1], k[2], k[3], k[4], k[5]
+  else
+    lease_key, hist, lid = base .. 'lease:' .. digest, base .. 'hist:' .. digest, base .. 'lid:' .. lease_id
+    program, expiry = base .. 'idx:program', base .. 'idx:expiry'
+  end
   local ended = encode(r)
   if state == 'expired' and not reported then
     local outbox = base .. 'expired'
-    if redis.call('LPUSH', outbox, digest .. SEP .. ended) > EXPIRED_OUTBOX_LENGTH then
-      redis.call('LTRIM', outbox, '0', EXPIRED_OUTBOX_LAST)
+    if r_call('LPUSH', outbox, digest .. SEP .. ended) > EXPIRED_OUTBOX_LENGTH then
+      r_call('LTRIM', outbox, '0', EXPIRED_OUTBOX_LAST)
     end
-    redis.call('PEXPIRE', outbox, p.history_ms_text)
+    r_call('PEXPIRE', outbox, p.history_ms_text)
   end
-  if redis.call('LPUSH', hist, ended) > p.history_length then -- trimmed only past the bound: same list either way
-    redis.call('LTRIM', hist, '0', p.history_last_text)
+  if r_call('LPUSH', hist, ended) > p.history_length then -- trimmed only past the bound: same list either way
+    r_call('LTRIM', hist, '0', p.history_last_text)
   end
-  redis.call('PEXPIRE', hist, p.history_ms_text)
-  redis.call('DEL', base .. 'lease:' .. digest)
-  redis.call('SET', base .. 'lid:' .. lease_id, digest .. SEP .. state, 'PX', p.retention_text)
-  redis.call('ZREM', base .. 'idx:program', digest)
-  redis.call('ZREM', base .. 'idx:expiry', digest)
+  r_call('PEXPIRE', hist, p.history_ms_text)
+  r_call('DEL', lease_key)
+  r_call('SET', lid, digest .. SEP .. state, 'PX', p.retention_text)
+  r_call('ZREM', program, digest)
+  r_call('ZREM', expiry, digest)
   return deleted, ended
 end
 
@@ -116,7 +133,7 @@ end
 -- form (single field r = the v2 string, attached keys possible) or the v1 hash (26 fields, checked against the lock
 -- key and, when known, the identity). Both are marked ATTACHED: they may own attached keys (one lookup at their end).
 local function read_hash(key, identity, digest)
-  local raw = redis.pcall('HGETALL', key)
+  local raw = r_pcall('HGETALL', key)
   if raw['err'] then return nil end -- neither string nor hash
   local r
   if #raw == 2 and raw[1] == 'r' then
@@ -140,21 +157,21 @@ end
 -- the caller does not know it (expiry reclaim, list, recovery); then the record is not checked against it. A valid
 -- record in a hash form (read_hash) is converted to the string form in place, its physical TTL kept, atomically in
 -- the calling function (first touch); an invalid one is quarantined as it is.
-local function load_record(base, digest, identity)
-  local key = base .. 'lease:' .. digest
-  local text = redis.pcall('GET', key)
+local function load_record(base, digest, identity, key, text)
+  key = key or (base .. 'lease:' .. digest)
+  if text == nil then text = r_pcall('GET', key) end
   if not text then return 'none' end
   local r, from_hash
   if type(text) == 'string' then r = decode(text) else r, from_hash = read_hash(key, identity, digest), true end
   if not r or r.state ~= 'active'
-      or (identity and string.find(r.fixed, identity, 1, true) ~= 1) then -- a prefix test without a substring
+      or (identity and s_find(r.fixed, identity, 1, true) ~= 1) then -- a prefix test without a substring
     quarantine(base, digest)
     return 'corrupt'
   end
   if from_hash then
-    local pttl = redis.call('PTTL', key)
-    redis.call('DEL', key)
-    if pttl > 0 then redis.call('SET', key, stored(r), 'PX', fmt(pttl)) else redis.call('SET', key, stored(r)) end
+    local pttl = r_call('PTTL', key)
+    r_call('DEL', key)
+    if pttl > 0 then r_call('SET', key, stored(r), 'PX', fmt(pttl)) else r_call('SET', key, stored(r)) end
   end
   return 'active', r
 end
@@ -164,17 +181,17 @@ end
 -- (not a record in any encoding load_record reads, or, when identity is given, another identity's).
 local function peek_record(base, digest, identity)
   local key = base .. 'lease:' .. digest
-  local text = redis.pcall('GET', key)
+  local text = r_pcall('GET', key)
   if not text then return 'none' end
   local r
   if type(text) == 'string' then r = decode(text) else r = read_hash(key, identity, digest) end
-  if not r or (identity and string.find(r.fixed, identity, 1, true) ~= 1) then return 'corrupt' end
+  if not r or (identity and s_find(r.fixed, identity, 1, true) ~= 1) then return 'corrupt' end
   return 'found', r
 end
 
 -- the active record at backend time: an active-shaped record past expires_at is ended as expired first
-local function load_active(base, p, digest, identity, now)
-  local status, r = load_record(base, digest, identity)
+local function load_active(base, p, digest, identity, now, key, text)
+  local status, r = load_record(base, digest, identity, key, text)
   if status == 'active' and now >= r.expires then
     end_lease(base, p, digest, r, 'expired', nil)
     return 'none'
@@ -183,7 +200,7 @@ local function load_active(base, p, digest, identity, now)
 end
 
 local function is_holder(r, holder, token)
-  return r.token == token and string.find(r.fixed, holder, 1, true) == 1
+  return r.token == token and s_find(r.fixed, holder, 1, true) == 1
 end
 
 -- the lease's state now: active, its terminal state from the per-lease evidence (kept for the idempotency
@@ -191,16 +208,16 @@ end
 local function state_of(base, p, digest, identity, now, lease_id)
   local status, r = load_active(base, p, digest, identity, now)
   if status == 'active' and lease_id_of(r) == lease_id then return 'active' end
-  local evidence = redis.call('GET', base .. 'lid:' .. lease_id)
+  local evidence = r_call('GET', base .. 'lid:' .. lease_id)
   if evidence then
-    local state = string.match(evidence, '\31(%a+)$')
+    local state = s_match(evidence, '\31(%a+)$')
     if state then return state end
   end
-  for _, entry in ipairs(redis.call('LRANGE', base .. 'hist:' .. digest, 0, -1)) do
-    if string.find(entry, lease_id, 1, true) then
+  for _, entry in ipairs(r_call('LRANGE', base .. 'hist:' .. digest, 0, -1)) do
+    if s_find(entry, lease_id, 1, true) then
       local old = decode(entry)
       if old then return old.state end
-      local v1 = string.match(entry, '"state":"(%a+)"')
+      local v1 = s_match(entry, '"state":"(%a+)"')
       if v1 then return v1 end
     end
   end
@@ -208,16 +225,16 @@ local function state_of(base, p, digest, identity, now, lease_id)
 end
 
 -- the stored result of idem_key: nil when none, idempotency_conflict for another digest, else the replay
-local function replay(base, p, digest, identity, now, idem_key, request_digest)
-  local stored = redis.pcall('GET', idem_key)
+local function replay(base, p, digest, identity, now, idem_key, request_digest, stored)
+  if stored == nil then stored = r_pcall('GET', idem_key) end
   local sdigest, code, decided, record
   if type(stored) == 'table' and stored['err'] then
-    local raw = redis.call('HGETALL', idem_key) -- written by the v1 encoding
+    local raw = r_call('HGETALL', idem_key) -- written by the v1 encoding
     local map = {}
     for i = 1, #raw, 2 do map[raw[i]] = raw[i + 1] end
     sdigest, code, decided, record = map['digest'], map['code'], map['decided'], map['lease'] or ''
   elseif stored then
-    sdigest, code, decided, record = string.match(stored, '^([^\31]*)\31([^\31]*)\31([^\31]*)\31(.*)$')
+    sdigest, code, decided, record = s_match(stored, '^([^\31]*)\31([^\31]*)\31([^\31]*)\31(.*)$')
   end
   if not sdigest then return nil end
   if request_digest and sdigest ~= request_digest then
@@ -227,14 +244,15 @@ local function replay(base, p, digest, identity, now, idem_key, request_digest)
   if record ~= '' then
     local lease_id
     local r = decode(record)
-    if r then lease_id = lease_id_of(r) else lease_id = string.match(record, '"lease_id":"([^"]+)"') end
+    if r then lease_id = lease_id_of(r) else lease_id = s_match(record, '"lease_id":"([^"]+)"') end
     current = state_of(base, p, digest, identity, now, lease_id or '')
   end
   return reply(code, 'none', tonumber(decided), 0, current, true, record)
 end
 
-local function remember(idem_key, request_digest, code, now, record, p)
-  redis.call('SET', idem_key, request_digest .. SEP .. code .. SEP .. fmt(now) .. SEP .. (record or ''),
+-- stores the result of a mutation: decided is the decision time as text (fmt(now))
+local function remember(idem_key, request_digest, code, decided, record, p)
+  r_call('SET', idem_key, request_digest .. SEP .. code .. SEP .. decided .. SEP .. (record or ''),
     'PX', p.retention_text)
 end
 
@@ -248,54 +266,45 @@ local function begin_mutation(args, idem_key, request_digest, identity)
   return now, p, replay(args[2], p, args[3], identity, now, idem_key, request_digest)
 end
 
--- reclaims up to RECLAIM_BATCH due leases of the program from the expiry queue; each is re-checked against its own
--- record. Returns whether due entries may be left: when fewer than a batch were due, every one of them was ended,
--- requeued at a live expiry (> now) or dropped, so none is due any more.
-local RECLAIM_BATCH, RECLAIM_BATCH_TEXT = 8, '8'
-local function reclaim(base, p, now)
-  local queue = base .. 'idx:expiry'
-  local due = redis.call('ZRANGEBYSCORE', queue, '-inf', fmt(now), 'LIMIT', '0', RECLAIM_BATCH_TEXT)
-  for _, digest in ipairs(due) do
-    local status, r = load_record(base, digest, nil)
-    if status == 'active' and now >= r.expires then
-      end_lease(base, p, digest, r, 'expired', nil)
-    elseif status == 'active' then
-      redis.call('ZADD', queue, fmt(r.expires), digest) -- a late entry: requeue at the live expiry
-    else
-      redis.call('ZREM', queue, digest)
-    end
-  end
-  return #due >= RECLAIM_BATCH
-end
-
--- acquire: KEYS lease:D, fence:D, idem:H. ARGV deadline, base, digest, policy, request digest, identity,
--- lease_id, ttl_ms, maximum_lifetime_ms, rest of the fixed part (after the identity), maximum active leases of the
--- program.
--- Codes: lease_acquired (token, expires_ms), lease_conflict (retry_after_ms = time to expiry; the cheap refusal:
--- no write), lease_rate_limited (active_lease_limit_reached: the program holds its maximum of active leases, counted
--- as ZCARD idx:program minus the entries of idx:expiry already due: O(log N); the ZCOUNT of due entries is skipped
--- when the reclaim just before left none), idempotency_conflict,
--- deadline_exceeded, invalid_lease_request, lease_backend_unavailable with corrupt_record |
--- fencing_counter_exhausted | backend_clock_behind.
+-- acquire: KEYS lease:D, fence:D, idem:H, lid:<lease id>, idx:program, idx:expiry (all declared: one slot).
+-- ARGV deadline, digest, policy, request digest, identity, effective TTL (min(ttl, maximum lifetime), ms), times
+-- tail (\31 ttl \31 maximum_lifetime \31), fixed rest (the fixed part after the identity, lease id first), maximum
+-- active leases of the program ('' = none).
+-- Replies: a fresh acquire { 'lease_acquired', decided_ms, token } (the caller has every other field: expires =
+-- decided + effective TTL); lease_conflict (retry_after_ms = time to expiry; the cheap refusal: the lease key read
+-- and decoded, nothing written), lease_rate_limited (active_lease_limit_reached: the program holds its maximum of
+-- active leases, counted as ZCARD idx:program minus the entries of idx:expiry already due -- the ZCOUNT only when
+-- ZCARD reaches the limit), idempotency_conflict, deadline_exceeded, invalid_lease_request,
+-- lease_backend_unavailable with corrupt_record | fencing_counter_exhausted | backend_clock_behind; a replay is
+-- the single-lease reply with the stored record.
 -- Token rule (core: FencingTokenRule): max(counter + 1, backend_ms * 1024), below 2^53 - 1; never reset.
 local function acquire(keys, args)
-  local base, digest, identity = args[2], args[3], args[6]
-  local now, p, early = begin_mutation(args, keys[3], args[5], identity)
-  if early then return early end
-  local due_left = reclaim(base, p, now)
-  local status, current = load_active(base, p, digest, identity, now)
-  if status == 'corrupt' then return refuse('lease_backend_unavailable', 'corrupt_record', now) end
-  if status == 'active' then return refuse('lease_conflict', 'none', now, current.expires - now) end
-  local limit = tonumber(args[11])
-  if limit then
-    local active = redis.call('ZCARD', base .. 'idx:program')
-    if due_left then active = active - redis.call('ZCOUNT', base .. 'idx:expiry', '-inf', fmt(now)) end
+  local now = now_ms()
+  local p = policy(args[3])
+  local deadline = tonumber(args[1])
+  if deadline > now + p.max_deadline then return refuse('invalid_lease_request', 'none', now) end
+  if now > deadline then return refuse('deadline_exceeded', 'none', now) end
+  local digest, identity = args[2], args[5]
+  local stored_result = r_pcall('GET', keys[3])
+  if stored_result then
+    return replay(base_of(keys[1], digest), p, digest, identity, now, keys[3], args[4], stored_result)
+  end
+  local text = r_pcall('GET', keys[1])
+  if text then
+    local status, current = load_active(base_of(keys[1], digest), p, digest, identity, now, keys[1], text)
+    if status == 'corrupt' then return refuse('lease_backend_unavailable', 'corrupt_record', now) end
+    if status == 'active' then return refuse('lease_conflict', 'none', now, current.expires - now) end
+  end
+  if args[9] ~= '' then
+    local limit = tonumber(args[9])
+    local active = r_call('ZCARD', keys[5])
+    if active >= limit then active = active - r_call('ZCOUNT', keys[6], '-inf', fmt(now)) end
     if active >= limit then return refuse('lease_rate_limited', 'active_lease_limit_reached', now) end
   end
-  local counter_text = redis.call('HGET', keys[2], 'counter')
+  local counter_text = r_call('HGET', keys[2], 'counter')
   local counter = 0
   if counter_text then
-    if not string.match(counter_text, '^%d+$') then
+    if not s_match(counter_text, '^%d+$') then
       return refuse('lease_backend_unavailable', 'corrupt_record', now)
     end
     counter = tonumber(counter_text)
@@ -306,25 +315,24 @@ local function acquire(keys, args)
   local token = math.max(counter + 1, now * TOKENS_PER_MS)
   if token >= MAX_TOKEN then return refuse('lease_backend_unavailable', 'fencing_counter_exhausted', now) end
   local token_text = fmt(token)
-  redis.call('HSET', keys[2], 'counter', token_text)
-  local ttl, lifetime = tonumber(args[8]), tonumber(args[9])
-  local expires = now + math.min(ttl, lifetime)
-  local now_text, expires_text = fmt(now), fmt(expires)
-  -- encode() of the new record; ttl and lifetime as Java sent them (decimal digits, LeaseArguments.acquire)
-  local record = '2\31active\31' .. token_text .. SEP .. now_text .. SEP .. now_text .. SEP .. expires_text .. SEP
-    .. args[8] .. SEP .. args[9] .. SEP .. identity .. args[10]
-  local physical = fmt(expires - now + p.grace)
-  redis.call('SET', keys[1], record, 'PX', physical)
-  redis.call('SET', base .. 'lid:' .. args[7], digest, 'PX', physical)
-  redis.call('ZADD', base .. 'idx:program', '0', digest)
-  redis.call('ZADD', base .. 'idx:expiry', expires_text, digest)
-  remember(keys[3], args[5], 'lease_acquired', now, record, p)
-  return { 'lease_acquired', 'none', now_text, '0', 'active', '0', '', token_text, expires_text }
+  r_call('HSET', keys[2], 'counter', token_text)
+  local effective = tonumber(args[6])
+  local now_text, expires_text = fmt(now), fmt(now + effective)
+  -- encode() of the new record, from the parts Java sent (StoredRecord's layout)
+  local record = '2\31active\31' .. token_text .. SEP .. now_text .. SEP .. now_text .. SEP .. expires_text .. args[7]
+    .. identity .. args[8]
+  local physical = fmt(effective + p.grace)
+  r_call('SET', keys[1], record, 'PX', physical)
+  r_call('SET', keys[4], digest, 'PX', physical)
+  r_call('ZADD', keys[5], '0', digest)
+  r_call('ZADD', keys[6], expires_text, digest)
+  remember(keys[3], args[4], 'lease_acquired', now_text, record, p)
+  return { 'lease_acquired', now_text, token_text }
 end
 
 -- the record held by exactly this holder, or the reply to return (corrupt_record, or lease_lost: stale_lease)
-local function load_held(base, p, digest, identity, now, holder, token)
-  local status, r = load_active(base, p, digest, identity, now)
+local function load_held(base, p, digest, identity, now, holder, token, key, text)
+  local status, r = load_active(base, p, digest, identity, now, key, text)
   if status == 'corrupt' then return nil, refuse('lease_backend_unavailable', 'corrupt_record', now) end
   if status ~= 'active' or not is_holder(r, holder, token) then
     return nil, refuse('lease_lost', 'stale_lease', now)
@@ -335,7 +343,7 @@ end
 local HOLDER_IDENTITY = '^(' .. IDENTITY7 .. ')'
 
 local function holder_identity(holder)
-  return string.match(holder, HOLDER_IDENTITY)
+  return s_match(holder, HOLDER_IDENTITY)
 end
 
 -- a renewal's new TTL argument: a positive number of ms, or nil ('' or absent) to keep the record's TTL
@@ -358,10 +366,10 @@ local function renew_one(base, p, now, digest, idem_key, request_digest, holder,
   r.times = acquired .. SEP .. fmt(now) .. SEP .. fmt(r.expires) .. SEP .. ttl_text .. SEP .. lifetime
   local physical = fmt(r.expires - now + p.grace)
   local record = encode(r)
-  redis.call('SET', base .. 'lease:' .. digest, stored(r, record), 'PX', physical)
-  redis.call('PEXPIRE', base .. 'lid:' .. lease_id, physical)
-  redis.call('ZADD', base .. 'idx:expiry', fmt(r.expires), digest)
-  remember(idem_key, request_digest, 'lease_renewed', now, record, p)
+  r_call('SET', base .. 'lease:' .. digest, stored(r, record), 'PX', physical)
+  r_call('PEXPIRE', base .. 'lid:' .. lease_id, physical)
+  r_call('ZADD', base .. 'idx:expiry', fmt(r.expires), digest)
+  remember(idem_key, request_digest, 'lease_renewed', fmt(now), record, p)
   return reply('lease_renewed', 'none', now, 0, 'active', false, record)
 end
 
@@ -400,19 +408,36 @@ local function renew_batch(keys, args)
   return out
 end
 
--- release: KEYS lease:D, idem:H. ARGV deadline, base, digest, policy, request digest, holder, token, lease_id.
--- Compare-and-delete with terminal evidence. Codes: lease_released (record), lease_lost (stale_lease),
--- idempotency_conflict, deadline_exceeded, invalid_lease_request, lease_backend_unavailable (corrupt_record).
+-- release: KEYS lease:D, hist:D, lid:<lease id>, idx:program, idx:expiry, idem:H (the first five in end_lease's
+-- order). ARGV deadline, digest, policy, request digest, holder, token, lease_id.
+-- Compare-and-delete with terminal evidence. Replies: { 'lease_released', decided_ms, record } (the ended record),
+-- lease_lost (stale_lease), idempotency_conflict, deadline_exceeded, invalid_lease_request,
+-- lease_backend_unavailable (corrupt_record); a replay is the single-lease reply with the stored record.
 local function release(keys, args)
-  local base, digest, holder = args[2], args[3], args[6]
-  local identity = holder_identity(holder)
-  local now, p, early = begin_mutation(args, keys[2], args[5], identity)
-  if early then return early end
-  local r, refused = load_held(base, p, digest, identity, now, holder, args[7])
-  if refused then return refused end
-  local _, record = end_lease(base, p, digest, r, 'released', args[8])
-  remember(keys[2], args[5], 'lease_released', now, record, p)
-  return reply('lease_released', 'none', now, 0, 'released', false, record)
+  local now = now_ms()
+  local p = policy(args[3])
+  local deadline = tonumber(args[1])
+  if deadline > now + p.max_deadline then return refuse('invalid_lease_request', 'none', now) end
+  if now > deadline then return refuse('deadline_exceeded', 'none', now) end
+  local digest, holder, token = args[2], args[5], args[6]
+  local stored_result = r_pcall('GET', keys[6])
+  if stored_result then
+    return replay(base_of(keys[1], digest), p, digest, holder_identity(holder), now, keys[6], args[4], stored_result)
+  end
+  local text = r_pcall('GET', keys[1])
+  -- the fast path: a v2 string, active, unexpired, held by exactly this holder (the holder prefix includes the
+  -- identity prefix, so the identity check is part of it); anything else goes through load_held
+  local r = decode(text)
+  if not (r and r.state == 'active' and now < r.expires and is_holder(r, holder, token)) then
+    local refused
+    r, refused = load_held(base_of(keys[1], digest), p, digest, holder_identity(holder), now, holder, token,
+      keys[1], text)
+    if refused then return refused end
+  end
+  local _, record = end_lease(nil, p, digest, r, 'released', args[7], nil, keys)
+  local now_text = fmt(now)
+  remember(keys[6], args[4], 'lease_released', now_text, record, p)
+  return { 'lease_released', now_text, record }
 end
 
 -- administer: KEYS lease:D, idem:H, audit. ARGV deadline, base, digest, policy, request digest, identity,
@@ -434,7 +459,7 @@ local function administer(keys, args)
     code = revoke and 'lease_revoked' or 'lease_released'
   end
   local c = split(identity)
-  redis.call('XADD', keys[3], 'MAXLEN', '~', args[14], '*',
+  r_call('XADD', keys[3], 'MAXLEN', '~', args[14], '*',
     'event_type', revoke and 'target_lease_revoke' or 'target_lease_force_release',
     'backend_time', ms_to_iso(now), 'request_id', args[13], 'principal_class', 'administrator',
     'principal_id', args[10], 'credential_id', args[11], 'tenant_id', c[1], 'program_id', c[2],
@@ -444,7 +469,7 @@ local function administer(keys, args)
     'reason', args[12])
   if not state then return refuse('lease_lost', 'stale_lease', now) end
   local _, record = end_lease(base, p, digest, r, state, args[8])
-  remember(keys[2], args[5], code, now, record, p)
+  remember(keys[2], args[5], code, fmt(now), record, p)
   return reply(code, 'none', now, 0, state, false, record)
 end
 
@@ -452,9 +477,9 @@ end
 -- authorize and by fence.lua's checkpoint, never lowered) and whether token (text) is refused by it: hwm text or nil,
 -- then nil | 'corrupt_record' (not decimal digits) | 'token_below_high_water_mark'.
 local function high_water_mark(fence_key, token)
-  local hwm_text = redis.call('HGET', fence_key, 'hwm')
+  local hwm_text = r_call('HGET', fence_key, 'hwm')
   if not hwm_text then return nil, nil end
-  if not string.match(hwm_text, '^%d+$') then return hwm_text, 'corrupt_record' end
+  if not s_match(hwm_text, '^%d+$') then return hwm_text, 'corrupt_record' end
   if tonumber(token) < tonumber(hwm_text) then return hwm_text, 'token_below_high_water_mark' end
   return hwm_text, nil
 end
@@ -472,7 +497,7 @@ local function authorize(keys, args)
   if below then return refuse('lease_lost', below, now) end
   local r, refused = load_held(args[2], p, args[3], holder_identity(args[5]), now, args[5], args[6])
   if refused then return refused end
-  redis.call('HSET', keys[2], 'hwm', args[6])
+  r_call('HSET', keys[2], 'hwm', args[6])
   return reply('lease_commit_authorized', 'none', now, 0, 'active', false, encode(r))
 end
 
@@ -493,8 +518,8 @@ end
 local function inspect_by_lease_id(keys, args)
   local now = now_ms()
   if now > tonumber(args[1]) then return refuse('deadline_exceeded', 'none', now) end
-  local digest = redis.call('GET', keys[1])
-  if not digest or string.find(digest, SEP, 1, true) then return refuse('lease_not_found', 'none', now) end
+  local digest = r_call('GET', keys[1])
+  if not digest or s_find(digest, SEP, 1, true) then return refuse('lease_not_found', 'none', now) end
   local status, r = load_active(args[2], policy(args[3]), digest, nil, now)
   if status == 'corrupt' then return refuse('lease_backend_unavailable', 'corrupt_record', now) end
   if status ~= 'active' or lease_id_of(r) ~= args[4] then return refuse('lease_not_found', 'none', now) end
@@ -528,7 +553,7 @@ local function list(keys, args)
   local exhausted = false
   while #out <= page_size and scanned < limit and not exhausted do
     local batch = math.min(page_size + 1, limit - scanned)
-    local members = redis.call('ZRANGEBYLEX', keys[1], start, '+', 'LIMIT', 0, batch)
+    local members = r_call('ZRANGEBYLEX', keys[1], start, '+', 'LIMIT', 0, batch)
     if #members < batch then exhausted = true end
     for _, digest in ipairs(members) do
       if #out > page_size then break end
@@ -538,7 +563,7 @@ local function list(keys, args)
       if status == 'corrupt' then
         corrupt = corrupt + 1
       elseif status == 'none' then
-        redis.call('ZREM', keys[1], digest)
+        r_call('ZREM', keys[1], digest)
       else
         local parts = (filter ~= 'program') and split(r.fixed) or nil
         local match = filter == 'program'
@@ -555,9 +580,9 @@ local function list(keys, args)
   local next_position = ''
   if #out > page_size then
     table.remove(out)
-    next_position = string.match(out[#out], '^([^\31]*)')
+    next_position = s_match(out[#out], '^([^\31]*)')
   elseif not exhausted and scanned >= limit then
-    next_position = string.sub(start, 2)
+    next_position = s_sub(start, 2)
   end
   local reply_list = { 'lease_listed', 'none', fmt(now), next_position, fmt(corrupt) }
   for _, v in ipairs(out) do reply_list[#reply_list + 1] = v end
@@ -572,13 +597,13 @@ local function recover(keys, args)
   if now > tonumber(args[1]) then return { 'deadline_exceeded', fmt(now), '0', '0' } end
   local base, p = args[2], policy(args[8])
   local revoked = 0
-  for _, digest in ipairs(redis.call('ZRANGEBYLEX', keys[1], '-', '+', 'LIMIT', 0, tonumber(args[3]))) do
+  for _, digest in ipairs(r_call('ZRANGEBYLEX', keys[1], '-', '+', 'LIMIT', 0, tonumber(args[3]))) do
     local status, r = load_record(base, digest, nil)
     if status == 'active' then
       local c = split(r.fixed)
       end_lease(base, p, digest, r, 'revoked', c[8])
       revoked = revoked + 1
-      redis.call('XADD', keys[2], 'MAXLEN', '~', args[9], '*', 'event_type', 'target_lease_revoke',
+      r_call('XADD', keys[2], 'MAXLEN', '~', args[9], '*', 'event_type', 'target_lease_revoke',
         'backend_time', ms_to_iso(now), 'request_id', args[7], 'principal_class', 'administrator',
         'principal_id', args[4], 'credential_id', args[5], 'tenant_id', c[1], 'program_id', c[2],
         'target_namespace', c[3], 'target_id', c[4], 'actor_name', c[5], 'workflow_name', c[6],
@@ -586,20 +611,20 @@ local function recover(keys, args)
         'resulting_state', 'revoked', 'result_code', 'lease_revoked', 'retryable', 'false', 'backend_health', 'ok',
         'reason', args[6])
     else
-      redis.call('ZREM', keys[1], digest)
+      r_call('ZREM', keys[1], digest)
     end
   end
-  return { 'lease_revoked', fmt(now), fmt(revoked), fmt(redis.call('ZCARD', keys[1])) }
+  return { 'lease_revoked', fmt(now), fmt(revoked), fmt(r_call('ZCARD', keys[1])) }
 end
 
-redis.register_function(LIBRARY .. '_acquire', acquire)
-redis.register_function(LIBRARY .. '_renew', renew)
-redis.register_function(LIBRARY .. '_renew_batch', renew_batch)
-redis.register_function(LIBRARY .. '_release', release)
-redis.register_function(LIBRARY .. '_administer', administer)
-redis.register_function(LIBRARY .. '_authorize', authorize)
-redis.register_function(LIBRARY .. '_inspect', inspect)
-redis.register_function(LIBRARY .. '_inspect_by_lease_id', inspect_by_lease_id)
-redis.register_function(LIBRARY .. '_resolve', resolve)
-redis.register_function(LIBRARY .. '_list', list)
-redis.register_function(LIBRARY .. '_recover', recover)
+register('acquire', acquire)
+register('renew', renew)
+register('renew_batch', renew_batch)
+register('release', release)
+register('administer', administer)
+register('authorize', authorize)
+register('inspect', inspect)
+register('inspect_by_lease_id', inspect_by_lease_id)
+register('resolve', resolve)
+register('list', list)
+register('recover', recover)

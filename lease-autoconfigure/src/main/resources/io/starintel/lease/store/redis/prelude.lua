@@ -22,6 +22,24 @@
 -- Defines: SEP, now_ms, fmt, decode, times_of, encode, stored, lease_id_of, split, ms_to_iso, iso_to_ms, check_record,
 --   v1_map_to_record, KEY_PREFIX.
 
+-- the string functions and redis.call/pcall as upvalues, bound on the first call of any function (library load time
+-- offers neither: see bind and register), so a call resolves none of them through the globals
+local s_match, s_find, s_sub, s_format, s_byte, r_call, r_pcall
+
+local function bind()
+  s_match, s_find, s_sub, s_format, s_byte = string.match, string.find, string.sub, string.format, string.byte
+  r_call, r_pcall = redis.call, redis.pcall
+end
+
+-- registers function LIBRARY_name; every function of the library is registered through it, so bind has run before
+-- its body
+local function register(name, f)
+  redis.register_function(LIBRARY .. '_' .. name, function(keys, args)
+    if not r_call then bind() end
+    return f(keys, args)
+  end)
+end
+
 local SEP = '\31'
 -- state, token, the span of the five times (acquired renewed expires ttl lifetime: digits), expires, fixed part
 local HEAD = '^2\31([^\31]*)\31(%d+)\31()%d+\31%d+\31(%d+)\31%d+\31%d+()\31()'
@@ -31,7 +49,7 @@ local IDENTITY7 = '[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31[
 local LEASE_ID = '^' .. IDENTITY7 .. '([^\31]*)\31'
 
 local function now_ms()
-  local t = redis.call('TIME')
+  local t = r_call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
@@ -41,7 +59,7 @@ end
 -- formats a Lua number argument with printf '%.17g'.
 local last_n, last_text = nil, nil
 local function fmt(n)
-  if n ~= last_n then last_n, last_text = n, string.format('%d', n) end
+  if n ~= last_n then last_n, last_text = n, s_format('%d', n) end
   return last_text
 end
 
@@ -53,17 +71,17 @@ local ATTACHED = '\31a' -- the stored-only trailer: the lease has (or had) attac
 -- JSON, which cannot contain \31: a trailing \31 'a' is the marker.
 local function decode(text)
   if type(text) ~= 'string' then return nil end
-  local state, token, from, expires, to, pos = string.match(text, HEAD)
+  local state, token, from, expires, to, pos = s_match(text, HEAD)
   if not state then return nil end
   local last, attached = -1, false
-  if string.byte(text, -1) == 97 and string.byte(text, -2) == 31 then last, attached = -3, true end
-  return { state = state, token = token, expires = tonumber(expires), times = string.sub(text, from, to - 1),
-    fixed = string.sub(text, pos, last), attached = attached }
+  if s_byte(text, -1) == 97 and s_byte(text, -2) == 31 then last, attached = -3, true end
+  return { state = state, token = token, expires = tonumber(expires), times = s_sub(text, from, to - 1),
+    fixed = s_sub(text, pos, last), attached = attached }
 end
 
 -- the five times of a record as text: acquired, renewed, expires, ttl, lifetime
 local function times_of(r)
-  return string.match(r.times, TIMES)
+  return s_match(r.times, TIMES)
 end
 
 -- the wire form (replies, history, idempotency records): never the ATTACHED marker
@@ -80,16 +98,16 @@ local function stored(r, wire)
 end
 
 local function lease_id_of(r)
-  return string.match(r.fixed, LEASE_ID)
+  return s_match(r.fixed, LEASE_ID)
 end
 
 -- all \31-separated fields of a text (off the hot path)
 local function split(text)
   local out, start = {}, 1
   while true do
-    local i = string.find(text, SEP, start, true)
-    if not i then out[#out + 1] = string.sub(text, start); return out end
-    out[#out + 1] = string.sub(text, start, i - 1)
+    local i = s_find(text, SEP, start, true)
+    if not i then out[#out + 1] = s_sub(text, start); return out end
+    out[#out + 1] = s_sub(text, start, i - 1)
     start = i + 1
   end
 end
@@ -127,14 +145,14 @@ local function ms_to_iso(ms)
   local h = math.floor(rest / 3600000)
   local mi = math.floor((rest % 3600000) / 60000)
   local s = math.floor((rest % 60000) / 1000)
-  return string.format('%04d-%02d-%02dT%02d:%02d:%02d.%03dZ', y, m, d, h, mi, s, rest % 1000)
+  return s_format('%04d-%02d-%02dT%02d:%02d:%02d.%03dZ', y, m, d, h, mi, s, rest % 1000)
 end
 
 -- 'yyyy-MM-ddTHH:mm:ss.SSSZ' -> epoch ms; epoch-ms digits (the v1 view of a v2 record) are accepted as they are
 local function iso_to_ms(text)
   if type(text) ~= 'string' then return nil end
-  if string.match(text, '^%d+$') then return tonumber(text) end
-  local y, m, d, h, mi, s, ms = string.match(text, '^(%d%d%d%d)%-(%d%d)%-(%d%d)T(%d%d):(%d%d):(%d%d)%.(%d%d%d)Z$')
+  if s_match(text, '^%d+$') then return tonumber(text) end
+  local y, m, d, h, mi, s, ms = s_match(text, '^(%d%d%d%d)%-(%d%d)%-(%d%d)T(%d%d):(%d%d):(%d%d)%.(%d%d%d)Z$')
   if not y then return nil end
   return days_from_civil(tonumber(y), tonumber(m), tonumber(d)) * 86400000
     + tonumber(h) * 3600000 + tonumber(mi) * 60000 + tonumber(s) * 1000 + tonumber(ms)
@@ -169,8 +187,8 @@ local function check_record(map, identity)
     end
   end
   if map['state'] ~= 'active' then return 'state' end
-  if not string.match(map['fencing_token'], '^%d+$') or not string.match(map['ttl_ms'], '^%d+$')
-      or not string.match(map['maximum_lifetime_ms'], '^%d+$') then
+  if not s_match(map['fencing_token'], '^%d+$') or not s_match(map['ttl_ms'], '^%d+$')
+      or not s_match(map['maximum_lifetime_ms'], '^%d+$') then
     return 'number'
   end
   if not iso_to_ms(map['acquired_at']) or not iso_to_ms(map['renewed_at']) or not iso_to_ms(map['expires_at']) then

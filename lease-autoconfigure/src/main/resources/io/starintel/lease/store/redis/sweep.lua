@@ -6,7 +6,7 @@
 --
 -- sweep: KEYS idx:expiry, idx:program (of one program: one slot). ARGV deadline (epoch ms), base 'P{T}:', policy
 -- (lease.lua's policy text), limit (1..1000). First drains up to limit entries of the expired outbox ('expired':
--- leases that another operation found expired and ended first -- acquire's reclaim, or any call on that identity --
+-- leases that another operation found expired and ended first -- any call on that identity --
 -- each popped, so reported, by exactly one call), then ends due leases up to the rest of the limit.
 -- Reply (all strings): { code, decided_ms, scanned (outbox entries + queue entries), attached_keys_deleted,
 --   more '0'|'1' (due entries or outbox entries left), active_leases,
@@ -26,12 +26,12 @@ local function sweep(keys, args)
   local base, p, limit = args[2], policy(args[3]), tonumber(args[4])
   local queue, program = keys[1], keys[2]
   local out, attached = {}, 0
-  local drained = redis.call('RPOP', base .. 'expired', args[4])
+  local drained = r_call('RPOP', base .. 'expired', args[4])
   if not drained then drained = {} end
   for _, entry in ipairs(drained) do out[#out + 1] = entry end
   local due = {}
   if #drained < limit then
-    due = redis.call('ZRANGEBYSCORE', queue, '-inf', fmt(now), 'LIMIT', '0', fmt(limit - #drained))
+    due = r_call('ZRANGEBYSCORE', queue, '-inf', fmt(now), 'LIMIT', '0', fmt(limit - #drained))
   end
   for _, digest in ipairs(due) do
     local status, r = load_record(base, digest, nil)
@@ -40,21 +40,21 @@ local function sweep(keys, args)
       attached = attached + deleted
       out[#out + 1] = digest .. SEP .. ended
     elseif status == 'active' then
-      redis.call('ZADD', queue, fmt(r.expires), digest)
+      r_call('ZADD', queue, fmt(r.expires), digest)
     elseif status == 'none' then
-      redis.call('ZREM', queue, digest)
-      redis.call('ZREM', program, digest)
+      r_call('ZREM', queue, digest)
+      r_call('ZREM', program, digest)
     else
-      redis.call('ZREM', queue, digest)
+      r_call('ZREM', queue, digest)
     end
   end
-  local left = redis.call('ZCOUNT', queue, '-inf', fmt(now))
-  local active = redis.call('ZCARD', program) - left
-  local more = left > 0 or redis.call('LLEN', base .. 'expired') > 0
+  local left = r_call('ZCOUNT', queue, '-inf', fmt(now))
+  local active = r_call('ZCARD', program) - left
+  local more = left > 0 or r_call('LLEN', base .. 'expired') > 0
   local reply = { 'swept', fmt(now), fmt(#drained + #due), fmt(attached), more and '1' or '0',
     fmt(math.max(active, 0)) }
   for _, entry in ipairs(out) do reply[#reply + 1] = entry end
   return reply
 end
 
-redis.register_function(LIBRARY .. '_sweep', sweep)
+register('sweep', sweep)

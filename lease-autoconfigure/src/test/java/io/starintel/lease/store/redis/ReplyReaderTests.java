@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.starintel.lease.core.internal.CorruptRecordException;
+import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.LeaseMetadata;
 import io.starintel.lease.core.LeaseOwner;
 import io.starintel.lease.core.LeaseRecord;
@@ -54,6 +55,49 @@ class ReplyReaderTests {
 		assertThat(result.lease()).isEqualTo(RECORD);
 		assertThat(result.lease().fencingToken()).isEqualTo(1_843_000_000_000_123L);
 		assertThat(result.decidedAt()).isEqualTo(Instant.ofEpochMilli(1764547200000L));
+	}
+
+	private static List<Object> fresh(String code, String decided, String third) {
+		return new ArrayList<>(List.of(code.getBytes(StandardCharsets.UTF_8), decided.getBytes(StandardCharsets.UTF_8),
+				third.getBytes(StandardCharsets.UTF_8)));
+	}
+
+	@Test
+	void freshAcquireIsTheRequestWithTheGeneratedLeaseIdTheTokenAndTheEffectiveTtl() {
+		AcquireRequest request = new AcquireRequest(IDENTITY, "request_1", Instant.now().plusSeconds(5), RECORD.owner(),
+				60_000, 45_000, "execution_1", "job_1", "trace_1", LeaseMetadata.empty());
+		LeaseResult result = ReplyReader.single(fresh("lease_acquired", "1764547200000", "1843000000000123"), IDENTITY,
+				request, "lease_1");
+		assertThat(result.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
+		assertThat(result.replayed()).isFalse();
+		assertThat(result.currentState()).isEqualTo(LeaseState.ACTIVE);
+		LeaseRecord lease = result.lease();
+		assertThat(lease.leaseId()).isEqualTo("lease_1");
+		assertThat(lease.fencingToken()).isEqualTo(1_843_000_000_000_123L);
+		assertThat(lease.acquiredAt()).isEqualTo(Instant.ofEpochMilli(1764547200000L)).isEqualTo(lease.renewedAt());
+		assertThat(lease.expiresAt()).as("capped by the maximum lifetime")
+			.isEqualTo(Instant.ofEpochMilli(1764547200000L + 45_000));
+		assertThat(lease.ttlMs()).isEqualTo(60_000);
+		assertThat(lease.maximumLifetimeMs()).isEqualTo(45_000);
+	}
+
+	@Test
+	void freshReleaseCarriesTheEndedRecordAndItsState() {
+		LeaseRecord released = new LeaseRecord(IDENTITY, RECORD.leaseId(), RECORD.owner(), RECORD.fencingToken(),
+				RECORD.acquiredAt(), RECORD.renewedAt(), RECORD.expiresAt(), RECORD.ttlMs(), RECORD.maximumLifetimeMs(),
+				RECORD.executionId(), RECORD.jobId(), RECORD.traceId(), RECORD.requestId(), RECORD.metadata(),
+				LeaseState.RELEASED);
+		LeaseResult result = ReplyReader.single(fresh("lease_released", "1764547200000", StoredRecord.encode(released)),
+				IDENTITY, null, null);
+		assertThat(result.code()).isEqualTo(ResultCode.LEASE_RELEASED);
+		assertThat(result.lease()).isEqualTo(released);
+		assertThat(result.currentState()).isEqualTo(LeaseState.RELEASED);
+	}
+
+	@Test
+	void freshAcquireWithoutItsRequestIsCorrupt() {
+		assertThatExceptionOfType(CorruptRecordException.class).isThrownBy(() -> ReplyReader
+			.single(fresh("lease_acquired", "1764547200000", "1843000000000123"), IDENTITY, null, null));
 	}
 
 	@Test

@@ -65,6 +65,11 @@ public final class RedisKeys {
 		return this.base + "hist:" + digest;
 	}
 
+	/** The lease-id key of lease {@code leaseId}: its key digest while active, digest and state after it ended. */
+	public String leaseId(String leaseId) {
+		return this.base + "lid:" + leaseId;
+	}
+
 	/** Quarantined copy of a corrupt record. */
 	public String quarantine(String digest) {
 		return this.base + "quarantine:" + digest;

@@ -22,6 +22,8 @@ import io.starintel.lease.core.ListRequest;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.RenewRequest;
+import io.starintel.lease.core.SweepRequest;
+import io.starintel.lease.core.SweepResult;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.core.internal.StoredRecord;
 import io.starintel.lease.store.LeaseAlert;
@@ -211,7 +213,10 @@ class RedisLeaseStoreFailClosedTests extends SharedRedisTests {
 		RedisKeys keys = RedisKeys.of(identity);
 		// a late expiry-queue entry (as if left by an earlier, expired lease of the same identity)
 		redis.opsForZSet().add(keys.expiryQueue(), identity.keyDigest(), 0);
-		acquired(identity("t2")); // any acquire in the program reclaims due queue entries
+		// the sweeper meets the due entry (acquire no longer reclaims other identities' entries: store v2)
+		SweepResult swept = this.store.sweepExpired(new SweepRequest(identity.scope(), 50, Instant.now().plusSeconds(5)));
+		assertThat(swept.status()).isEqualTo(SweepResult.Status.SWEPT);
+		assertThat(swept.expired()).isEmpty();
 		LeaseResult inspected = this.store.inspect(InspectRequest.byIdentity(identity, "c", Instant.now().plusSeconds(5)));
 		assertThat(inspected.code()).isEqualTo(ResultCode.LEASE_INSPECTED);
 		assertThat(inspected.lease()).isEqualTo(successor);
