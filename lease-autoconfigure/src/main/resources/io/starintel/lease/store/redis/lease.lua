@@ -97,7 +97,7 @@ local EXPIRED_OUTBOX_LAST = '9999'
 -- by exactly one sweep call. Returns the number of attached keys deleted and the ended record's wire form.
 -- k: the keys, when the caller has them (release passes its declared KEYS: lease, hist, lid, idx:program,
 -- idx:expiry); nil: derived from base.
-local function end_lease(base, p, digest, r, state, lease_id, reported, k)
+local function end_lease(base, p, digest, r, state, lease_id, reported, k, ended)
   r.state = state
   lease_id = lease_id or lease_id_of(r)
   local deleted = 0
@@ -110,7 +110,7 @@ local function end_lease(base, p, digest, r, state, lease_id, reported, k)
     lease_key, hist, lid = base .. 'lease:' .. digest, base .. 'hist:' .. digest, base .. 'lid:' .. lease_id
     program, expiry = base .. 'idx:program', base .. 'idx:expiry'
   end
-  local ended = encode(r)
+  ended = ended or encode(r)
   if state == 'expired' and not reported then
     local outbox = base .. 'expired'
     if r_call('LPUSH', outbox, digest .. SEP .. ended) > EXPIRED_OUTBOX_LENGTH then
@@ -250,9 +250,22 @@ local function replay(base, p, digest, identity, now, idem_key, request_digest, 
   return reply(code, 'none', tonumber(decided), 0, current, true, record)
 end
 
--- stores the result of a mutation: decided is the decision time as text (fmt(now))
+-- the stored result of a mutation (idem:H): decided is the decision time as text (fmt(now))
+local function result_text(request_digest, code, decided, record)
+  return request_digest .. SEP .. code .. SEP .. decided .. SEP .. (record or '')
+end
+
+-- stores the result of a mutation
 local function remember(idem_key, request_digest, code, decided, record, p)
-  r_call('SET', idem_key, request_digest .. SEP .. code .. SEP .. decided .. SEP .. (record or ''),
+  r_call('SET', idem_key, result_text(request_digest, code, decided, record), 'PX', p.retention_text)
+end
+
+-- stores the result of a mutation unless the request id already has one, in one command (SET NX GET): the acquire
+-- and release hot paths read the idempotency key only on their refusal paths and claim it here, before any
+-- mutation. Returns the stored result when there was one (false otherwise; a table for a v1 hash record): the
+-- caller then replays it and mutates nothing.
+local function claim(idem_key, request_digest, code, decided, record, p)
+  return r_pcall('SET', idem_key, result_text(request_digest, code, decided, record), 'NX', 'GET',
     'PX', p.retention_text)
 end
 
@@ -264,6 +277,16 @@ local function begin_mutation(args, idem_key, request_digest, identity)
   if deadline > now + p.max_deadline then return now, p, refuse('invalid_lease_request', 'none', now) end
   if now > deadline then return now, p, refuse('deadline_exceeded', 'none', now) end
   return now, p, replay(args[2], p, args[3], identity, now, idem_key, request_digest)
+end
+
+-- a refusal of acquire on a free identity, unless the request id has a stored result: then that result is replayed
+-- (every answer but a fresh acquire looks for it first; a fresh acquire claims the key instead, see claim)
+local function acquire_refused(keys, args, p, now, code, reason)
+  local stored_result = r_pcall('GET', keys[3])
+  if stored_result then
+    return replay(base_of(keys[1], args[2]), p, args[2], args[5], now, keys[3], args[4], stored_result)
+  end
+  return refuse(code, reason, now)
 end
 
 -- acquire: KEYS lease:D, fence:D, idem:H, lid:<lease id>, idx:program, idx:expiry (all declared: one slot).
@@ -285,12 +308,12 @@ local function acquire(keys, args)
   if deadline > now + p.max_deadline then return refuse('invalid_lease_request', 'none', now) end
   if now > deadline then return refuse('deadline_exceeded', 'none', now) end
   local digest, identity = args[2], args[5]
-  local stored_result = r_pcall('GET', keys[3])
-  if stored_result then
-    return replay(base_of(keys[1], digest), p, digest, identity, now, keys[3], args[4], stored_result)
-  end
   local text = r_pcall('GET', keys[1])
   if text then
+    local stored_result = r_pcall('GET', keys[3])
+    if stored_result then
+      return replay(base_of(keys[1], digest), p, digest, identity, now, keys[3], args[4], stored_result)
+    end
     local status, current = load_active(base_of(keys[1], digest), p, digest, identity, now, keys[1], text)
     if status == 'corrupt' then return refuse('lease_backend_unavailable', 'corrupt_record', now) end
     if status == 'active' then return refuse('lease_conflict', 'none', now, current.expires - now) end
@@ -299,34 +322,35 @@ local function acquire(keys, args)
     local limit = tonumber(args[9])
     local active = r_call('ZCARD', keys[5])
     if active >= limit then active = active - r_call('ZCOUNT', keys[6], '-inf', fmt(now)) end
-    if active >= limit then return refuse('lease_rate_limited', 'active_lease_limit_reached', now) end
+    if active >= limit then return acquire_refused(keys, args, p, now, 'lease_rate_limited', 'active_lease_limit_reached') end
   end
   local counter_text = r_call('HGET', keys[2], 'counter')
   local counter = 0
   if counter_text then
-    if not s_match(counter_text, '^%d+$') then
-      return refuse('lease_backend_unavailable', 'corrupt_record', now)
-    end
+    if not s_match(counter_text, '^%d+$') then return acquire_refused(keys, args, p, now, 'lease_backend_unavailable', 'corrupt_record') end
     counter = tonumber(counter_text)
   end
   if counter > (now + p.skew) * TOKENS_PER_MS then
-    return refuse('lease_backend_unavailable', 'backend_clock_behind', now)
+    return acquire_refused(keys, args, p, now, 'lease_backend_unavailable', 'backend_clock_behind')
   end
   local token = math.max(counter + 1, now * TOKENS_PER_MS)
-  if token >= MAX_TOKEN then return refuse('lease_backend_unavailable', 'fencing_counter_exhausted', now) end
+  if token >= MAX_TOKEN then return acquire_refused(keys, args, p, now, 'lease_backend_unavailable', 'fencing_counter_exhausted') end
   local token_text = fmt(token)
-  r_call('HSET', keys[2], 'counter', token_text)
   local effective = tonumber(args[6])
   local now_text, expires_text = fmt(now), fmt(now + effective)
   -- encode() of the new record, from the parts Java sent (StoredRecord's layout)
   local record = '2\31active\31' .. token_text .. SEP .. now_text .. SEP .. now_text .. SEP .. expires_text .. args[7]
     .. identity .. args[8]
+  local stored_result = claim(keys[3], args[4], 'lease_acquired', now_text, record, p)
+  if stored_result then
+    return replay(base_of(keys[1], digest), p, digest, identity, now, keys[3], args[4], stored_result)
+  end
   local physical = fmt(effective + p.grace)
+  r_call('HSET', keys[2], 'counter', token_text)
   r_call('SET', keys[1], record, 'PX', physical)
   r_call('SET', keys[4], digest, 'PX', physical)
   r_call('ZADD', keys[5], '0', digest)
   r_call('ZADD', keys[6], expires_text, digest)
-  remember(keys[3], args[4], 'lease_acquired', now_text, record, p)
   return { 'lease_acquired', now_text, token_text }
 end
 
@@ -420,24 +444,30 @@ local function release(keys, args)
   if deadline > now + p.max_deadline then return refuse('invalid_lease_request', 'none', now) end
   if now > deadline then return refuse('deadline_exceeded', 'none', now) end
   local digest, holder, token = args[2], args[5], args[6]
-  local stored_result = r_pcall('GET', keys[6])
-  if stored_result then
-    return replay(base_of(keys[1], digest), p, digest, holder_identity(holder), now, keys[6], args[4], stored_result)
-  end
   local text = r_pcall('GET', keys[1])
   -- the fast path: a v2 string, active, unexpired, held by exactly this holder (the holder prefix includes the
-  -- identity prefix, so the identity check is part of it); anything else goes through load_held
+  -- identity prefix, so the identity check is part of it); anything else first looks for a stored result of this
+  -- request id (a retry replays it), then goes through load_held
   local r = decode(text)
   if not (r and r.state == 'active' and now < r.expires and is_holder(r, holder, token)) then
+    local stored_result = r_pcall('GET', keys[6])
+    if stored_result then
+      return replay(base_of(keys[1], digest), p, digest, holder_identity(holder), now, keys[6], args[4],
+        stored_result)
+    end
     local refused
     r, refused = load_held(base_of(keys[1], digest), p, digest, holder_identity(holder), now, holder, token,
       keys[1], text)
     if refused then return refused end
   end
-  local _, record = end_lease(nil, p, digest, r, 'released', args[7], nil, keys)
-  local now_text = fmt(now)
-  remember(keys[6], args[4], 'lease_released', now_text, record, p)
-  return { 'lease_released', now_text, record }
+  r.state = 'released'
+  local ended, now_text = encode(r), fmt(now)
+  local stored_result = claim(keys[6], args[4], 'lease_released', now_text, ended, p)
+  if stored_result then
+    return replay(base_of(keys[1], digest), p, digest, holder_identity(holder), now, keys[6], args[4], stored_result)
+  end
+  end_lease(nil, p, digest, r, 'released', args[7], nil, keys, ended)
+  return { 'lease_released', now_text, ended }
 end
 
 -- administer: KEYS lease:D, idem:H, audit. ARGV deadline, base, digest, policy, request digest, identity,
