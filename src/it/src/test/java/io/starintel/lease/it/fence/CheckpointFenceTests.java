@@ -10,6 +10,7 @@ import java.time.Duration;
 
 import io.starintel.lease.fence.checkpoint.Checkpoint;
 import io.starintel.lease.fence.checkpoint.CheckpointReadStatus;
+import io.starintel.lease.it.redis.RedisServerKind;
 import io.starintel.lease.it.redis.RedisServers;
 import io.starintel.lease.test.FaultProxy;
 import io.starintel.lease.test.RedisServerProcess;
@@ -21,13 +22,15 @@ import io.starintel.lease.context.LeaseContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Checkpoint enforcement point against the real Redis: lease validation and checkpoint write are one script, so
- * an expired or superseded holder can never overwrite progress or a terminal state.
+ * Checkpoint enforcement point against the real Redis (and Valkey: {@link ValkeyCheckpointFenceTests}): lease
+ * validation and checkpoint write are one script, so an expired or superseded holder can never overwrite progress or
+ * a terminal state.
  */
 class CheckpointFenceTests {
 
@@ -36,8 +39,8 @@ class CheckpointFenceTests {
 	static RedisCheckpointStore checkpoints;
 
 	@BeforeAll
-	static void setUp() {
-		fixture = new FenceFixture();
+	static void setUp(TestInfo testInfo) {
+		fixture = new FenceFixture(RedisServerKind.of(testInfo));
 		checkpoints = new RedisCheckpointStore(fixture.redis);
 	}
 
@@ -107,7 +110,7 @@ class CheckpointFenceTests {
 	@Test
 	void lostReplyIsOutcomeUnknownWithinTheDeadlineAndResolvedByResendingAfterTheConnectionWasCut()
 			throws Exception {
-		URI uri = RedisServers.uri();
+		URI uri = fixture.server.uri();
 		LeaseContext a = fixture.acquire(fixture.identity("cp-reply-lost"), "alice", 30_000);
 		try (FaultProxy proxy = new FaultProxy(new InetSocketAddress(uri.getHost(), uri.getPort()))) {
 			LettuceConnectionFactory proxied = RedisServers.factory("127.0.0.1", proxy.port());

@@ -12,6 +12,7 @@ import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.fence.FenceGuard;
+import io.starintel.lease.it.redis.RedisServerKind;
 import io.starintel.lease.it.redis.RedisServers;
 import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.store.redis.RedisLeaseStore;
@@ -23,26 +24,41 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The lease side of the fence suites: the real {@link RedisLeaseStore} on the shared Redis, a {@link FenceGuard},
- * and helpers to acquire and to wait (on the server's clock) until a lease has expired. Each fixture uses its own
- * program, so suites share the server without cleanup.
+ * The lease side of the fence suites: the real {@link RedisLeaseStore} on the shared server of a kind (Redis, or
+ * Valkey for the {@code Valkey…Tests} subclasses, {@link RedisServerKind#of(Class)}; checked with
+ * {@code INFO server}), a {@link FenceGuard}, and helpers to acquire and to wait (on the server's clock) until a lease
+ * has expired. Each fixture uses its own program, so suites share the server without cleanup.
  */
 final class FenceFixture implements AutoCloseable {
 
-	final LettuceConnectionFactory factory = RedisServers.factory();
+	/** The kind of server the lease store (and every fence key) is on. */
+	final RedisServerKind server;
 
-	final StringRedisTemplate redis = new StringRedisTemplate(this.factory);
+	final LettuceConnectionFactory factory;
 
-	final RedisLeaseStore store = RedisServers.store(this.factory);
+	final StringRedisTemplate redis;
 
-	final FenceGuard guard = new FenceGuard(this.store);
+	final RedisLeaseStore store;
+
+	final FenceGuard guard;
 
 	final String tenant = "tenant-fence";
 
 	final String program = "p-" + UUID.randomUUID().toString().substring(0, 8);
 
+	/** A fixture on the shared Redis. */
 	FenceFixture() {
+		this(RedisServerKind.REDIS);
+	}
+
+	/** A fixture on the shared server of a kind. */
+	FenceFixture(RedisServerKind server) {
+		this.server = server;
+		this.factory = RedisServers.factory(server);
+		this.redis = new StringRedisTemplate(this.factory);
 		this.redis.afterPropertiesSet();
+		this.store = RedisServers.store(this.factory);
+		this.guard = new FenceGuard(this.store);
 	}
 
 	LockIdentity identity(String target) {

@@ -26,6 +26,7 @@ import io.starintel.lease.fence.amqp.internal.FencedListenerAdvice;
 import io.starintel.lease.fence.checkpoint.CheckpointReadStatus;
 import io.starintel.lease.fence.checkpoint.CheckpointState;
 import io.starintel.lease.fence.checkpoint.RedisCheckpointStore;
+import io.starintel.lease.it.redis.RedisServerKind;
 import io.starintel.lease.store.redis.internal.LeaseLibrary;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -38,7 +39,8 @@ import static org.mockito.Mockito.when;
  * check each send exactly one {@code FCALL} of {@code <library>_checkpoint}, {@code _checkpoint_read} and
  * {@code _consume} and no other command (observed with a Lettuce command listener on the fixture's own client, as
  * RedisOneRoundTripTests does for the lease operations); a server without the library answers "function not found",
- * which loads it once ({@code FUNCTION LOAD}) before the call is sent again.
+ * which loads it once ({@code FUNCTION LOAD}) before the call is sent again. On Redis, and on Valkey through
+ * {@link ValkeyFenceFunctionCallTests}.
  */
 class FenceFunctionCallTests {
 
@@ -54,7 +56,7 @@ class FenceFunctionCallTests {
 
 	@BeforeEach
 	void listen() {
-		this.fixture = new FenceFixture();
+		this.fixture = new FenceFixture(RedisServerKind.of(getClass()));
 		this.checkpoints = new RedisCheckpointStore(this.fixture.redis);
 		this.advice = new FencedListenerAdvice(this.fixture.redis,
 				ProgramScope.of(this.fixture.tenant, this.fixture.program), true, new ConsumerRejectionRecorder());

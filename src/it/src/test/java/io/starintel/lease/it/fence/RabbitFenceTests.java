@@ -23,6 +23,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.starintel.lease.fence.amqp.internal.FencedListenerAdvice;
 import io.starintel.lease.fence.amqp.FencedRabbitTemplate;
 import io.starintel.lease.context.LeaseContext;
+import io.starintel.lease.it.redis.RedisServerKind;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -42,7 +43,7 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * RabbitMQ enforcement point against the real broker (127.0.0.1:5672 guest/guest) with leases in the real Redis
- * store: publish-side refusal of expired and superseded holders, fence headers and confirms, and the consumer-side
+ * store (and the Valkey one: {@link ValkeyRabbitFenceTests}): publish-side refusal of expired and superseded holders, fence headers and confirms, and the consumer-side
  * guard dead-lettering a delayed lower-token message after the successor's message was accepted.
  */
 class RabbitFenceTests {
@@ -76,7 +77,7 @@ class RabbitFenceTests {
 
 	@BeforeEach
 	void setUp() {
-		this.fixture = new FenceFixture();
+		this.fixture = new FenceFixture(RedisServerKind.of(getClass()));
 		this.connectionFactory = new CachingConnectionFactory(
 				ServiceEnvironment.env("STARINTEL_RABBIT_HOST", "127.0.0.1"), 5672);
 		this.connectionFactory.setUsername("guest");

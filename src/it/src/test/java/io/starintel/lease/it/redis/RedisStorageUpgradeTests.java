@@ -3,6 +3,8 @@ package io.starintel.lease.it.redis;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.lang.reflect.AccessibleObject;
+import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -26,22 +28,30 @@ import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.LeaseState;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.Operation;
+import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.core.internal.StoredRecord;
 import io.starintel.lease.fence.FenceOutcome;
 import io.starintel.lease.fence.FencedWriteResult;
+import io.starintel.lease.fence.amqp.FenceHeaders;
+import io.starintel.lease.fence.amqp.FencedMessageRejectedException;
+import io.starintel.lease.fence.amqp.internal.ConsumerRejectionRecorder;
+import io.starintel.lease.fence.amqp.internal.FencedListenerAdvice;
 import io.starintel.lease.fence.checkpoint.Checkpoint;
 import io.starintel.lease.fence.checkpoint.CheckpointState;
 import io.starintel.lease.fence.checkpoint.RedisCheckpointStore;
 import io.starintel.lease.store.LeaseAlert;
 import io.starintel.lease.store.redis.internal.RedisKeys;
 import io.starintel.lease.store.redis.RedisLeaseStore;
+import org.aopalliance.intercept.MethodInvocation;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageProperties;
 import org.springframework.data.redis.connection.DataType;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.DefaultRedisScript;
@@ -294,6 +304,165 @@ class RedisStorageUpgradeTests extends SharedRedisTests {
 			.isEqualTo(FenceOutcome.LEASE_LOST);
 		assertThat(checkpoints.read(identity).found().orElseThrow().progress()).isEqualTo("bob done");
 		assertThat(this.alerts).isEmpty();
+	}
+
+	/**
+	 * The consumer fence (the listener advice, the library's consume) on a lease written by the v1 scripts: its
+	 * (lease id, token) read from the 26-field hash is accepted and raises the mark without converting the hash;
+	 * forged tokens and lease ids are rejected without moving the mark; once the v1 release ended it, its token is
+	 * accepted at the mark and rejected below it after the v2 successor's higher token was accepted.
+	 */
+	@Test
+	void fencedConsumeOfAV1LeaseIsAcceptedWithoutConvertingTheRecordForgeriesNeverMoveTheMarkAndTheSuccessorWins()
+			throws Throwable {
+		LockIdentity identity = identity("t-consume");
+		V1Lease v1 = v1Acquire(acquireRequest(identity, "alice"));
+		RedisKeys keys = RedisKeys.of(identity);
+		String digest = identity.keyDigest();
+		String leaseKey = keys.lease(digest);
+		Map<Object, Object> v1Hash = redis.opsForHash().entries(leaseKey);
+		FencedListenerAdvice advice = consumerAdvice();
+
+		// forged before anything was accepted: no mark is written
+		assertThat(consume(advice, identity, v1.leaseId(), v1.token() + 1))
+			.isEqualTo("forged_token_above_issued_counter");
+		assertThat(consume(advice, identity, Identifiers.generate("lease"), v1.token()))
+			.isEqualTo("forged_unknown_lease_id");
+		assertThat(redis.hasKey(advice.key(digest))).isFalse();
+
+		assertThat(consume(advice, identity, v1.leaseId(), v1.token())).isEqualTo("accepted");
+		assertThat(mark(advice, identity)).isEqualTo(Long.toString(v1.token()));
+		assertThat(redis.<String, String>opsForHash().get(advice.key(digest), "lease_id")).isEqualTo(v1.leaseId());
+		// the fence functions read a v1 record as it is: no conversion, no quarantine
+		assertThat(redis.type(leaseKey)).isEqualTo(DataType.HASH);
+		assertThat(redis.opsForHash().entries(leaseKey)).isEqualTo(v1Hash);
+		assertThat(redis.hasKey(keys.quarantine(digest))).isFalse();
+
+		// forged after the accept: rejected, the mark stays
+		assertThat(consume(advice, identity, v1.leaseId(), v1.token() + 1))
+			.isEqualTo("forged_token_above_issued_counter");
+		assertThat(consume(advice, identity, v1.leaseId(), (1L << 53) - 2))
+			.isEqualTo("forged_token_above_issued_counter");
+		assertThat(consume(advice, identity, Identifiers.generate("lease"), v1.token()))
+			.isEqualTo("forged_lease_id_mismatch");
+		assertThat(consume(advice, identity, v1.leaseId(), v1.token() - 1)).isEqualTo("token_below_high_water_mark");
+		assertThat(mark(advice, identity)).isEqualTo(Long.toString(v1.token()));
+		assertThat(redis.type(leaseKey)).isEqualTo(DataType.HASH);
+
+		v1Release(identity, v1, "alice");
+		assertThat(redis.hasKey(leaseKey)).isFalse();
+		assertThat(consume(advice, identity, v1.leaseId(), v1.token())).as("ended, at the mark").isEqualTo("accepted");
+		assertThat(mark(advice, identity)).isEqualTo(Long.toString(v1.token()));
+
+		LeaseResult next = this.store.acquire(acquireRequest(identity, "bob"));
+		assertThat(next.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
+		long nextToken = next.lease().fencingToken();
+		assertThat(nextToken).isGreaterThan(v1.token());
+		assertThat(consume(advice, identity, next.lease().leaseId(), nextToken)).isEqualTo("accepted");
+		assertThat(mark(advice, identity)).isEqualTo(Long.toString(nextToken));
+		assertThat(consume(advice, identity, v1.leaseId(), v1.token())).isEqualTo("token_below_high_water_mark");
+		assertThat(consume(advice, identity, v1.leaseId(), nextToken)).isEqualTo("forged_lease_id_mismatch");
+		assertThat(mark(advice, identity)).isEqualTo(Long.toString(nextToken));
+		assertThat(this.alerts).isEmpty();
+	}
+
+	/**
+	 * A v1 lease ended by the v1 release before any of its messages was consumed: its (lease id, token) is found
+	 * only in the identity's history, as the v1 JSON entry (the lease key holds the v2 successor), and raises the
+	 * mark; its lease id with another issued token, or an unknown lease id, is forged and leaves no mark.
+	 */
+	@Test
+	void fencedConsumeRecognisesAV1LeaseEndedByTheV1ReleaseFromItsJsonHistoryEntry() throws Throwable {
+		LockIdentity identity = identity("t-consume-ended");
+		V1Lease v1 = v1Acquire(acquireRequest(identity, "alice"));
+		v1Release(identity, v1, "alice");
+		RedisKeys keys = RedisKeys.of(identity);
+		String digest = identity.keyDigest();
+		LeaseResult next = this.store.acquire(acquireRequest(identity, "bob"));
+		assertThat(next.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
+		long nextToken = next.lease().fencingToken();
+		assertThat(nextToken).isGreaterThan(v1.token());
+		assertThat(redis.type(keys.lease(digest))).isEqualTo(DataType.STRING);
+		assertThat(redis.opsForList().range(keys.history(digest), 0, -1)).as("the v1 JSON entry is still there")
+			.singleElement().asString().startsWith("{").contains("\"lease_id\":\"" + v1.leaseId() + "\"");
+		FencedListenerAdvice advice = consumerAdvice();
+
+		assertThat(consume(advice, identity, v1.leaseId(), nextToken)).isEqualTo("forged_lease_id_mismatch");
+		assertThat(consume(advice, identity, Identifiers.generate("lease"), v1.token()))
+			.isEqualTo("forged_unknown_lease_id");
+		assertThat(redis.hasKey(advice.key(digest))).isFalse();
+
+		assertThat(consume(advice, identity, v1.leaseId(), v1.token())).isEqualTo("accepted");
+		assertThat(mark(advice, identity)).isEqualTo(Long.toString(v1.token()));
+		assertThat(consume(advice, identity, v1.leaseId(), v1.token())).isEqualTo("accepted");
+		assertThat(consume(advice, identity, next.lease().leaseId(), nextToken)).isEqualTo("accepted");
+		assertThat(mark(advice, identity)).isEqualTo(Long.toString(nextToken));
+		assertThat(consume(advice, identity, v1.leaseId(), v1.token())).isEqualTo("token_below_high_water_mark");
+		assertThat(mark(advice, identity)).isEqualTo(Long.toString(nextToken));
+		assertThat(this.alerts).isEmpty();
+	}
+
+	/** The consumer fence of this test's program (fenced messages required). */
+	private FencedListenerAdvice consumerAdvice() {
+		return new FencedListenerAdvice(redis, ProgramScope.of("tenant-up", this.program), true,
+				new ConsumerRejectionRecorder());
+	}
+
+	/**
+	 * Delivers a fenced message through the advice as a listener container would: {@code accepted} when the
+	 * listener ran, else the wire name of the rejection (the listener did not run).
+	 */
+	private static String consume(FencedListenerAdvice advice, LockIdentity identity, String leaseId, long token)
+			throws Throwable {
+		MessageProperties properties = new MessageProperties();
+		properties.setHeader(FenceHeaders.TOKEN, token);
+		properties.setHeader(FenceHeaders.LOCK_KEY_DIGEST, identity.keyDigest());
+		properties.setHeader(FenceHeaders.LEASE_ID, leaseId);
+		Message message = new Message(new byte[0], properties);
+		boolean[] listenerRan = { false };
+		MethodInvocation invocation = new MethodInvocation() {
+
+			@Override
+			public Method getMethod() {
+				throw new UnsupportedOperationException();
+			}
+
+			@Override
+			public Object[] getArguments() {
+				return new Object[] { message };
+			}
+
+			@Override
+			public Object proceed() {
+				listenerRan[0] = true;
+				return null;
+			}
+
+			@Override
+			public Object getThis() {
+				return null;
+			}
+
+			@Override
+			public AccessibleObject getStaticPart() {
+				throw new UnsupportedOperationException();
+			}
+
+		};
+		try {
+			advice.invoke(invocation);
+		}
+		catch (FencedMessageRejectedException ex) {
+			assertThat(listenerRan[0]).as("the listener ran for a rejected message").isFalse();
+			return ex.reason().wireName();
+		}
+		assertThat(listenerRan[0]).as("the listener ran").isTrue();
+		return "accepted";
+	}
+
+	/** The consumed high-water mark of an identity (null when nothing was accepted). */
+	private static String mark(FencedListenerAdvice advice, LockIdentity identity) {
+		return redis.<String, String>opsForHash().get(advice.key(identity.keyDigest()), "hwm");
 	}
 
 	/** The record the v1 holder has in memory (read from the v1 hash, without touching it through the store). */
