@@ -88,16 +88,27 @@ final class ArgumentBytes {
 		if (value < 0) {
 			return bytes(Long.toString(value));
 		}
+		int digits = digits(value);
+		byte[] out = new byte[digits];
+		writeDigits(out, 0, digits, value);
+		return out;
+	}
+
+	/** How many decimal digits a non-negative number has. */
+	static int digits(long value) {
 		int digits = 1;
 		for (long v = value / 10; v > 0; v /= 10) {
 			digits++;
 		}
-		byte[] out = new byte[digits];
-		for (int i = digits - 1; i >= 0; i--) {
+		return digits;
+	}
+
+	/** Writes the {@code digits} decimal digits of a non-negative number at {@code at}. */
+	static void writeDigits(byte[] out, int at, int digits, long value) {
+		for (int i = at + digits - 1; i >= at; i--) {
 			out[i] = (byte) ('0' + value % 10);
 			value /= 10;
 		}
-		return out;
 	}
 
 }

@@ -94,12 +94,13 @@ final class IdentityKeys {
 		return IdempotencyKeys.key(this.idempotencyPrefix, operation.wireName(), this.lockKey, principalId, requestId);
 	}
 
-	/** {@code P{T}:lid:<lease id>} ({@link RedisKeys#leaseId}), built straight to bytes. */
+	/** {@code P{T}:lid:<lease id>} ({@link RedisKeys#leaseId}), built straight to bytes (lease ids are ASCII). */
 	byte[] leaseIdKey(String leaseId) {
 		byte[] prefix = this.leaseIdPrefix;
-		byte[] id = bytes(leaseId);
-		byte[] key = Arrays.copyOf(prefix, prefix.length + id.length);
-		System.arraycopy(id, 0, key, prefix.length, id.length);
+		byte[] key = Arrays.copyOf(prefix, prefix.length + leaseId.length());
+		for (int i = 0; i < leaseId.length(); i++) {
+			key[prefix.length + i] = (byte) leaseId.charAt(i);
+		}
 		return key;
 	}
 

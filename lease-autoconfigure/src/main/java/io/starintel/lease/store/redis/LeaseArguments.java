@@ -68,13 +68,15 @@ final class LeaseArguments {
 
 	/** {@code \31 ttl \31 maximum_lifetime \31}: the record's last two times and the separator before its fixed part. */
 	private static byte[] timesTail(AcquireRequest r) {
-		byte[] ttl = number(r.ttlMs());
-		byte[] lifetime = number(r.maximumLifetimeMs());
-		byte[] out = new byte[ttl.length + lifetime.length + 3];
+		long ttl = r.ttlMs();
+		long lifetime = r.maximumLifetimeMs();
+		int ttlDigits = ArgumentBytes.digits(ttl);
+		int lifetimeDigits = ArgumentBytes.digits(lifetime);
+		byte[] out = new byte[ttlDigits + lifetimeDigits + 3];
 		out[0] = (byte) StoredRecord.SEP;
-		System.arraycopy(ttl, 0, out, 1, ttl.length);
-		out[ttl.length + 1] = (byte) StoredRecord.SEP;
-		System.arraycopy(lifetime, 0, out, ttl.length + 2, lifetime.length);
+		ArgumentBytes.writeDigits(out, 1, ttlDigits, ttl);
+		out[ttlDigits + 1] = (byte) StoredRecord.SEP;
+		ArgumentBytes.writeDigits(out, ttlDigits + 2, lifetimeDigits, lifetime);
 		out[out.length - 1] = (byte) StoredRecord.SEP;
 		return out;
 	}
