@@ -66,9 +66,8 @@ public final class ManyLeasesRenewalHarness {
 		Timer lag = Timer.builder("lag").publishPercentiles(0.5, 0.99).register(meters);
 		scheduler.setLagRecorder(lag::record);
 		LeaseOwner owner = new LeaseOwner("prn_bench", "client_bench", "key_bench", "instance_bench");
-		List<LeaseContext> contexts = Collections.synchronizedList(new ArrayList<>(leases));
-		List<LeaseRenewal> registrations = Collections
-			.synchronizedList(new ArrayList<>(leases));
+		// each lease with its renewal registration, so that a lease's renewal is closed right before its release
+		List<Held> held = Collections.synchronizedList(new ArrayList<>(leases));
 		long acquireStart = System.nanoTime();
 		int acquirers = 4;
 		ExecutorService pool = Executors.newFixedThreadPool(acquirers);
@@ -85,9 +84,8 @@ public final class ManyLeasesRenewalHarness {
 						throw new IllegalStateException("acquire failed: " + result.code());
 					}
 					LeaseContext context = new LeaseContext(result.lease());
-					contexts.add(context);
-					registrations.add(scheduler.register(context, () -> {
-					}));
+					held.add(new Held(context, scheduler.register(context, () -> {
+					})));
 				}
 				return null;
 			}));
@@ -128,8 +126,9 @@ public final class ManyLeasesRenewalHarness {
 					(renewed > 0) ? (double) commands / renewed : 0.0, stats.calls("fcall"));
 			System.out.printf("redis used_memory %s%n", stats.memory());
 		}
-		registrations.forEach(LeaseRenewal::close);
-		// released on the acquirers' 4 threads: one thread alone needs longer than the TTL left to the last leases
+		// released on the acquirers' 4 threads, each lease's renewal stopped just before its release: the leases
+		// still waiting for their release keep being renewed (on a loaded machine releasing 100,000 takes longer than
+		// a TTL)
 		ConcurrentMap<String, LongAdder> releases =
 				new ConcurrentHashMap<>();
 		ExecutorService releasers = Executors.newFixedThreadPool(acquirers);
@@ -137,8 +136,9 @@ public final class ManyLeasesRenewalHarness {
 		for (int part = 0; part < acquirers; part++) {
 			int first = part;
 			releaseParts.add(releasers.submit(() -> {
-				for (int i = first; i < contexts.size(); i += acquirers) {
-					String code = service.release(contexts.get(i).handle()).code().wireName();
+				for (int i = first; i < held.size(); i += acquirers) {
+					held.get(i).renewal().close();
+					String code = service.release(held.get(i).context().handle()).code().wireName();
 					releases.computeIfAbsent(code, (key) -> new LongAdder()).increment();
 				}
 				return null;
@@ -241,6 +241,10 @@ public final class ManyLeasesRenewalHarness {
 	private static long processCpu() {
 		return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
 			.getProcessCpuTime();
+	}
+
+	/** A held lease and its renewal registration. */
+	private record Held(LeaseContext context, LeaseRenewal renewal) {
 	}
 
 }
