@@ -10,7 +10,8 @@ import io.starintel.lease.audit.internal.AsyncAuditPipeline;
  * Where the client cost of a cycle goes, by thread: runs {@code bench.cycles} cycles of each library in
  * {@code bench.libraries} (default {@code store,audited}) on one thread, after {@code bench.warmupCycles}, and prints
  * CPU µs and allocated bytes per cycle of every JVM thread group (thread names without their numbers), from
- * {@code ThreadMXBean}. {@code memory-store} and {@code memory-audited} are the same two paths over the in-memory
+ * {@code ThreadMXBean}, and the process's CPU (which also counts the JIT, the GC and threads that ended meanwhile, such
+ * as a log file's compression). {@code memory-store} and {@code memory-audited} are the same two paths over the in-memory
  * store (no Redis, no network: only the client's own work). Not a throughput benchmark: a profile that does not depend on what else the machine runs.
  *
  * <pre>
@@ -22,6 +23,9 @@ public final class CycleCost {
 
 	private static final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory
 		.getThreadMXBean();
+
+	private static final com.sun.management.OperatingSystemMXBean PROCESS = (com.sun.management.OperatingSystemMXBean) ManagementFactory
+		.getOperatingSystemMXBean();
 
 	private CycleCost() {
 	}
@@ -41,11 +45,15 @@ public final class CycleCost {
 				for (int round = 1; round <= rounds; round++) {
 					Thread.sleep(500);
 					Map<String, long[]> before = snapshot();
+					long processBefore = PROCESS.getProcessCpuTime();
 					long started = System.nanoTime();
 					run(cycle, cycles);
 					long elapsed = System.nanoTime() - started;
 					Thread.sleep(500); // the audit pipeline delivers what is queued
+					long process = PROCESS.getProcessCpuTime() - processBefore;
 					print(name + " round " + round, before, snapshot(), cycles, elapsed);
+					System.out.printf("  %-60s %8.1f µs (JIT, GC and ended threads included)%n", "process",
+							process / 1e3 / cycles);
 					if (library instanceof StarterLibrary starter && name.endsWith("audited")) {
 						AsyncAuditPipeline pipeline = starter.bean(AsyncAuditPipeline.class);
 						System.out.printf("  audit pipeline: %d delivered, %d dropped in total%n",
