@@ -61,6 +61,14 @@ public record AuditEvent(AuditEventType eventType, Instant backendTime, long lat
 		/** One present field: its wire name and its text. */
 		void field(String name, String value);
 
+		/**
+		 * One present numeric field (latency, fencing token, TTLs): by default its decimal text through
+		 * {@link #field(String, String)}; a visitor that writes text can append the number without the string.
+		 */
+		default void longField(String name, long value) {
+			field(name, Long.toString(value));
+		}
+
 	}
 
 	/**
@@ -80,7 +88,7 @@ public record AuditEvent(AuditEventType eventType, Instant backendTime, long lat
 	public void forEachField(FieldVisitor visitor) {
 		visitor.field("event_type", this.eventType.wireName());
 		visitor.field("backend_time", isoMillis(this.backendTime));
-		visitor.field("latency_ms", Long.toString(this.latencyMs));
+		visitor.longField("latency_ms", this.latencyMs);
 		put(visitor, "request_id", this.requestId);
 		put(visitor, "correlation_id", this.correlationId);
 		visitor.field("decision_id", this.decisionId);
@@ -99,9 +107,9 @@ public record AuditEvent(AuditEventType eventType, Instant backendTime, long lat
 		put(visitor, "workflow_name", this.workflowName);
 		put(visitor, "operation_class", this.operationClass);
 		put(visitor, "lease_id", this.leaseId);
-		put(visitor, "fencing_token", (this.fencingToken != null) ? Long.toString(this.fencingToken) : null);
-		put(visitor, "requested_ttl_ms", (this.requestedTtlMs != null) ? Long.toString(this.requestedTtlMs) : null);
-		put(visitor, "effective_ttl_ms", (this.effectiveTtlMs != null) ? Long.toString(this.effectiveTtlMs) : null);
+		put(visitor, "fencing_token", this.fencingToken);
+		put(visitor, "requested_ttl_ms", this.requestedTtlMs);
+		put(visitor, "effective_ttl_ms", this.effectiveTtlMs);
 		put(visitor, "deadline_class", this.deadlineClass);
 		put(visitor, "previous_state", this.previousState);
 		put(visitor, "resulting_state", this.resultingState);
@@ -114,6 +122,12 @@ public record AuditEvent(AuditEventType eventType, Instant backendTime, long lat
 	private static void put(FieldVisitor visitor, String name, @Nullable String value) {
 		if (value != null) {
 			visitor.field(name, value);
+		}
+	}
+
+	private static void put(FieldVisitor visitor, String name, @Nullable Long value) {
+		if (value != null) {
+			visitor.longField(name, value);
 		}
 	}
 

@@ -20,7 +20,8 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * {@code bench.run} (a short run id, used in key names), {@code bench.threads} ({@code 1,8}), {@code bench.libraries}
  * (comma list, default all), {@code bench.keys} ({@code distinct,contended}), {@code bench.warmup} (iterations, 2),
  * {@code bench.iterations} (3), {@code bench.seconds} (per iteration, 5), {@code bench.rounds} (whole runs one after another, 1; the
- * report then gives medians), {@code bench.heap} ({@code 1g}), {@code bench.noReport} (leave the report to the caller).
+ * report then gives medians), {@code bench.heap} ({@code 1g}), {@code bench.jvmArgs} (extra forked-JVM options, space-separated, e.g.
+ * {@code -XX:StartFlightRecording=filename=x.jfr}), {@code bench.noReport} (leave the report to the caller).
  */
 public final class BenchMain {
 
@@ -38,6 +39,10 @@ public final class BenchMain {
 		String redis = System.getProperty("bench.redis");
 		if (redis != null) {
 			forkArgs.add("-Dbench.redis=" + redis);
+		}
+		String jvmArgs = System.getProperty("bench.jvmArgs");
+		if (jvmArgs != null && !jvmArgs.isBlank()) {
+			forkArgs.addAll(List.of(jvmArgs.trim().split("\\s+")));
 		}
 		int seconds = Integer.getInteger("bench.seconds", 5);
 		int rounds = Integer.getInteger("bench.rounds", 1);

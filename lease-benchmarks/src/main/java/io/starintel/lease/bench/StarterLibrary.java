@@ -48,6 +48,11 @@ final class StarterLibrary implements LockLibrary {
 	private final String program;
 
 	StarterLibrary(BenchRedis redis, String cell, boolean audited) {
+		this(redis, cell, audited, false);
+	}
+
+	/** As the other constructor; {@code memory}: the in-memory store instead of Redis ({@link CycleCost}). */
+	StarterLibrary(BenchRedis redis, String cell, boolean audited, boolean memory) {
 		this.audited = audited;
 		this.program = cell;
 		Map<String, Object> properties = new LinkedHashMap<>();
@@ -60,6 +65,9 @@ final class StarterLibrary implements LockLibrary {
 				Path.of(System.getProperty("bench.out", "target/bench"), "logs", cell + ".log").toString());
 		properties.put("logging.threshold.console", "WARN");
 		properties.put("spring.main.banner-mode", "off");
+		if (memory) {
+			properties.put("starintel.lease.store", "memory");
+		}
 		this.context = new SpringApplicationBuilder(Application.class).web(WebApplicationType.NONE)
 			.logStartupInfo(false)
 			.properties(properties)
@@ -72,7 +80,7 @@ final class StarterLibrary implements LockLibrary {
 				"default", null);
 		LeaseOwner owner = new LeaseOwner("bench-" + thread, "client_1", "key_1", "instance-" + thread);
 		return this.audited ? auditedCycle(this.context.getBean(LeaseService.class), identity, owner)
-				: storeCycle(this.context.getBean(RedisLeaseStore.class), identity, owner);
+				: storeCycle(this.context.getBean(LeaseStore.class), identity, owner);
 	}
 
 	private static LockCycle storeCycle(LeaseStore store, LockIdentity identity, LeaseOwner owner) {
@@ -108,6 +116,11 @@ final class StarterLibrary implements LockLibrary {
 			throw new IllegalStateException("expected " + expected.wireName() + ", got " + result.code().wireName()
 					+ " (" + result.reason() + ")");
 		}
+	}
+
+	/** A bean of the context (the audit pipeline's counters, for {@link CycleCost}). */
+	<T> T bean(Class<T> type) {
+		return this.context.getBean(type);
 	}
 
 	@Override

@@ -23,11 +23,20 @@ import io.starintel.lease.audit.AuditSink;
  * per interval with the number dropped since the last line. A sink that blocks (a Redis stream write while Redis is
  * silent) therefore only delays this thread, never a renewal, acquisition, release or fenced commit. Sink failures
  * are logged at most once per interval as well, with the sink's class and the exception type only.
+ *
+ * <p>Delivery is batched: the first event that finds the thread parked wakes it, and the thread then lets the queue
+ * gather for {@value #LINGER_MILLIS} ms before handing everything queued to the sinks. A busy lease thread therefore
+ * pays one wake-up per batch rather than one per event (a futex call and a context switch on each side), and the sinks
+ * run back to back on a warm thread. A backlog of half the capacity wakes the thread at once, so batching never adds
+ * drops; an event is delivered within the linger time plus the sinks' own time.
  */
 public final class AsyncAuditPipeline implements AutoCloseable {
 
 	/** Counter of routine audit events dropped because the queue was full. */
 	public static final String DROPPED_COUNTER = "starintel.lease.audit.dropped";
+
+	/** How long the woken thread lets events gather before delivering them. */
+	static final long LINGER_MILLIS = 10;
 
 	private static final Logger logger = LoggerFactory.getLogger(AsyncAuditPipeline.class);
 
@@ -40,6 +49,11 @@ public final class AsyncAuditPipeline implements AutoCloseable {
 	private final AtomicInteger size = new AtomicInteger();
 
 	private final int capacity;
+
+	/** The backlog at which a producer wakes the thread even while it lingers. */
+	private final int wakeBacklog;
+
+	private final long lingerNanos;
 
 	private volatile boolean parked;
 
@@ -71,10 +85,18 @@ public final class AsyncAuditPipeline implements AutoCloseable {
 	 * @param dropRecorder called with 1 for every dropped event (a Micrometer counter)
 	 */
 	public AsyncAuditPipeline(List<AuditSink> sinks, int capacity, Duration logInterval, LongConsumer dropRecorder) {
+		this(sinks, capacity, logInterval, dropRecorder, Duration.ofMillis(LINGER_MILLIS));
+	}
+
+	/** As the public constructor, with another linger time (tests). */
+	AsyncAuditPipeline(List<AuditSink> sinks, int capacity, Duration logInterval, LongConsumer dropRecorder,
+			Duration linger) {
 		if (capacity < 1) {
 			throw new IllegalArgumentException("capacity must be positive");
 		}
 		this.capacity = capacity;
+		this.wakeBacklog = Math.max(1, capacity / 2);
+		this.lingerNanos = linger.toNanos();
 		this.sinks = List.copyOf(sinks);
 		this.intervalNanos = logInterval.toNanos();
 		this.dropRecorder = dropRecorder;
@@ -91,9 +113,10 @@ public final class AsyncAuditPipeline implements AutoCloseable {
 	/** Queues the event, or drops and counts it when the queue is full; never blocks. */
 	public void submit(AuditEvent event) {
 		if (this.running) {
-			if (this.size.incrementAndGet() <= this.capacity) {
+			int backlog = this.size.incrementAndGet();
+			if (backlog <= this.capacity) {
 				this.queue.offer(event);
-				if (this.parked) {
+				if (this.parked || backlog == this.wakeBacklog) {
 					LockSupport.unpark(this.worker);
 				}
 				return;
@@ -121,6 +144,11 @@ public final class AsyncAuditPipeline implements AutoCloseable {
 		return this.delivered.get();
 	}
 
+	/** Whether the thread is parked waiting for an event (tests). */
+	boolean idle() {
+		return this.parked;
+	}
+
 	/** Events waiting. */
 	public int backlog() {
 		return this.size.get();
@@ -139,6 +167,7 @@ public final class AsyncAuditPipeline implements AutoCloseable {
 				if (Thread.interrupted()) {
 					return;
 				}
+				linger();
 				continue;
 			}
 			this.size.decrementAndGet();
@@ -151,6 +180,23 @@ public final class AsyncAuditPipeline implements AutoCloseable {
 				}
 			}
 			this.delivered.incrementAndGet();
+		}
+	}
+
+	/**
+	 * Lets a batch gather after a wake-up: no producer wakes this thread meanwhile (it is not {@link #parked}), except
+	 * at a backlog of half the capacity or on {@link #close()}.
+	 */
+	private void linger() {
+		if (!this.running || this.queue.isEmpty()) {
+			return;
+		}
+		long until = System.nanoTime() + this.lingerNanos;
+		long left = this.lingerNanos;
+		while (left > 0 && this.running && this.size.get() < this.wakeBacklog
+				&& !Thread.currentThread().isInterrupted()) {
+			LockSupport.parkNanos(this, left);
+			left = until - System.nanoTime();
 		}
 	}
 

@@ -85,7 +85,8 @@ public final class AuditEventBuilder {
 	/** Backend (or, when no backend decided, server) time of the decision and the latency since the start. */
 	public AuditEventBuilder time(Instant decidedAt, Instant startedAt) {
 		this.backendTime = decidedAt;
-		this.latencyMs = Math.max(0, Duration.between(startedAt, decidedAt).toMillis());
+		// Duration.between(startedAt, decidedAt).toMillis(), clamped at 0, without the Duration
+		this.latencyMs = Math.max(0, nanosBetween(startedAt, decidedAt) / 1_000_000L);
 		return this;
 	}
 
@@ -128,7 +129,8 @@ public final class AuditEventBuilder {
 
 	/** The canonical scope of a whole identity. */
 	public AuditEventBuilder identity(LockIdentity identity) {
-		scope(identity.scope());
+		this.tenantId = identity.tenantId();
+		this.programId = identity.programId();
 		this.targetNamespace = identity.targetNamespace();
 		this.targetId = identity.targetId();
 		this.actorName = identity.actorName();
@@ -177,7 +179,7 @@ public final class AuditEventBuilder {
 
 	/** The class of the deadline relative to the start: {@code past}, {@code lt_1s}, {@code lt_10s}, {@code lt_60s}, {@code ge_60s}. */
 	public AuditEventBuilder deadline(@Nullable Instant deadlineAt, Instant startedAt) {
-		this.deadlineClass = (deadlineAt != null) ? deadlineClass(Duration.between(startedAt, deadlineAt)) : null;
+		this.deadlineClass = (deadlineAt != null) ? deadlineClass(nanosBetween(startedAt, deadlineAt)) : null;
 		return this;
 	}
 
@@ -206,16 +208,37 @@ public final class AuditEventBuilder {
 	}
 
 	static String deadlineClass(Duration remaining) {
-		if (remaining.isNegative()) {
+		return deadlineClass(remaining.isNegative() ? -1 : remaining.compareTo(Duration.ofDays(1)) > 0
+				? Long.MAX_VALUE : remaining.toNanos());
+	}
+
+	/** The class of a remaining time in nanoseconds (negative: past). */
+	private static String deadlineClass(long remainingNanos) {
+		if (remainingNanos < 0) {
 			return "past";
 		}
-		if (remaining.compareTo(Duration.ofSeconds(1)) < 0) {
+		if (remainingNanos < 1_000_000_000L) {
 			return "lt_1s";
 		}
-		if (remaining.compareTo(Duration.ofSeconds(10)) < 0) {
+		if (remainingNanos < 10_000_000_000L) {
 			return "lt_10s";
 		}
-		return (remaining.compareTo(Duration.ofSeconds(60)) < 0) ? "lt_60s" : "ge_60s";
+		return (remainingNanos < 60_000_000_000L) ? "lt_60s" : "ge_60s";
+	}
+
+	/**
+	 * {@code Duration.between(from, to)} in nanoseconds without the Duration, saturated at the long range (about 292
+	 * years either way, far beyond any class boundary or latency).
+	 */
+	static long nanosBetween(Instant from, Instant to) {
+		long seconds = to.getEpochSecond() - from.getEpochSecond();
+		if (seconds > 9_000_000_000L) {
+			return Long.MAX_VALUE;
+		}
+		if (seconds < -9_000_000_000L) {
+			return Long.MIN_VALUE;
+		}
+		return seconds * 1_000_000_000L + (to.getNano() - from.getNano());
 	}
 
 }

@@ -19,18 +19,37 @@ public final class LogAuditSink implements AuditSink {
 		if (!logger.isInfoEnabled()) {
 			return;
 		}
-		// one reused buffer per thread (the audit pipeline's): no map, no per-field strings beyond the values
-		StringBuilder line = LINE.get();
-		line.setLength(0);
-		line.append("target_lease_audit");
-		event.forEachField((name, value) -> appendQuoted(line.append(' ').append(name).append('='), value));
-		logger.info(line.toString());
-		if (line.capacity() > 8192) {
+		// one reused writer and buffer per thread (the audit pipeline's): no map, no lambda, no per-field strings
+		// beyond the values; numbers are appended as digits
+		Line line = LINE.get();
+		line.text.setLength(0);
+		line.text.append("target_lease_audit");
+		event.forEachField(line);
+		logger.info(line.text.toString());
+		if (line.text.capacity() > 8192) {
 			LINE.remove(); // an unusually long line (an admin reason): do not keep its buffer
 		}
 	}
 
-	private static final ThreadLocal<StringBuilder> LINE = ThreadLocal.withInitial(() -> new StringBuilder(768));
+	private static final ThreadLocal<Line> LINE = ThreadLocal.withInitial(Line::new);
+
+	/** The line being written: {@code name=value} pairs, values quoted when needed. */
+	private static final class Line implements AuditEvent.FieldVisitor {
+
+		private final StringBuilder text = new StringBuilder(768);
+
+		@Override
+		public void field(String name, String value) {
+			appendQuoted(this.text.append(' ').append(name).append('='), value);
+		}
+
+		@Override
+		public void longField(String name, long value) {
+			// digits and '-' are never quoted: the same text as field(name, Long.toString(value))
+			this.text.append(' ').append(name).append('=').append(value);
+		}
+
+	}
 
 	/** Appends {@link #quote(String)} of {@code value} without building the quoted string when it is plain. */
 	private static void appendQuoted(StringBuilder line, String value) {

@@ -1,7 +1,9 @@
 package io.starintel.lease.core.internal;
 
+import java.nio.charset.StandardCharsets;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
+
 import io.starintel.lease.core.InvalidLeaseRequestException;
 
 /**
@@ -15,10 +17,11 @@ public final class Identifiers {
 	/** Maximum identifier length in characters. */
 	public static final int MAX_LENGTH = 128;
 
-	private static final char[] CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ".toCharArray();
+	private static final byte[] CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ".getBytes(StandardCharsets.US_ASCII);
 
 	/** One generator per thread: no lock shared by the threads of a busy client (the platform default locks). */
-	private static final ThreadLocal<SecureRandom> RANDOM = ThreadLocal.withInitial(Identifiers::newRandom);
+	private static final ThreadLocal<Source> RANDOM = ThreadLocal
+		.withInitial(() -> new Source(newRandom(), new byte[17]));
 
 	private Identifiers() {
 	}
@@ -71,20 +74,37 @@ public final class Identifiers {
 
 	/** Generates a new random identifier {@code prefix_} + 26 Crockford base32 characters (130 random bits). */
 	public static String generate(String prefix) {
-		byte[] bytes = new byte[17];
-		RANDOM.get().nextBytes(bytes);
-		StringBuilder id = new StringBuilder(prefix.length() + 27).append(prefix).append('_');
+		// ASCII written straight into the string's bytes: no StringBuilder, no random buffer per id
+		int length = prefix.length() + 27;
+		byte[] id = new byte[length];
+		int at = 0;
+		for (; at < prefix.length(); at++) {
+			char c = prefix.charAt(at);
+			if (c > 0x7f) {
+				return prefix + generate(""); // not ASCII (no caller's prefix is): "_" and the random part appended
+			}
+			id[at] = (byte) c;
+		}
+		Source source = RANDOM.get();
+		byte[] bytes = source.bytes;
+		source.random.nextBytes(bytes);
+		id[at++] = '_';
 		long buffer = 0;
 		int bits = 0;
 		for (byte b : bytes) {
 			buffer = (buffer << 8) | (b & 0xff);
 			bits += 8;
-			while (bits >= 5 && id.length() < prefix.length() + 27) {
+			while (bits >= 5 && at < length) {
 				bits -= 5;
-				id.append(CROCKFORD[(int) ((buffer >> bits) & 31)]);
+				id[at++] = CROCKFORD[(int) ((buffer >> bits) & 31)];
 			}
 		}
-		return id.toString();
+		return new String(id, StandardCharsets.ISO_8859_1);
+	}
+
+	/** A thread's generator and its buffer of random bytes (only used on that thread). */
+	private record Source(SecureRandom random, byte[] bytes) {
+
 	}
 
 }

@@ -34,7 +34,26 @@ public final class LeaseLifecycleMetrics implements AuditSink {
 
 	private final MeterRegistry registry;
 
-	private final Map<String, Counter> counters = new ConcurrentHashMap<>();
+	/** The counters of each program, by {@link Kind} ordinal: looked up without building a key per event. */
+	private final Map<String, Counter[]> counters = new ConcurrentHashMap<>();
+
+	/** What is counted: a counter name and, for revocations, the {@code operation} tag. */
+	private enum Kind {
+
+		GRANTED(LeaseLifecycleMetrics.GRANTED, null), RENEWED(LeaseLifecycleMetrics.RENEWED, null),
+		RELEASED(LeaseLifecycleMetrics.RELEASED, null), REVOKED(LeaseLifecycleMetrics.REVOKED, "revoke"),
+		FORCE_RELEASED(LeaseLifecycleMetrics.REVOKED, "force_release");
+
+		private final String meter;
+
+		private final @Nullable String operation;
+
+		Kind(String meter, @Nullable String operation) {
+			this.meter = meter;
+			this.operation = operation;
+		}
+
+	}
 
 	/** Counters in a registry. */
 	public LeaseLifecycleMetrics(MeterRegistry registry) {
@@ -49,28 +68,33 @@ public final class LeaseLifecycleMetrics implements AuditSink {
 		}
 		ResultCode code = event.resultCode();
 		switch (event.eventType()) {
-			case ACQUIRE -> count(code == ResultCode.LEASE_ACQUIRED, GRANTED, program, null);
-			case RENEW -> count(code == ResultCode.LEASE_RENEWED, RENEWED, program, null);
-			case RELEASE -> count(code == ResultCode.LEASE_RELEASED, RELEASED, program, null);
-			case REVOKE -> count(code == ResultCode.LEASE_REVOKED, REVOKED, program, "revoke");
-			case FORCE_RELEASE -> count(code == ResultCode.LEASE_RELEASED, REVOKED, program, "force_release");
+			case ACQUIRE -> count(code == ResultCode.LEASE_ACQUIRED, Kind.GRANTED, program);
+			case RENEW -> count(code == ResultCode.LEASE_RENEWED, Kind.RENEWED, program);
+			case RELEASE -> count(code == ResultCode.LEASE_RELEASED, Kind.RELEASED, program);
+			case REVOKE -> count(code == ResultCode.LEASE_REVOKED, Kind.REVOKED, program);
+			case FORCE_RELEASE -> count(code == ResultCode.LEASE_RELEASED, Kind.FORCE_RELEASED, program);
 			default -> {
 			}
 		}
 	}
 
-	private void count(boolean success, String name, String program, @Nullable String operation) {
+	private void count(boolean success, Kind kind, String program) {
 		if (!success) {
 			return;
 		}
-		this.counters.computeIfAbsent(name + '\n' + program + '\n' + operation, (key) -> {
-			Counter.Builder builder = Counter.builder(name).tag("program", program);
-			if (operation != null) {
-				builder.tag("operation", operation);
+		Counter[] byKind = this.counters.computeIfAbsent(program, (key) -> new Counter[Kind.values().length]);
+		Counter counter = byKind[kind.ordinal()];
+		if (counter == null) {
+			Counter.Builder builder = Counter.builder(kind.meter).tag("program", program);
+			if (kind.operation != null) {
+				builder.tag("operation", kind.operation);
 			}
-			return builder.description("Leases " + name.substring(name.lastIndexOf('.') + 1) + " (audited decisions)")
-				.register(this.registry);
-		}).increment();
+			counter = builder
+				.description("Leases " + kind.meter.substring(kind.meter.lastIndexOf('.') + 1) + " (audited decisions)")
+				.register(this.registry); // idempotent: a racing thread gets the same meter
+			byKind[kind.ordinal()] = counter;
+		}
+		counter.increment();
 	}
 
 }

@@ -156,6 +156,46 @@ class AuditingLeaseStoreTests {
 		assertThat(AuditEventBuilder.deadlineClass(java.time.Duration.ofMinutes(5))).isEqualTo("ge_60s");
 	}
 
+	/** Latency and deadline class are computed without Duration objects, with the same truncation and bounds. */
+	@Test
+	void whenBuildingThenLatencyAndDeadlineClassAreThoseOfDurationBetween() {
+		Instant start = Instant.parse("2026-01-01T00:00:00.999999999Z");
+		long[] offsets = { -2_000_000_000L, -1, 0, 1, 999_999, 1_000_000, 1_000_001, 1_500_000_000L, 999_999_999L,
+				1_000_000_000L, 9_999_999_999L, 10_000_000_000L, 59_999_999_999L, 60_000_000_000L, 86_400_000_000_000L };
+		for (long offset : offsets) {
+			Instant end = start.plusNanos(offset);
+			java.time.Duration between = java.time.Duration.between(start, end);
+			AuditEvent event = new AuditEventBuilder(AuditEventType.RENEW, ResultCode.LEASE_RENEWED).time(end, start)
+				.deadline(end, start)
+				.build();
+			assertThat(event.latencyMs()).as("latency of %d ns", offset).isEqualTo(Math.max(0, between.toMillis()));
+			assertThat(event.deadlineClass()).as("deadline class of %d ns", offset)
+				.isEqualTo(AuditEventBuilder.deadlineClass(between));
+		}
+		AuditEvent far = new AuditEventBuilder(AuditEventType.RENEW, ResultCode.LEASE_RENEWED)
+			.deadline(Instant.MAX, Instant.MIN)
+			.time(Instant.MIN, Instant.MAX)
+			.build();
+		assertThat(far.deadlineClass()).isEqualTo("ge_60s");
+		assertThat(far.latencyMs()).isZero();
+	}
+
+	/** The identity's scope and names are copied as they were (tenant and program included). */
+	@Test
+	void whenBuildingFromAnIdentityThenEveryScopeFieldIsCopied() {
+		AuditEvent event = new AuditEventBuilder(AuditEventType.ACQUIRE, ResultCode.LEASE_ACQUIRED)
+			.identity(this.identity)
+			.build();
+		assertThat(event.tenantId()).isEqualTo("tenant-a");
+		assertThat(event.programId()).isEqualTo(this.program);
+		assertThat(event.scope()).isEqualTo(this.identity.scope());
+		assertThat(event.targetNamespace()).isEqualTo(this.identity.targetNamespace());
+		assertThat(event.targetId()).isEqualTo(this.identity.targetId());
+		assertThat(event.actorName()).isEqualTo(this.identity.actorName());
+		assertThat(event.workflowName()).isEqualTo(this.identity.workflowName());
+		assertThat(event.operationClass()).isEqualTo(this.identity.operationClass());
+	}
+
 
 	/** A bounded-wait acquire is one request: one event with its final outcome, however many attempts it took. */
 	@Test

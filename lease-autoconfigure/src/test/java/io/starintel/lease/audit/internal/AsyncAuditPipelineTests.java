@@ -1,0 +1,127 @@
+package io.starintel.lease.audit.internal;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.Test;
+
+import io.starintel.lease.audit.AuditEvent;
+import io.starintel.lease.audit.AuditEventType;
+import io.starintel.lease.audit.AuditSink;
+import io.starintel.lease.core.ResultCode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The routine pipeline delivers every event, in order, to every sink; it batches deliveries (one wake-up per batch)
+ * without adding drops or holding events back at shutdown.
+ */
+class AsyncAuditPipelineTests {
+
+	private final List<AuditEvent> first = new CopyOnWriteArrayList<>();
+
+	private final List<AuditEvent> second = new CopyOnWriteArrayList<>();
+
+	private final AtomicLong dropped = new AtomicLong();
+
+	@Test
+	void whenEventsAreSubmittedThenEverySinkGetsEveryEventInOrder() {
+		try (AsyncAuditPipeline pipeline = new AsyncAuditPipeline(List.of(this.first::add, this.second::add), 10_000,
+				Duration.ofSeconds(10), this.dropped::addAndGet)) {
+			List<AuditEvent> submitted = new ArrayList<>();
+			for (int i = 0; i < 1000; i++) {
+				AuditEvent event = event(i);
+				submitted.add(event);
+				pipeline.submit(event);
+			}
+			await().atMost(Duration.ofSeconds(10)).until(() -> pipeline.deliveredCount() == 1000);
+			assertThat(this.first).containsExactlyElementsOf(submitted);
+			assertThat(this.second).containsExactlyElementsOf(submitted);
+			assertThat(pipeline.droppedCount()).isZero();
+			assertThat(this.dropped).hasValue(0);
+		}
+	}
+
+	@Test
+	void whenOneEventIsSubmittedThenItIsDeliveredWithinTheLingerTime() {
+		try (AsyncAuditPipeline pipeline = new AsyncAuditPipeline(List.of(this.first::add), 100,
+				Duration.ofSeconds(10), this.dropped::addAndGet)) {
+			await().atMost(Duration.ofSeconds(2)).until(pipeline::idle);
+			pipeline.submit(event(1));
+			await().atMost(Duration.ofSeconds(2)).until(() -> pipeline.deliveredCount() == 1);
+			assertThat(this.first).hasSize(1);
+		}
+	}
+
+	@Test
+	void whenTheThreadLingersThenEventsWaitUntilHalfTheCapacityIsQueued() throws Exception {
+		try (AsyncAuditPipeline pipeline = new AsyncAuditPipeline(List.of(this.first::add), 10, Duration.ofSeconds(10),
+				this.dropped::addAndGet, Duration.ofSeconds(30))) {
+			await().atMost(Duration.ofSeconds(2)).until(pipeline::idle);
+			for (int i = 0; i < 4; i++) {
+				pipeline.submit(event(i));
+			}
+			Thread.sleep(300);
+			assertThat(pipeline.deliveredCount()).as("a batch gathers while the thread lingers").isZero();
+			pipeline.submit(event(4)); // a backlog of half the capacity wakes the thread at once
+			await().atMost(Duration.ofSeconds(5)).until(() -> pipeline.deliveredCount() == 5);
+			assertThat(pipeline.droppedCount()).isZero();
+		}
+	}
+
+	@Test
+	void whenClosedWhileLingeringThenQueuedEventsAreDeliveredAtOnce() {
+		AsyncAuditPipeline pipeline = new AsyncAuditPipeline(List.of(this.first::add), 100, Duration.ofSeconds(10),
+				this.dropped::addAndGet, Duration.ofSeconds(30));
+		await().atMost(Duration.ofSeconds(2)).until(pipeline::idle);
+		pipeline.submit(event(1));
+		pipeline.submit(event(2));
+		long started = System.nanoTime();
+		pipeline.close();
+		assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)).isLessThan(2000);
+		assertThat(pipeline.deliveredCount()).isEqualTo(2);
+		assertThat(this.first).hasSize(2);
+	}
+
+	@Test
+	void whenTheQueueIsFullThenEventsAreDroppedAndCountedWithoutWaiting() throws Exception {
+		CountDownLatch release = new CountDownLatch(1);
+		AuditSink blocked = (event) -> {
+			try {
+				release.await();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		};
+		try (AsyncAuditPipeline pipeline = new AsyncAuditPipeline(List.of(blocked), 4, Duration.ofSeconds(10),
+				this.dropped::addAndGet)) {
+			pipeline.submit(event(0));
+			await().atMost(Duration.ofSeconds(5)).until(() -> pipeline.backlog() == 0); // the thread holds event 0
+			long started = System.nanoTime();
+			for (int i = 1; i <= 10; i++) {
+				pipeline.submit(event(i));
+			}
+			assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)).isLessThan(1000);
+			assertThat(pipeline.droppedCount()).isEqualTo(6);
+			assertThat(this.dropped).hasValue(6);
+			release.countDown();
+			await().atMost(Duration.ofSeconds(5)).until(() -> pipeline.deliveredCount() == 5);
+		}
+	}
+
+	private static AuditEvent event(int i) {
+		return new AuditEventBuilder(AuditEventType.RENEW, ResultCode.LEASE_RENEWED)
+			.time(Instant.EPOCH.plusMillis(i), Instant.EPOCH)
+			.ids("request_" + i, null)
+			.build();
+	}
+
+}
