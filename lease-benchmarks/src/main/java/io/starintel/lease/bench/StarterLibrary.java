@@ -64,6 +64,10 @@ final class StarterLibrary implements LockLibrary {
 		properties.put("logging.file.name",
 				Path.of(System.getProperty("bench.out", "target/bench"), "logs", cell + ".log").toString());
 		properties.put("logging.threshold.console", "WARN");
+		// one file per cell, never rolled over: Boot's default policy rolls at 10 MB and gzips each rolled file, which
+		// at two audit lines per cycle means a compression every second or two on the same 2 cores -- the
+		// application's log retention policy, not the audit decorator's cost
+		properties.put("logging.logback.rollingpolicy.max-file-size", "10GB");
 		properties.put("spring.main.banner-mode", "off");
 		if (memory) {
 			properties.put("starintel.lease.store", "memory");
