@@ -3,7 +3,6 @@ package io.starintel.lease.autoconfigure;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import io.micrometer.core.instrument.MeterRegistry;
@@ -20,6 +19,7 @@ import io.starintel.lease.audit.internal.AsyncAuditPipeline;
 import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.audit.AuditSink;
+import io.starintel.lease.audit.internal.BlockedAuditSink;
 import io.starintel.lease.audit.internal.AuditingLeaseStore;
 import io.starintel.lease.autoconfigure.fence.FenceAutoConfiguration;
 import io.starintel.lease.autoconfigure.health.LeaseHealthAutoConfiguration;
@@ -126,15 +126,7 @@ class AuditWiringTests {
 
 	@Test
 	void aBlockedSinkNeverBlocksLeaseWorkAndDropsAreCounted() throws Exception {
-		CountDownLatch release = new CountDownLatch(1);
-		AuditSink blocked = (event) -> {
-			try {
-				release.await();
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
-		};
+		BlockedAuditSink blocked = new BlockedAuditSink();
 		this.runner.withPropertyValues("starintel.lease.audit.queue-capacity=2")
 			.withBean(SimpleMeterRegistry.class, SimpleMeterRegistry::new)
 			.withBean(AuditSink.class, () -> blocked)
@@ -151,7 +143,7 @@ class AuditWiringTests {
 				assertThat(pipeline.droppedCount()).isGreaterThanOrEqualTo(18);
 				assertThat(context.getBean(MeterRegistry.class).get(AsyncAuditPipeline.DROPPED_COUNTER).counter().count())
 					.isEqualTo(pipeline.droppedCount());
-				release.countDown();
+				blocked.release();
 			});
 	}
 

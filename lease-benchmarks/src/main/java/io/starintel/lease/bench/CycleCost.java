@@ -3,6 +3,8 @@ package io.starintel.lease.bench;
 import java.lang.management.ManagementFactory;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import io.starintel.lease.audit.internal.AsyncAuditPipeline;
 
@@ -43,24 +45,45 @@ public final class CycleCost {
 				LockCycle cycle = library.open(run + "-" + name + "-k", 0);
 				run(cycle, warmup);
 				for (int round = 1; round <= rounds; round++) {
-					Thread.sleep(500);
+					drained(library);
 					Map<String, long[]> before = snapshot();
 					long processBefore = PROCESS.getProcessCpuTime();
 					long started = System.nanoTime();
 					run(cycle, cycles);
 					long elapsed = System.nanoTime() - started;
-					Thread.sleep(500); // the audit pipeline delivers what is queued
+					drained(library); // the audit pipeline's work for these cycles counts in this round
 					long process = PROCESS.getProcessCpuTime() - processBefore;
 					print(name + " round " + round, before, snapshot(), cycles, elapsed);
 					System.out.printf("  %-60s %8.1f µs (JIT, GC and ended threads included)%n", "process",
 							process / 1e3 / cycles);
-					if (library instanceof StarterLibrary starter && name.endsWith("audited")) {
-						AsyncAuditPipeline pipeline = starter.bean(AsyncAuditPipeline.class);
+					AsyncAuditPipeline pipeline = (library instanceof StarterLibrary starter) ? starter.auditPipeline() : null;
+					if (pipeline != null && name.endsWith("audited")) {
 						System.out.printf("  audit pipeline: %d delivered, %d dropped in total%n",
 								pipeline.deliveredCount(), pipeline.droppedCount());
 					}
 				}
 			}
+		}
+	}
+
+	/**
+	 * Waits (at most 10 s) until the audited library's audit pipeline has delivered everything queued; returns at once
+	 * for the other libraries.
+	 */
+	private static void drained(LockLibrary library) {
+		if (!(library instanceof StarterLibrary starter)) {
+			return;
+		}
+		AsyncAuditPipeline pipeline = starter.auditPipeline();
+		if (pipeline == null) {
+			return;
+		}
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+		while (pipeline.backlog() > 0) {
+			if (System.nanoTime() > deadline) {
+				throw new IllegalStateException("the audit pipeline did not drain in 10 s");
+			}
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
 		}
 	}
 

@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.starintel.lease.audit.internal.AsyncAuditPipeline;
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.LeaseMetadata;
@@ -17,6 +18,8 @@ import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.LeaseStore;
 import io.starintel.lease.store.redis.RedisLeaseStore;
+
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
@@ -122,9 +125,9 @@ final class StarterLibrary implements LockLibrary {
 		}
 	}
 
-	/** A bean of the context (the audit pipeline's counters, for {@link CycleCost}). */
-	<T> T bean(Class<T> type) {
-		return this.context.getBean(type);
+	/** The context's audit pipeline, or null when the context has none (the store paths need none). */
+	@Nullable AsyncAuditPipeline auditPipeline() {
+		return this.context.getBeanProvider(AsyncAuditPipeline.class).getIfAvailable();
 	}
 
 	@Override

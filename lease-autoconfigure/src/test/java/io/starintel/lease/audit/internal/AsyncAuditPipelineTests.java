@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -13,7 +12,6 @@ import org.junit.jupiter.api.Test;
 
 import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.AuditEventType;
-import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.core.ResultCode;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -68,8 +66,9 @@ class AsyncAuditPipelineTests {
 			for (int i = 0; i < 4; i++) {
 				pipeline.submit(event(i));
 			}
-			Thread.sleep(300);
-			assertThat(pipeline.deliveredCount()).as("a batch gathers while the thread lingers").isZero();
+			// a batch gathers while the thread lingers: nothing delivered for 300 ms (of the 30 s linger)
+			await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2))
+				.until(() -> pipeline.deliveredCount() == 0);
 			pipeline.submit(event(4)); // a backlog of half the capacity wakes the thread at once
 			await().atMost(Duration.ofSeconds(5)).until(() -> pipeline.deliveredCount() == 5);
 			assertThat(pipeline.droppedCount()).isZero();
@@ -92,15 +91,7 @@ class AsyncAuditPipelineTests {
 
 	@Test
 	void whenTheQueueIsFullThenEventsAreDroppedAndCountedWithoutWaiting() throws Exception {
-		CountDownLatch release = new CountDownLatch(1);
-		AuditSink blocked = (event) -> {
-			try {
-				release.await();
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
-		};
+		BlockedAuditSink blocked = new BlockedAuditSink();
 		try (AsyncAuditPipeline pipeline = new AsyncAuditPipeline(List.of(blocked), 4, Duration.ofSeconds(10),
 				this.dropped::addAndGet)) {
 			pipeline.submit(event(0));
@@ -112,7 +103,7 @@ class AsyncAuditPipelineTests {
 			assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)).isLessThan(1000);
 			assertThat(pipeline.droppedCount()).isEqualTo(6);
 			assertThat(this.dropped).hasValue(6);
-			release.countDown();
+			blocked.release();
 			await().atMost(Duration.ofSeconds(5)).until(() -> pipeline.deliveredCount() == 5);
 		}
 	}
