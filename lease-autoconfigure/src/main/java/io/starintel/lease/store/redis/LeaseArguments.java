@@ -3,8 +3,6 @@ package io.starintel.lease.store.redis;
 import java.time.Instant;
 import java.util.List;
 
-import org.jspecify.annotations.Nullable;
-
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.ActiveLeaseLimits;
 import io.starintel.lease.core.AdminRequest;
@@ -82,8 +80,11 @@ final class LeaseArguments {
 	}
 
 	FunctionCall renew(IdentityKeys t, RenewRequest r) {
-		return holder(LeaseLibrary.Function.RENEW, Operation.RENEW, t, r.handle(), r.requestId(), r.digest(),
-				r.deadlineAt(), ttl(r));
+		LeaseHandle h = r.handle();
+		byte[][] keys = { t.leaseKey, t.idempotency(Operation.RENEW, h.ownerPrincipalId(), r.requestId()) };
+		byte[][] args = { millis(r.deadlineAt()), t.base, t.digestBytes, this.policy, bytes(r.digest()),
+				holderPrefix(t, h), number(h.fencingToken()), bytes(h.leaseId()), ttl(r) };
+		return new FunctionCall(LeaseLibrary.Function.RENEW, keys, args);
 	}
 
 	FunctionCall release(IdentityKeys t, ReleaseRequest r) {
@@ -93,25 +94,6 @@ final class LeaseArguments {
 		byte[][] args = { millis(r.deadlineAt()), t.digestBytes, this.policy, bytes(r.digest()), holderPrefix(t, h),
 				number(h.fencingToken()), bytes(h.leaseId()) };
 		return new FunctionCall(LeaseLibrary.Function.RELEASE, keys, args);
-	}
-
-	/** The holder arguments, and renew's new TTL ({@code ''}: keep the lease's) as the ninth when given. */
-	private FunctionCall holder(LeaseLibrary.Function function, Operation operation, IdentityKeys t, LeaseHandle h,
-			String requestId, String digest, Instant deadlineAt, byte @Nullable [] ttl) {
-		byte[][] keys = { t.leaseKey, t.idempotency(operation, h.ownerPrincipalId(), requestId) };
-		byte[][] args = (ttl != null) ? new byte[9][] : new byte[8][];
-		args[0] = millis(deadlineAt);
-		args[1] = t.base;
-		args[2] = t.digestBytes;
-		args[3] = this.policy;
-		args[4] = bytes(digest);
-		args[5] = holderPrefix(t, h);
-		args[6] = number(h.fencingToken());
-		args[7] = bytes(h.leaseId());
-		if (ttl != null) {
-			args[8] = ttl;
-		}
-		return new FunctionCall(function, keys, args);
 	}
 
 	/** A renewal's new TTL argument: the milliseconds, or empty to keep the lease's TTL. */

@@ -41,7 +41,7 @@ final class ReplyReader {
 
 	/**
 	 * Reads a single-lease reply: a fresh success {@code {code, decided_ms, token}} (acquire: the caller has every
-	 * other field) or {@code {code, decided_ms, record}} (release, renew), a refusal {@code {code, reason,
+	 * other field) or {@code {code, decided_ms, record}} (release), a refusal {@code {code, reason,
 	 * decided_ms, retry_after_ms}}, or the full shape {@code {code, reason, decided_ms, retry_after_ms,
 	 * current_state, replayed, record}} (replays, inspections, administration).
 	 * @param acquire the acquire request and {@code leaseId} its new lease id, when the reply may be a fresh acquire
