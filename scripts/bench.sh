@@ -6,12 +6,30 @@
 #   bash scripts/bench.sh -Dbench.seconds=1 -Dbench.threads=1 -Dbench.libraries=reference,store   # a quick look
 # Options are JVM -D flags: bench.threads (1,8), bench.libraries, bench.keys (distinct,contended), bench.warmup (2),
 # bench.iterations (3), bench.seconds (5), bench.heap (1g). Maven flags can go in MAVEN_ARGS.
+# --interleaved: instead of JMH, io.starintel.lease.bench.InterleavedRun in one JVM: per cell, all libraries take turns
+# in short slices, shuffled per round, and each ratio to the reference is taken per round, then the median (the VM's
+# speed drifts by up to +-40 % over minutes; ~8 min by default). Options: bench.threads, bench.keys, bench.libraries,
+# bench.warmupSlices (5), bench.slices (12 rounds), bench.sliceMillis (1000), bench.seed, bench.heap (1g):
+#   bash scripts/bench.sh --interleaved -Dbench.threads=1 -Dbench.libraries=reference,store,audited -Dbench.slices=5
 # Redis: BENCH_REDIS_URL if set; otherwise a private redis-server started here on a free loopback port (so that
 # INFO commandstats / INFO cpu count only the benchmark), stopped at the end; without redis-server on the PATH,
 # STARINTEL_REDIS_URL or 127.0.0.1:6379 (then the command and CPU counters include the other clients).
-# Output: lease-benchmarks/target/bench-results/<UTC time>/ (jmh-t*.json, counters.jsonl, report.md, logs/).
+# Output: lease-benchmarks/target/bench-results/<UTC time>/ (jmh-t*.json, counters.jsonl, report.md, logs/; with
+# --interleaved: interleaved.md, interleaved.jsonl, logs/, and a copy of the report in
+# lease-benchmarks/target/bench-results/latest-interleaved.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+INTERLEAVED=false
+HEAP=1g
+ARGS=()
+for arg in "$@"; do
+  case "$arg" in
+    --interleaved) INTERLEAVED=true ;;
+    -Dbench.heap=*) HEAP="${arg#*=}"; ARGS+=("$arg") ;;
+    *) ARGS+=("$arg") ;;
+  esac
+done
 
 OUT="$PWD/lease-benchmarks/target/bench-results/$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$OUT"
@@ -50,7 +68,15 @@ REDIS_VERSION="$(redis-cli -u "$REDIS_URL" info server 2>/dev/null | tr -d '\r' 
   echo "$(nproc) cores, $(java -version 2>&1 | head -1), Redis ${REDIS_VERSION:-?}: $REDIS_MODE"
 } > "$OUT/environment.txt"
 uptime > "$OUT/load-before.txt"
-java -Xmx512m -cp "$CP" -Dbench.out="$OUT" -Dbench.redis="$REDIS_URL" -Dbench.noReport=true "$@" \
+if [ "$INTERLEAVED" = true ]; then
+  java "-Xms$HEAP" "-Xmx$HEAP" -cp "$CP" -Dbench.out="$OUT" -Dbench.redis="$REDIS_URL" \
+    -Dbench.redisMode="$REDIS_MODE" ${ARGS[@]+"${ARGS[@]}"} io.starintel.lease.bench.InterleavedRun
+  uptime > "$OUT/load-after.txt"
+  cp "$OUT/interleaved.md" "$PWD/lease-benchmarks/target/bench-results/latest-interleaved.md"
+  echo "results: $OUT (report: lease-benchmarks/target/bench-results/latest-interleaved.md)"
+  exit 0
+fi
+java -Xmx512m -cp "$CP" -Dbench.out="$OUT" -Dbench.redis="$REDIS_URL" -Dbench.noReport=true ${ARGS[@]+"${ARGS[@]}"} \
   io.starintel.lease.bench.BenchMain
 uptime > "$OUT/load-after.txt"
 java -cp "$CP" io.starintel.lease.bench.BenchReport "$OUT"

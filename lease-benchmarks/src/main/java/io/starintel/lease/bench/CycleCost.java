@@ -70,13 +70,13 @@ public final class CycleCost {
 	 * Waits (at most 10 s) until the audited library's audit pipeline has delivered everything queued; returns at once
 	 * for the other libraries.
 	 */
-	private static void drained(LockLibrary library) {
+	static boolean drained(LockLibrary library) {
 		if (!(library instanceof StarterLibrary starter)) {
-			return;
+			return false;
 		}
 		AsyncAuditPipeline pipeline = starter.auditPipeline();
 		if (pipeline == null) {
-			return;
+			return false;
 		}
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
 		while (pipeline.backlog() > 0) {
@@ -85,6 +85,7 @@ public final class CycleCost {
 			}
 			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
 		}
+		return true;
 	}
 
 	private static void run(LockCycle cycle, int cycles) {

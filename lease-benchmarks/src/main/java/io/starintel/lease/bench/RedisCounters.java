@@ -44,6 +44,16 @@ final class RedisCounters implements AutoCloseable {
 		return new Snapshot(calls, cpu);
 	}
 
+	/** The server's {@code redis_version} from {@code INFO server}, or {@code ?}. */
+	String version() {
+		for (String line : this.connection.sync().info("server").split("\r?\n")) {
+			if (line.startsWith("redis_version:")) {
+				return line.substring("redis_version:".length()).trim();
+			}
+		}
+		return "?";
+	}
+
 	@Override
 	public void close() {
 		this.connection.close();
