@@ -237,6 +237,30 @@ ensure_couch() {
 # started on its own port with admin credentials. STARINTEL_COUCHDB_REAL_URL given: that server is used as is.
 # The suites read STARINTEL_COUCHDB_REAL_URL / _USER / _PASSWORD and default to what is started here.
 COUCHDB_REAL_PORT="${STARINTEL_COUCHDB_REAL_PORT:-5986}"
+
+# stop_orphaned_real_couchdb <url>: stops the CouchDB runtimes started by this script (a .services/couchdb-3.4.3
+# release) whose executable was deleted with its checkout, and waits until <url> no longer answers; false when there
+# is none. Any other server on the port is left alone.
+stop_orphaned_real_couchdb() {
+  local pid exe found=1 i
+  for pid in $(pgrep -f '/\.services/couchdb-3\.4\.3/' || true); do
+    exe="$(readlink "/proc/$pid/exe" 2>/dev/null || true)"
+    case "$exe" in
+      *" (deleted)")
+        echo "apache-couchdb: stopping pid $pid, started from a checkout that no longer exists"
+        kill "$pid" 2>/dev/null || true
+        found=0
+        ;;
+    esac
+  done
+  [ "$found" -eq 0 ] || return 1
+  for ((i = 0; i < TIMEOUT_SECONDS * 2; i++)); do
+    curl -sf --max-time 1 "$1/_up" >/dev/null 2>&1 || return 0
+    sleep 0.5
+  done
+  return 1
+}
+
 ensure_real_couchdb() {
   local user="${STARINTEL_COUCHDB_REAL_USER:-admin}" pass="${STARINTEL_COUCHDB_REAL_PASSWORD:-admin}"
   if [ -n "${STARINTEL_COUCHDB_REAL_URL:-}" ]; then
@@ -244,6 +268,9 @@ ensure_real_couchdb() {
     return 0
   fi
   local url="http://127.0.0.1:$COUCHDB_REAL_PORT"
+  # a server this script started from a checkout that has since been deleted still answers, but cannot start its
+  # JavaScript engine (validate_doc_update) or find its data: stopped here and started again below
+  stop_orphaned_real_couchdb "$url" || true
   if curl -sf --max-time 2 "$url/_up" >/dev/null 2>&1; then
     echo "apache-couchdb: already up at $url"
   else
