@@ -5,7 +5,8 @@
 #   CouchDB-compatible server (pouchdb-server) 127.0.0.1:5984
 #   Apache CouchDB 3.4.3 (from ../shared/couchdb) 127.0.0.1:5986 (admin/admin)
 #   Valkey 8 (from ../shared/valkey) 127.0.0.1:6390
-# Idempotent: a service that already answers is left alone.
+# Idempotent: a service that already answers is left alone (except an Apache CouchDB that this script started from a
+# checkout deleted since: it is started again).
 # The tests find these through one convention (lease-test-support's ServiceEnvironment): STARINTEL_REDIS_URL,
 # STARINTEL_VALKEY_URL, STARINTEL_RABBIT_HOST, STARINTEL_COUCHDB_URL, STARINTEL_COUCHDB_REAL_URL (+ _USER,
 # _PASSWORD); unset means the defaults above.
