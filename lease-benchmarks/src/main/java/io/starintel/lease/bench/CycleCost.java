@@ -3,8 +3,6 @@ package io.starintel.lease.bench;
 import java.lang.management.ManagementFactory;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 import io.starintel.lease.audit.internal.AsyncAuditPipeline;
 
@@ -45,13 +43,13 @@ public final class CycleCost {
 				LockCycle cycle = library.open(run + "-" + name + "-k", 0);
 				run(cycle, warmup);
 				for (int round = 1; round <= rounds; round++) {
-					drained(library);
+					library.awaitAuditDelivered();
 					Map<String, long[]> before = snapshot();
 					long processBefore = PROCESS.getProcessCpuTime();
 					long started = System.nanoTime();
 					run(cycle, cycles);
 					long elapsed = System.nanoTime() - started;
-					drained(library); // the audit pipeline's work for these cycles counts in this round
+					library.awaitAuditDelivered(); // the audit pipeline's work for these cycles counts in this round
 					long process = PROCESS.getProcessCpuTime() - processBefore;
 					print(name + " round " + round, before, snapshot(), cycles, elapsed);
 					System.out.printf("  %-60s %8.1f µs (JIT, GC and ended threads included)%n", "process",
@@ -64,28 +62,6 @@ public final class CycleCost {
 				}
 			}
 		}
-	}
-
-	/**
-	 * Waits (at most 10 s) until the audited library's audit pipeline has delivered everything queued; returns at once
-	 * for the other libraries.
-	 */
-	static boolean drained(LockLibrary library) {
-		if (!(library instanceof StarterLibrary starter)) {
-			return false;
-		}
-		AsyncAuditPipeline pipeline = starter.auditPipeline();
-		if (pipeline == null) {
-			return false;
-		}
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-		while (pipeline.backlog() > 0) {
-			if (System.nanoTime() > deadline) {
-				throw new IllegalStateException("the audit pipeline did not drain in 10 s");
-			}
-			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-		}
-		return true;
 	}
 
 	private static void run(LockCycle cycle, int cycles) {

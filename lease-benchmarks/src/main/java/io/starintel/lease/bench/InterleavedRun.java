@@ -207,7 +207,7 @@ public final class InterleavedRun {
 			acquired += counts.acquired();
 			end = Math.max(end, counts.endNanos());
 		}
-		if (CycleCost.drained(entry.library())) {
+		if (entry.library().awaitAuditDelivered()) {
 			// the audited path: the slice lasts until its audit backlog is delivered, so its audit work is counted
 			// in its own slice (time and Redis CPU), not in the next library's
 			end = Math.max(end, System.nanoTime());

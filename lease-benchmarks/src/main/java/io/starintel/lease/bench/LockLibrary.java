@@ -10,6 +10,14 @@ public interface LockLibrary extends AutoCloseable {
 	 */
 	LockCycle open(String key, int thread);
 
+	/**
+	 * Waits (at most 10 s) until this library's asynchronous audit pipeline has delivered everything queued, so that
+	 * its audit work is counted where its cycles ran; false at once for a library without one.
+	 */
+	default boolean awaitAuditDelivered() {
+		return false;
+	}
+
 	@Override
 	void close();
 

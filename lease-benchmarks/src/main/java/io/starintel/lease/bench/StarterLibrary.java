@@ -5,6 +5,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import io.starintel.lease.audit.internal.AsyncAuditPipeline;
 import io.starintel.lease.core.AcquireRequest;
@@ -128,6 +130,22 @@ final class StarterLibrary implements LockLibrary {
 	/** The context's audit pipeline, or null when the context has none (the store paths need none). */
 	@Nullable AsyncAuditPipeline auditPipeline() {
 		return this.context.getBeanProvider(AsyncAuditPipeline.class).getIfAvailable();
+	}
+
+	@Override
+	public boolean awaitAuditDelivered() {
+		AsyncAuditPipeline pipeline = auditPipeline();
+		if (pipeline == null) {
+			return false;
+		}
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+		while (pipeline.backlog() > 0) {
+			if (System.nanoTime() > deadline) {
+				throw new IllegalStateException("the audit pipeline did not drain in 10 s");
+			}
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+		}
+		return true;
 	}
 
 	@Override
