@@ -273,7 +273,7 @@ end
 local function begin_mutation(args, idem_key, request_digest, identity)
   local now = now_ms()
   local p = policy(args[4])
-  local deadline = tonumber(args[1])
+  local deadline = args[1] + 0
   if deadline > now + p.max_deadline then return now, p, refuse('invalid_lease_request', 'none', now) end
   if now > deadline then return now, p, refuse('deadline_exceeded', 'none', now) end
   return now, p, replay(args[2], p, args[3], identity, now, idem_key, request_digest)
@@ -304,7 +304,7 @@ end
 local function acquire(keys, args)
   local now = now_ms()
   local p = policy(args[3])
-  local deadline = tonumber(args[1])
+  local deadline = args[1] + 0
   if deadline > now + p.max_deadline then return refuse('invalid_lease_request', 'none', now) end
   if now > deadline then return refuse('deadline_exceeded', 'none', now) end
   local digest, identity = args[2], args[5]
@@ -319,7 +319,7 @@ local function acquire(keys, args)
     if status == 'active' then return refuse('lease_conflict', 'none', now, current.expires - now) end
   end
   if args[9] ~= '' then
-    local limit = tonumber(args[9])
+    local limit = args[9] + 0
     local active = r_call('ZCARD', keys[5])
     if active >= limit then active = active - r_call('ZCOUNT', keys[6], '-inf', fmt(now)) end
     if active >= limit then return acquire_refused(keys, args, p, now, 'lease_rate_limited', 'active_lease_limit_reached') end
@@ -328,7 +328,7 @@ local function acquire(keys, args)
   local counter = 0
   if counter_text then
     if not s_match(counter_text, '^%d+$') then return acquire_refused(keys, args, p, now, 'lease_backend_unavailable', 'corrupt_record') end
-    counter = tonumber(counter_text)
+    counter = counter_text + 0
   end
   if counter > (now + p.skew) * TOKENS_PER_MS then
     return acquire_refused(keys, args, p, now, 'lease_backend_unavailable', 'backend_clock_behind')
@@ -336,7 +336,7 @@ local function acquire(keys, args)
   local token = math.max(counter + 1, now * TOKENS_PER_MS)
   if token >= MAX_TOKEN then return acquire_refused(keys, args, p, now, 'lease_backend_unavailable', 'fencing_counter_exhausted') end
   local token_text = fmt(token)
-  local effective = tonumber(args[6])
+  local effective = args[6] + 0
   local now_text, expires_text = fmt(now), fmt(now + effective)
   -- encode() of the new record, from the parts Java sent (StoredRecord's layout)
   local record = '2\31active\31' .. token_text .. SEP .. now_text .. SEP .. now_text .. SEP .. expires_text .. args[7]
@@ -385,8 +385,8 @@ local function renew_one(base, p, now, digest, idem_key, request_digest, holder,
   local r, refused = load_held(base, p, digest, identity, now, holder, token)
   if refused then return refused end
   local acquired, _, _, ttl_text, lifetime = times_of(r)
-  if ttl then ttl_text = fmt(ttl) else ttl = tonumber(ttl_text) end
-  r.expires = math.min(now + ttl, tonumber(acquired) + tonumber(lifetime))
+  if ttl then ttl_text = fmt(ttl) else ttl = ttl_text + 0 end
+  r.expires = math.min(now + ttl, acquired + lifetime)
   r.times = acquired .. SEP .. fmt(now) .. SEP .. fmt(r.expires) .. SEP .. ttl_text .. SEP .. lifetime
   local physical = fmt(r.expires - now + p.grace)
   local record = encode(r)
@@ -404,7 +404,7 @@ end
 local function renew(keys, args)
   local now = now_ms()
   local p = policy(args[4])
-  local deadline = tonumber(args[1])
+  local deadline = args[1] + 0
   if deadline > now + p.max_deadline then return refuse('invalid_lease_request', 'none', now) end
   if now > deadline then return refuse('deadline_exceeded', 'none', now) end
   return renew_one(args[2], p, now, args[3], keys[2], args[5], args[6], args[7], args[8], new_ttl(args[9]))
@@ -416,11 +416,11 @@ end
 -- backend time is deadline_exceeded without mutation, like a single renew.
 local function renew_batch(keys, args)
   local now = now_ms()
-  local base, p, n = args[1], policy(args[2]), tonumber(args[3])
+  local base, p, n = args[1], policy(args[2]), args[3] + 0
   local out = {}
   for i = 1, n do
     local a = 3 + (i - 1) * 7
-    local deadline = tonumber(args[a + 1])
+    local deadline = args[a + 1] + 0
     local one
     if deadline > now + p.max_deadline then one = refuse('invalid_lease_request', 'none', now)
     elseif now > deadline then one = refuse('deadline_exceeded', 'none', now)
@@ -440,7 +440,7 @@ end
 local function release(keys, args)
   local now = now_ms()
   local p = policy(args[3])
-  local deadline = tonumber(args[1])
+  local deadline = args[1] + 0
   if deadline > now + p.max_deadline then return refuse('invalid_lease_request', 'none', now) end
   if now > deadline then return refuse('deadline_exceeded', 'none', now) end
   local digest, holder, token = args[2], args[5], args[6]
@@ -510,7 +510,7 @@ local function high_water_mark(fence_key, token)
   local hwm_text = r_call('HGET', fence_key, 'hwm')
   if not hwm_text then return nil, nil end
   if not s_match(hwm_text, '^%d+$') then return hwm_text, 'corrupt_record' end
-  if tonumber(token) < tonumber(hwm_text) then return hwm_text, 'token_below_high_water_mark' end
+  if token + 0 < hwm_text + 0 then return hwm_text, 'token_below_high_water_mark' end
   return hwm_text, nil
 end
 
@@ -520,7 +520,7 @@ end
 -- deadline_exceeded, lease_backend_unavailable (corrupt_record).
 local function authorize(keys, args)
   local now = now_ms()
-  if now > tonumber(args[1]) then return refuse('deadline_exceeded', 'none', now) end
+  if now > args[1] + 0 then return refuse('deadline_exceeded', 'none', now) end
   local p = policy(args[4])
   local _, below = high_water_mark(keys[2], args[6])
   if below == 'corrupt_record' then return refuse('lease_backend_unavailable', 'corrupt_record', now) end
@@ -535,7 +535,7 @@ end
 -- Codes: lease_inspected (record), lease_not_found, deadline_exceeded, lease_backend_unavailable (corrupt_record).
 local function inspect(keys, args)
   local now = now_ms()
-  if now > tonumber(args[1]) then return refuse('deadline_exceeded', 'none', now) end
+  if now > args[1] + 0 then return refuse('deadline_exceeded', 'none', now) end
   local status, r = load_active(args[2], policy(args[4]), args[3], args[5], now)
   if status == 'corrupt' then return refuse('lease_backend_unavailable', 'corrupt_record', now) end
   if status ~= 'active' then return refuse('lease_not_found', 'none', now) end
@@ -547,7 +547,7 @@ end
 -- Codes: lease_inspected, lease_not_found, deadline_exceeded, lease_backend_unavailable (corrupt_record).
 local function inspect_by_lease_id(keys, args)
   local now = now_ms()
-  if now > tonumber(args[1]) then return refuse('deadline_exceeded', 'none', now) end
+  if now > args[1] + 0 then return refuse('deadline_exceeded', 'none', now) end
   local digest = r_call('GET', keys[1])
   if not digest or s_find(digest, SEP, 1, true) then return refuse('lease_not_found', 'none', now) end
   local status, r = load_active(args[2], policy(args[3]), digest, nil, now)
@@ -560,7 +560,7 @@ end
 -- The stored result marked replayed with the lease's current state, or lease_not_found; deadline_exceeded.
 local function resolve(keys, args)
   local now = now_ms()
-  if now > tonumber(args[1]) then return refuse('deadline_exceeded', 'none', now) end
+  if now > args[1] + 0 then return refuse('deadline_exceeded', 'none', now) end
   local replayed = replay(args[2], policy(args[4]), args[3], args[5], now, keys[2], nil)
   if replayed then return replayed end
   return refuse('lease_not_found', 'none', now)
@@ -573,7 +573,7 @@ end
 -- stale entries (record gone, expired) are removed when seen; corrupt records are counted, never returned.
 local function list(keys, args)
   local now = now_ms()
-  if now > tonumber(args[1]) then return { 'deadline_exceeded', 'none', fmt(now), '', '0' } end
+  if now > args[1] + 0 then return { 'deadline_exceeded', 'none', fmt(now), '', '0' } end
   local base, page_size, limit, filter = args[2], tonumber(args[4]), tonumber(args[5]), args[6]
   local p = policy(args[9])
   local want = nil
@@ -624,7 +624,7 @@ end
 -- Reply: { code ('lease_revoked' | 'deadline_exceeded'), decided_ms, revoked in this call, index entries left }
 local function recover(keys, args)
   local now = now_ms()
-  if now > tonumber(args[1]) then return { 'deadline_exceeded', fmt(now), '0', '0' } end
+  if now > args[1] + 0 then return { 'deadline_exceeded', fmt(now), '0', '0' } end
   local base, p = args[2], policy(args[8])
   local revoked = 0
   for _, digest in ipairs(r_call('ZRANGEBYLEX', keys[1], '-', '+', 'LIMIT', 0, tonumber(args[3]))) do

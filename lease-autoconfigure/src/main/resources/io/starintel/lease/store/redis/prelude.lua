@@ -48,9 +48,12 @@ local TIMES = '^(%d+)\31(%d+)\31(%d+)\31(%d+)\31(%d+)$'
 local IDENTITY7 = '[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31'
 local LEASE_ID = '^' .. IDENTITY7 .. '([^\31]*)\31'
 
+-- Numbers: decimal text that is digits by construction (arguments Java built, TIME's fields, text a pattern already
+-- matched as digits) becomes a number by arithmetic coercion (x + 0: one conversion); tonumber (two conversions, nil
+-- instead of an error) only where the text may be anything.
 local function now_ms()
   local t = r_call('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  return t[1] * 1000 + math.floor(t[2] / 1000)
 end
 
 -- an integer as exact decimal text (never tostring/cjson: they print 1.8e+15). '%d' formats the integer-valued
@@ -75,7 +78,7 @@ local function decode(text)
   if not state then return nil end
   local last, attached = -1, false
   if s_byte(text, -1) == 97 and s_byte(text, -2) == 31 then last, attached = -3, true end
-  return { state = state, token = token, expires = tonumber(expires), times = s_sub(text, from, to - 1),
+  return { state = state, token = token, expires = expires + 0, times = s_sub(text, from, to - 1),
     fixed = s_sub(text, pos, last), attached = attached }
 end
 
