@@ -19,6 +19,18 @@ public final class Identifiers {
 
 	private static final byte[] CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ".getBytes(StandardCharsets.US_ASCII);
 
+	/** {@code ALLOWED[c]}: whether ASCII character {@code c} may appear in an identifier (one lookup per character). */
+	private static final boolean[] ALLOWED = allowed();
+
+	private static boolean[] allowed() {
+		boolean[] allowed = new boolean[128];
+		for (char c = 0; c < 128; c++) {
+			allowed[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.'
+					|| c == '_' || c == ':' || c == '@' || c == '-';
+		}
+		return allowed;
+	}
+
 	/** One generator per thread: no lock shared by the threads of a busy client (the platform default locks). */
 	private static final ThreadLocal<Source> RANDOM = ThreadLocal
 		.withInitial(() -> new Source(newRandom(), new byte[17]));
@@ -46,9 +58,7 @@ public final class Identifiers {
 		}
 		for (int i = 0; i < value.length(); i++) {
 			char c = value.charAt(i);
-			boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.'
-					|| c == '_' || c == ':' || c == '@' || c == '-';
-			if (!ok) {
+			if (c >= ALLOWED.length || !ALLOWED[c]) {
 				return false;
 			}
 		}
