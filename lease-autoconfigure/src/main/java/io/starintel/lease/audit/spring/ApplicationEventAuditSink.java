@@ -3,6 +3,8 @@ package io.starintel.lease.audit.spring;
 import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.AuditSink;
 import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.PayloadApplicationEvent;
+import org.springframework.core.ResolvableType;
 
 /**
  * Publishes each {@link AuditEvent} as a Spring application event ({@code @EventListener void on(AuditEvent e)}).
@@ -18,7 +20,28 @@ public final class ApplicationEventAuditSink implements AuditSink {
 
 	@Override
 	public void record(AuditEvent event) {
-		this.publisher.publishEvent(event);
+		this.publisher.publishEvent(new AuditApplicationEvent(this.publisher, event));
+	}
+
+	/**
+	 * The {@link PayloadApplicationEvent} Spring makes of a published {@link AuditEvent}, with its generic type
+	 * resolved once: listeners of {@code AuditEvent} (or of {@code PayloadApplicationEvent<AuditEvent>}) match it as
+	 * they match the payload event, and the multicaster finds its listeners without resolving the type per event.
+	 */
+	private static final class AuditApplicationEvent extends PayloadApplicationEvent<AuditEvent> {
+
+		private static final ResolvableType TYPE = ResolvableType.forClassWithGenerics(PayloadApplicationEvent.class,
+				AuditEvent.class);
+
+		AuditApplicationEvent(Object source, AuditEvent payload) {
+			super(source, payload);
+		}
+
+		@Override
+		public ResolvableType getResolvableType() {
+			return TYPE;
+		}
+
 	}
 
 }
