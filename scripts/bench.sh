@@ -11,6 +11,8 @@
 # speed drifts by up to +-40 % over minutes; ~8 min by default). Options: bench.threads, bench.keys, bench.libraries,
 # bench.warmupSlices (5), bench.slices (12 rounds), bench.sliceMillis (1000), bench.seed, bench.heap (1g):
 #   bash scripts/bench.sh --interleaved -Dbench.threads=1 -Dbench.libraries=reference,store,audited -Dbench.slices=5
+# With --interleaved each library gets its own private redis-server (its keyspace holds only its own keys, as a
+# user's Redis would); --shared-redis puts them all on one server instead.
 # Redis: BENCH_REDIS_URL if set; otherwise a private redis-server started here on a free loopback port (so that
 # INFO commandstats / INFO cpu count only the benchmark), stopped at the end; without redis-server on the PATH,
 # STARINTEL_REDIS_URL or 127.0.0.1:6379 (then the command and CPU counters include the other clients).
@@ -21,36 +23,59 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 INTERLEAVED=false
+SHARED_REDIS=false
 HEAP=1g
+LIBRARIES="reference,store,audited,redisson-fenced,shedlock,spring-integration"
 ARGS=()
 for arg in "$@"; do
   case "$arg" in
     --interleaved) INTERLEAVED=true ;;
+    --shared-redis) SHARED_REDIS=true ;;
     -Dbench.heap=*) HEAP="${arg#*=}"; ARGS+=("$arg") ;;
+    -Dbench.libraries=*) LIBRARIES="${arg#*=}"; ARGS+=("$arg") ;;
     *) ARGS+=("$arg") ;;
   esac
 done
 
 OUT="$PWD/lease-benchmarks/target/bench-results/$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$OUT"
-REDIS_PID_FILE=""
+REDIS_PID_FILES=()
 cleanup() {
-  if [ -n "$REDIS_PID_FILE" ] && [ -s "$REDIS_PID_FILE" ]; then
-    kill "$(cat "$REDIS_PID_FILE")" 2>/dev/null || true
-  fi
+  for pid_file in ${REDIS_PID_FILES[@]+"${REDIS_PID_FILES[@]}"}; do
+    if [ -s "$pid_file" ]; then kill "$(cat "$pid_file")" 2>/dev/null || true; fi
+  done
 }
 trap cleanup EXIT
 
+# starts a private redis-server on the next free loopback port from $PORT; sets PORT to it
+NEXT_PORT=16379
+start_redis() {
+  local name="$1" port="$NEXT_PORT"
+  while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
+  NEXT_PORT=$((port + 1))
+  REDIS_PID_FILES+=("$OUT/redis-$name.pid")
+  redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no --daemonize yes \
+    --pidfile "$OUT/redis-$name.pid" --logfile "$OUT/redis-$name.log" --dir "$OUT"
+  for _ in $(seq 1 100); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+  PORT="$port"
+}
+
+PER_LIBRARY=""
 if [ -n "${BENCH_REDIS_URL:-}" ]; then
   REDIS_URL="$BENCH_REDIS_URL"; REDIS_MODE="given server (BENCH_REDIS_URL)"
 elif command -v redis-server >/dev/null 2>&1; then
-  PORT=16379
-  while (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; do PORT=$((PORT + 1)); done
-  REDIS_PID_FILE="$OUT/redis.pid"
-  redis-server --port "$PORT" --bind 127.0.0.1 --save "" --appendonly no --daemonize yes \
-    --pidfile "$REDIS_PID_FILE" --logfile "$OUT/redis.log" --dir "$OUT"
-  for _ in $(seq 1 100); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
+  start_redis shared
   REDIS_URL="redis://127.0.0.1:$PORT"; REDIS_MODE="private redis-server on port $PORT (only the benchmark's clients)"
+  if [ "$INTERLEAVED" = true ] && [ "$SHARED_REDIS" = false ]; then
+    # one private server per library: each keyspace holds only its library's keys, as a user's Redis would (the
+    # store keeps idempotency records for the policy's retention, the reference for 60 s: on one shared server the
+    # store's keys slow every library's commands down)
+    for library in ${LIBRARIES//,/ }; do
+      start_redis "$library"
+      PER_LIBRARY="${PER_LIBRARY:+$PER_LIBRARY,}$library=redis://127.0.0.1:$PORT"
+    done
+    REDIS_MODE="one private redis-server per library (only the benchmark's clients)"
+  fi
 else
   REDIS_URL="${STARINTEL_REDIS_URL:-redis://127.0.0.1:6379}"
   REDIS_MODE="shared server $REDIS_URL (counters include other clients)"
@@ -70,7 +95,8 @@ REDIS_VERSION="$(redis-cli -u "$REDIS_URL" info server 2>/dev/null | tr -d '\r' 
 uptime > "$OUT/load-before.txt"
 if [ "$INTERLEAVED" = true ]; then
   java "-Xms$HEAP" "-Xmx$HEAP" -cp "$CP" -Dbench.out="$OUT" -Dbench.redis="$REDIS_URL" \
-    -Dbench.redisMode="$REDIS_MODE" ${ARGS[@]+"${ARGS[@]}"} io.starintel.lease.bench.InterleavedRun
+    -Dbench.redisMode="$REDIS_MODE" -Dbench.redisPerLibrary="$PER_LIBRARY" ${ARGS[@]+"${ARGS[@]}"} \
+    io.starintel.lease.bench.InterleavedRun
   uptime > "$OUT/load-after.txt"
   cp "$OUT/interleaved.md" "$PWD/lease-benchmarks/target/bench-results/latest-interleaved.md"
   echo "results: $OUT (report: lease-benchmarks/target/bench-results/latest-interleaved.md)"

@@ -10,7 +10,9 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
@@ -113,6 +115,53 @@ public final class InterleavedRun {
 
 	}
 
+	/**
+	 * The Redis counters of each library's server (one {@link RedisCounters} per distinct server): a slice's Redis
+	 * figures are read from the server its library uses.
+	 */
+	private record Counters(Map<String, RedisCounters> byLibrary, Map<String, RedisCounters> byUrl)
+			implements AutoCloseable {
+
+		static Counters open(Map<String, BenchRedis> redis) {
+			Map<String, RedisCounters> byUrl = new LinkedHashMap<>();
+			Map<String, RedisCounters> byLibrary = new LinkedHashMap<>();
+			try {
+				redis.forEach((library, server) -> byLibrary.put(library,
+						byUrl.computeIfAbsent(server.url(), (url) -> new RedisCounters(server))));
+			}
+			catch (RuntimeException ex) {
+				byUrl.values().forEach(RedisCounters::close);
+				throw ex;
+			}
+			return new Counters(byLibrary, byUrl);
+		}
+
+		RedisCounters of(String library) {
+			return this.byLibrary.get(library);
+		}
+
+		/** The version and address of the server(s), for the report. */
+		String describe() {
+			if (this.byUrl.size() == 1) {
+				Map.Entry<String, RedisCounters> only = this.byUrl.entrySet().iterator().next();
+				return only.getValue().version() + " at " + only.getKey() + " (shared by all libraries)";
+			}
+			StringBuilder text = new StringBuilder(this.byUrl.values().iterator().next().version())
+				.append(", one server per library:");
+			this.byLibrary.forEach((library, counters) -> text.append(' ').append(library).append(' ')
+				.append(this.byUrl.entrySet().stream().filter((e) -> e.getValue() == counters).findFirst()
+					.map(Map.Entry::getKey).orElse("?")).append(';'));
+			text.setLength(text.length() - 1);
+			return text.toString();
+		}
+
+		@Override
+		public void close() {
+			this.byUrl.values().forEach(RedisCounters::close);
+		}
+
+	}
+
 	public static void main(String[] args) throws Exception {
 		Path out = Path.of(System.getProperty("bench.out", "target/bench"));
 		Files.createDirectories(out);
@@ -126,15 +175,15 @@ public final class InterleavedRun {
 		List<String> libraries = list("bench.libraries", String.join(",", BenchReport.LIBRARIES));
 		System.out.println("interleaved run " + run + ", shuffle seed " + seed);
 		Random random = new Random(seed);
-		BenchRedis redis = BenchRedis.fromEnvironment();
+		Map<String, BenchRedis> redis = BenchRedis.perLibrary(libraries);
 		List<String> environment = new ArrayList<>();
 		environment.add("date " + Instant.now().truncatedTo(ChronoUnit.SECONDS) + ", commit " + commit());
 		environment.add("load average before: " + loadAverage());
 		List<Cell> cells = new ArrayList<>();
-		try (RedisCounters counters = new RedisCounters(redis)) {
+		try (Counters counters = Counters.open(redis)) {
 			String mode = System.getProperty("bench.redisMode", "");
 			environment.add(Runtime.getRuntime().availableProcessors() + " cores, Java "
-					+ System.getProperty("java.version") + ", Redis " + counters.version() + " at " + redis.url()
+					+ System.getProperty("java.version") + ", Redis " + counters.describe()
 					+ (mode.isBlank() ? "" : ": " + mode));
 			for (String threadCount : list("bench.threads", "1,8")) {
 				int threads = Integer.parseInt(threadCount);
@@ -146,14 +195,15 @@ public final class InterleavedRun {
 								+ " measured slices of " + sliceMillis + " ms per library");
 						try (Cell cell = new Cell(name, new ArrayList<>())) {
 							for (String library : libraries) {
-								cell.open(library, redis, run + "-" + library + "-" + keys + "-t" + threads, keys,
-										threads);
+								cell.open(library, redis.get(library), run + "-" + library + "-" + keys + "-t" + threads,
+										keys, threads);
 							}
 							for (int round = 1 - warmup; round <= rounds; round++) {
 								List<Entry> order = new ArrayList<>(cell.entries());
 								Collections.shuffle(order, random);
 								for (Entry entry : order) {
-									Slice slice = slice(pool, entry, keys, threads, sliceMillis, counters, round);
+									Slice slice = slice(pool, entry, keys, threads, sliceMillis,
+											counters.of(entry.name()), round);
 									if (round >= 1) {
 										entry.slices().add(slice);
 										Files.writeString(jsonl, JSON.writeValueAsString(slice) + "\n",
