@@ -11,8 +11,8 @@
 # speed drifts by up to +-40 % over minutes; ~8 min by default). Options: bench.threads, bench.keys, bench.libraries,
 # bench.warmupSlices (5), bench.slices (12 rounds), bench.sliceMillis (1000), bench.seed, bench.heap (1g):
 #   bash scripts/bench.sh --interleaved -Dbench.threads=1 -Dbench.libraries=reference,store,audited -Dbench.slices=5
-# With --interleaved each library gets its own private redis-server (its keyspace holds only its own keys, as a
-# user's Redis would); --shared-redis puts them all on one server instead.
+# Each library gets its own private redis-server (its keyspace holds only its own keys, as a user's Redis would; JMH
+# forks and interleaved slices alike); --shared-redis puts them all on one server instead.
 # Redis: BENCH_REDIS_URL if set; otherwise a private redis-server started here on a free loopback port (so that
 # INFO commandstats / INFO cpu count only the benchmark), stopped at the end; without redis-server on the PATH,
 # STARINTEL_REDIS_URL or 127.0.0.1:6379 (then the command and CPU counters include the other clients).
@@ -66,7 +66,7 @@ if [ -n "${BENCH_REDIS_URL:-}" ]; then
 elif command -v redis-server >/dev/null 2>&1; then
   start_redis shared
   REDIS_URL="redis://127.0.0.1:$PORT"; REDIS_MODE="private redis-server on port $PORT (only the benchmark's clients)"
-  if [ "$INTERLEAVED" = true ] && [ "$SHARED_REDIS" = false ]; then
+  if [ "$SHARED_REDIS" = false ]; then
     # one private server per library: each keyspace holds only its library's keys, as a user's Redis would (the
     # store keeps idempotency records for the policy's retention, the reference for 60 s: on one shared server the
     # store's keys slow every library's commands down)
@@ -102,7 +102,8 @@ if [ "$INTERLEAVED" = true ]; then
   echo "results: $OUT (report: lease-benchmarks/target/bench-results/latest-interleaved.md)"
   exit 0
 fi
-java -Xmx512m -cp "$CP" -Dbench.out="$OUT" -Dbench.redis="$REDIS_URL" -Dbench.noReport=true ${ARGS[@]+"${ARGS[@]}"} \
+java -Xmx512m -cp "$CP" -Dbench.out="$OUT" -Dbench.redis="$REDIS_URL" -Dbench.redisPerLibrary="$PER_LIBRARY" \
+  -Dbench.noReport=true ${ARGS[@]+"${ARGS[@]}"} \
   io.starintel.lease.bench.BenchMain
 uptime > "$OUT/load-after.txt"
 java -cp "$CP" io.starintel.lease.bench.BenchReport "$OUT"
