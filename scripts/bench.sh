@@ -47,7 +47,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# starts a private redis-server on the next free loopback port from $PORT; sets PORT to it
+# starts a private redis-server on the next free loopback port from NEXT_PORT; sets PORT to it
 NEXT_PORT=16379
 start_redis() {
   local name="$1" port="$NEXT_PORT"
@@ -64,15 +64,18 @@ PER_LIBRARY=""
 if [ -n "${BENCH_REDIS_URL:-}" ]; then
   REDIS_URL="$BENCH_REDIS_URL"; REDIS_MODE="given server (BENCH_REDIS_URL)"
 elif command -v redis-server >/dev/null 2>&1; then
-  start_redis shared
-  REDIS_URL="redis://127.0.0.1:$PORT"; REDIS_MODE="private redis-server on port $PORT (only the benchmark's clients)"
-  if [ "$SHARED_REDIS" = false ]; then
+  if [ "$SHARED_REDIS" = true ]; then
+    start_redis shared
+    REDIS_URL="redis://127.0.0.1:$PORT"; REDIS_MODE="private redis-server on port $PORT (only the benchmark's clients)"
+  else
     # one private server per library: each keyspace holds only its library's keys, as a user's Redis would (the
     # store keeps idempotency records for the policy's retention, the reference for 60 s: on one shared server the
-    # store's keys slow every library's commands down)
+    # store's keys slow every library's commands down); REDIS_URL is the first one's (version, fallback)
+    REDIS_URL=""
     for library in ${LIBRARIES//,/ }; do
       start_redis "$library"
       PER_LIBRARY="${PER_LIBRARY:+$PER_LIBRARY,}$library=redis://127.0.0.1:$PORT"
+      REDIS_URL="${REDIS_URL:-redis://127.0.0.1:$PORT}"
     done
     REDIS_MODE="one private redis-server per library (only the benchmark's clients)"
   fi

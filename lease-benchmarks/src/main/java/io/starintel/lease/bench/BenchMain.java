@@ -17,7 +17,7 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * JSON to {@code ${bench.out}/jmh-t<threads>-r<round>.json} and then the markdown report ({@link BenchReport}).
  *
  * <p>System properties (all optional): {@code bench.out} (default {@code target/bench}), {@code bench.redis},
- * {@code bench.redisPerLibrary} ({@code library=url,...}: each library's own server, {@link BenchRedis#perLibrary}),
+ * {@code bench.redisPerLibrary} ({@code library=url,...}: each library's own server, {@link BenchRedis#forLibrary}),
  * {@code bench.run} (a short run id, used in key names), {@code bench.threads} ({@code 1,8}), {@code bench.libraries}
  * (comma list, default all), {@code bench.keys} ({@code distinct,contended}), {@code bench.warmup} (iterations, 2),
  * {@code bench.iterations} (3), {@code bench.seconds} (per iteration, 5), {@code bench.rounds} (whole runs one after another, 1; the

@@ -1,9 +1,6 @@
 package io.starintel.lease.bench;
 
 import java.net.URI;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
@@ -28,24 +25,18 @@ public record BenchRedis(URI uri) {
 	}
 
 	/**
-	 * The Redis of each library, from {@code bench.redisPerLibrary} ({@code library=url,...}, set by
-	 * {@code scripts/bench.sh --interleaved}: one private server per library, so that each library's keyspace holds
-	 * only its own keys, as a user's Redis would); a library not named there gets {@link #fromEnvironment()}.
+	 * The Redis of one library: its entry in {@code bench.redisPerLibrary} ({@code library=url,...}, set by
+	 * {@code scripts/bench.sh}: one private server per library, so that each library's keyspace holds only its own
+	 * keys, as a user's Redis would), else {@link #fromEnvironment()}.
 	 */
-	public static Map<String, BenchRedis> perLibrary(List<String> libraries) {
-		Map<String, BenchRedis> given = new LinkedHashMap<>();
-		String spec = System.getProperty("bench.redisPerLibrary", "");
-		for (String entry : spec.split(",")) {
+	public static BenchRedis forLibrary(String library) {
+		for (String entry : System.getProperty("bench.redisPerLibrary", "").split(",")) {
 			int equals = entry.indexOf('=');
-			if (equals > 0) {
-				given.put(entry.substring(0, equals).trim(), new BenchRedis(URI.create(entry.substring(equals + 1).trim())));
+			if (equals > 0 && entry.substring(0, equals).trim().equals(library)) {
+				return new BenchRedis(URI.create(entry.substring(equals + 1).trim()));
 			}
 		}
-		Map<String, BenchRedis> out = new LinkedHashMap<>();
-		for (String library : libraries) {
-			out.put(library, given.getOrDefault(library, fromEnvironment()));
-		}
-		return out;
+		return fromEnvironment();
 	}
 
 	/** Host name. */

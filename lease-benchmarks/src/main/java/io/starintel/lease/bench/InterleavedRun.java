@@ -116,41 +116,46 @@ public final class InterleavedRun {
 	}
 
 	/**
-	 * The Redis counters of each library's server (one {@link RedisCounters} per distinct server): a slice's Redis
-	 * figures are read from the server its library uses.
+	 * Each library's server and one {@link RedisCounters} per distinct server: a slice's Redis figures are read from
+	 * the server its library uses.
 	 */
-	private record Counters(Map<String, RedisCounters> byLibrary, Map<String, RedisCounters> byUrl)
+	private record Counters(Map<String, BenchRedis> servers, Map<String, RedisCounters> byUrl)
 			implements AutoCloseable {
 
-		static Counters open(Map<String, BenchRedis> redis) {
+		static Counters open(List<String> libraries) {
+			Map<String, BenchRedis> servers = new LinkedHashMap<>();
 			Map<String, RedisCounters> byUrl = new LinkedHashMap<>();
-			Map<String, RedisCounters> byLibrary = new LinkedHashMap<>();
 			try {
-				redis.forEach((library, server) -> byLibrary.put(library,
-						byUrl.computeIfAbsent(server.url(), (url) -> new RedisCounters(server))));
+				for (String library : libraries) {
+					BenchRedis server = BenchRedis.forLibrary(library);
+					servers.put(library, server);
+					byUrl.computeIfAbsent(server.url(), (url) -> new RedisCounters(server));
+				}
 			}
 			catch (RuntimeException ex) {
 				byUrl.values().forEach(RedisCounters::close);
 				throw ex;
 			}
-			return new Counters(byLibrary, byUrl);
+			return new Counters(servers, byUrl);
+		}
+
+		BenchRedis server(String library) {
+			return this.servers.get(library);
 		}
 
 		RedisCounters of(String library) {
-			return this.byLibrary.get(library);
+			return this.byUrl.get(server(library).url());
 		}
 
 		/** The version and address of the server(s), for the report. */
 		String describe() {
+			String version = this.byUrl.values().iterator().next().version();
 			if (this.byUrl.size() == 1) {
-				Map.Entry<String, RedisCounters> only = this.byUrl.entrySet().iterator().next();
-				return only.getValue().version() + " at " + only.getKey() + " (shared by all libraries)";
+				return version + " at " + this.byUrl.keySet().iterator().next() + " (shared by all libraries)";
 			}
-			StringBuilder text = new StringBuilder(this.byUrl.values().iterator().next().version())
-				.append(", one server per library:");
-			this.byLibrary.forEach((library, counters) -> text.append(' ').append(library).append(' ')
-				.append(this.byUrl.entrySet().stream().filter((e) -> e.getValue() == counters).findFirst()
-					.map(Map.Entry::getKey).orElse("?")).append(';'));
+			StringBuilder text = new StringBuilder(version).append(", one server per library:");
+			this.servers.forEach((library, server) -> text.append(' ').append(library).append(' ').append(server.url())
+				.append(';'));
 			text.setLength(text.length() - 1);
 			return text.toString();
 		}
@@ -175,12 +180,11 @@ public final class InterleavedRun {
 		List<String> libraries = list("bench.libraries", String.join(",", BenchReport.LIBRARIES));
 		System.out.println("interleaved run " + run + ", shuffle seed " + seed);
 		Random random = new Random(seed);
-		Map<String, BenchRedis> redis = BenchRedis.perLibrary(libraries);
 		List<String> environment = new ArrayList<>();
 		environment.add("date " + Instant.now().truncatedTo(ChronoUnit.SECONDS) + ", commit " + commit());
 		environment.add("load average before: " + loadAverage());
 		List<Cell> cells = new ArrayList<>();
-		try (Counters counters = Counters.open(redis)) {
+		try (Counters counters = Counters.open(libraries)) {
 			String mode = System.getProperty("bench.redisMode", "");
 			environment.add(Runtime.getRuntime().availableProcessors() + " cores, Java "
 					+ System.getProperty("java.version") + ", Redis " + counters.describe()
@@ -195,7 +199,7 @@ public final class InterleavedRun {
 								+ " measured slices of " + sliceMillis + " ms per library");
 						try (Cell cell = new Cell(name, new ArrayList<>())) {
 							for (String library : libraries) {
-								cell.open(library, redis.get(library), run + "-" + library + "-" + keys + "-t" + threads,
+								cell.open(library, counters.server(library), run + "-" + library + "-" + keys + "-t" + threads,
 										keys, threads);
 							}
 							for (int round = 1 - warmup; round <= rounds; round++) {

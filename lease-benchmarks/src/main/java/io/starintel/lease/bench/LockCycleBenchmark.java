@@ -8,7 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
@@ -98,7 +97,7 @@ public class LockCycleBenchmark {
 	public void startTrial(BenchmarkParams params) {
 		this.threads = params.getThreads();
 		this.cell = System.getProperty("bench.run", "run") + "-r" + Integer.getInteger("bench.round", 1) + "-" + this.library + "-" + this.keys + "-t" + this.threads;
-		BenchRedis redis = BenchRedis.perLibrary(List.of(this.library)).get(this.library);
+		BenchRedis redis = BenchRedis.forLibrary(this.library);
 		this.counters = new RedisCounters(redis);
 		this.lockLibrary = LockLibrary.create(this.library, redis, this.cell);
 	}
