@@ -13,8 +13,8 @@
 #   bash scripts/bench.sh --interleaved -Dbench.threads=1 -Dbench.libraries=reference,store,audited -Dbench.slices=5
 # Each library gets its own private redis-server (its keyspace holds only its own keys, as a user's Redis would; JMH
 # forks and interleaved slices alike); --shared-redis puts them all on one server instead.
-# Redis: BENCH_REDIS_URL if set; otherwise a private redis-server started here on a free loopback port (so that
-# INFO commandstats / INFO cpu count only the benchmark), stopped at the end; without redis-server on the PATH,
+# Redis: BENCH_REDIS_URL if set (shared by all); otherwise the private redis-servers started here on free loopback
+# ports (so that INFO commandstats / INFO cpu count only the benchmark), stopped at the end; without redis-server on the PATH,
 # STARINTEL_REDIS_URL or 127.0.0.1:6379 (then the command and CPU counters include the other clients).
 # Output: lease-benchmarks/target/bench-results/<UTC time>/ (jmh-t*.json, counters.jsonl, report.md, logs/; with
 # --interleaved: interleaved.md, interleaved.jsonl, logs/, and a copy of the report in
