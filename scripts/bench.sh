@@ -19,6 +19,8 @@
 # Output: lease-benchmarks/target/bench-results/<UTC time>/ (jmh-t*.json, counters.jsonl, report.md, logs/; with
 # --interleaved: interleaved.md, interleaved.jsonl, logs/, and a copy of the report in
 # lease-benchmarks/target/bench-results/latest-interleaved.md).
+# BENCH_CLASSPATH_PREFIX: directories put ahead of the module's classpath (a patched lease.lua for an experiment:
+# scripts/bench-prototypes.sh); unset for every published figure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -88,7 +90,7 @@ fi
 # shellcheck disable=SC2086
 ./mvnw -q -B ${MAVEN_ARGS:-} -pl lease-benchmarks -am compile dependency:build-classpath -Dmaven.test.skip=true \
   -Dmdep.outputFile=target/bench.classpath -Dmdep.includeScope=runtime
-CP="lease-benchmarks/target/classes:$(cat lease-benchmarks/target/bench.classpath)"
+CP="${BENCH_CLASSPATH_PREFIX:+$BENCH_CLASSPATH_PREFIX:}lease-benchmarks/target/classes:$(cat lease-benchmarks/target/bench.classpath)"
 
 REDIS_VERSION="$(redis-cli -u "$REDIS_URL" info server 2>/dev/null | tr -d '\r' | sed -n 's/^redis_version://p')"
 {
