@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ROUNDS="${ROUNDS:-3}"
-LUA=lease-autoconfigure/src/main/resources/io/starintel/lease/store/redis/lease.lua
+LUA=lease-redis/src/main/resources/io/starintel/lease/store/redis/lease.lua
 WORK="$PWD/lease-benchmarks/target/prototypes"
 INDEX="$WORK/runs.txt"
 rm -rf "$WORK"

@@ -15,6 +15,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.PayloadApplicationEvent;
 
+import io.starintel.lease.store.DelegatingStore;
 import io.starintel.lease.audit.internal.AsyncAuditPipeline;
 import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.AuditEventType;
@@ -115,7 +116,7 @@ class AuditWiringTests {
 	@Test
 	void theStoreSaysThroughTheSpiWhetherItWritesAdminAuditAtomically() {
 		assertThat(new InMemoryLeaseStore().writesAdminAuditAtomically()).isFalse();
-		this.runner.withBean(LeaseStore.class, () -> new io.starintel.lease.job.DelegatingStore() {
+		this.runner.withBean(LeaseStore.class, () -> new DelegatingStore() {
 			@Override
 			public boolean writesAdminAuditAtomically() {
 				return true;

@@ -13,7 +13,7 @@ import io.starintel.lease.autoconfigure.LeaseJobAutoConfiguration;
 import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
 import io.starintel.lease.core.InspectRequest;
 import io.starintel.lease.core.LeaseResult;
-import io.starintel.lease.job.DelegatingStore;
+import io.starintel.lease.store.DelegatingStore;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.LeaseStore;
 

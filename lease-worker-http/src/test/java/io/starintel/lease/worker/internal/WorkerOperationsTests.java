@@ -19,7 +19,7 @@ import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.OperationClasses;
 import io.starintel.lease.core.RenewRequest;
-import io.starintel.lease.job.DelegatingStore;
+import io.starintel.lease.store.DelegatingStore;
 import io.starintel.lease.core.ResolveRequest;
 import io.starintel.lease.http.internal.StrictJson;
 import io.starintel.lease.service.LeaseService;

@@ -2,7 +2,7 @@ package io.starintel.lease.it.redis;
 
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.store.LeaseStore;
-import io.starintel.lease.store.LeaseStoreConformanceKit;
+import io.starintel.lease.test.conformance.LeaseStoreConformanceKit;
 import io.starintel.lease.store.LeaseAlerts;
 import io.starintel.lease.store.redis.internal.RedisKeys;
 import io.starintel.lease.store.redis.RedisLeaseStore;

@@ -6,7 +6,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.store.LeaseAlerts;
 import io.starintel.lease.store.LeaseStore;
-import io.starintel.lease.store.LeaseStoreSweepConformanceKit;
+import io.starintel.lease.test.conformance.LeaseStoreSweepConformanceKit;
 import io.starintel.lease.store.redis.RedisLeaseStore;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -1,0 +1,249 @@
+package io.starintel.lease.audit.internal;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+import io.starintel.lease.store.DelegatingStore;
+import io.starintel.lease.core.AcquireRequest;
+import io.starintel.lease.core.AdminRequest;
+import io.starintel.lease.core.internal.Identifiers;
+import io.starintel.lease.core.InspectRequest;
+import io.starintel.lease.core.LeaseMetadata;
+import io.starintel.lease.core.LeaseOwner;
+import io.starintel.lease.core.LeaseRecord;
+import io.starintel.lease.core.LeaseResult;
+import io.starintel.lease.core.ListFilter;
+import io.starintel.lease.core.ListRequest;
+import io.starintel.lease.core.LockIdentity;
+import io.starintel.lease.core.Operation;
+import io.starintel.lease.core.RenewRequest;
+import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.store.memory.InMemoryLeaseStore;
+import org.junit.jupiter.api.Test;
+import io.starintel.lease.audit.AuditEvent;
+import io.starintel.lease.audit.AuditEventType;
+import io.starintel.lease.audit.AuditSink;
+import io.starintel.lease.audit.PrincipalClass;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The decorator emits one event per call and outcome, never leaks the lock key, and does not report an admin
+ * success whose durable audit failed.
+ */
+class AuditingLeaseStoreTests {
+
+	private final List<AuditEvent> events = new ArrayList<>();
+
+	private final String program = "p-" + UUID.randomUUID().toString().substring(0, 8);
+
+	private final LockIdentity identity = LockIdentity.of("tenant-a", this.program, "ns", "Target-1", "actor",
+			"default", null);
+
+	private AuditingLeaseStore store(List<AuditSink> sinks, boolean delegateWritesAdminAudit) {
+		return new AuditingLeaseStore(new InMemoryLeaseStore(), sinks, java.time.Clock.systemUTC(),
+				delegateWritesAdminAudit);
+	}
+
+	private AcquireRequest acquire() {
+		return new AcquireRequest(this.identity, Identifiers.generate("req"), Instant.now().plusSeconds(10),
+				new LeaseOwner("worker-1", "client-1", "key-1", "instance-1"), 30_000, 300_000, "exec-1", "job-1",
+				"trace-1", LeaseMetadata.empty());
+	}
+
+	private AdminRequest admin(Operation operation, LeaseRecord lease) {
+		return new AdminRequest(operation, this.identity, Identifiers.generate("req"), Instant.now().plusSeconds(10),
+				lease.leaseId(), lease.fencingToken(), "admin-1", "cred-admin", "incident INC-1");
+	}
+
+	@Test
+	void whenAcquireConflictsThenOneEventPerOutcome() {
+		AuditingLeaseStore store = store(List.of(this.events::add), false);
+		LeaseResult first = store.acquire(acquire());
+		LeaseResult second = store.acquire(acquire());
+		assertThat(second.code()).isEqualTo(ResultCode.LEASE_CONFLICT);
+		assertThat(this.events).extracting(AuditEvent::resultCode)
+			.containsExactly(ResultCode.LEASE_ACQUIRED, ResultCode.LEASE_CONFLICT);
+		AuditEvent accepted = this.events.get(0);
+		assertThat(accepted.eventType()).isEqualTo(AuditEventType.ACQUIRE);
+		assertThat(accepted.leaseId()).isEqualTo(first.lease().leaseId());
+		assertThat(accepted.fencingToken()).isEqualTo(first.lease().fencingToken());
+		assertThat(accepted.requestedTtlMs()).isEqualTo(30_000L);
+		assertThat(accepted.effectiveTtlMs()).isEqualTo(30_000L);
+		assertThat(accepted.credentialId()).isEqualTo("key-1");
+		assertThat(this.events.get(1).leaseId()).as("a conflict never names the other lease").isNull();
+		for (AuditEvent event : this.events) {
+			assertThat(event.toFields().values()).noneMatch(v -> v.contains(LockIdentity.KEY_PREFIX));
+		}
+	}
+
+	@Test
+	void whenRenewIsStaleOrDeadlinePassedThenAudited() {
+		AuditingLeaseStore store = store(List.of(this.events::add), false);
+		LeaseRecord lease = store.acquire(acquire()).lease();
+		store.revoke(admin(Operation.REVOKE, lease));
+		store.renew(new RenewRequest(lease.handle(), Identifiers.generate("req"), Instant.now().plusSeconds(5)));
+		store.inspect(InspectRequest.byIdentity(this.identity, "corr-1", Instant.now().minusSeconds(1)));
+		store.list(new ListRequest(new ListFilter.ByProgram(this.identity.scope()), null, 10, "corr-2",
+				Instant.now().plusSeconds(5)));
+		assertThat(this.events).extracting(e -> e.eventType().wireName() + ":" + e.resultCode().wireName())
+			.containsExactly("target_lease_acquire:lease_acquired", "target_lease_revoke:lease_revoked",
+					"target_lease_renew:lease_lost", "target_lease_inspect:deadline_exceeded",
+					"target_lease_list:lease_listed");
+		AuditEvent revoke = this.events.get(1);
+		assertThat(revoke.principalClass()).isEqualTo(PrincipalClass.ADMINISTRATOR);
+		assertThat(revoke.reason()).isEqualTo("incident INC-1");
+		assertThat(revoke.previousState()).isEqualTo("active");
+		assertThat(revoke.resultingState()).isEqualTo("revoked");
+		assertThat(this.events.get(3).deadlineClass()).isEqualTo("past");
+		assertThat(this.events.get(3).correlationId()).isEqualTo("corr-1");
+	}
+
+	@Test
+	void whenDurableSinkFailsThenRevokeDoesNotReportSuccess() {
+		AuditSink failing = new AuditSink() {
+
+			@Override
+			public void record(AuditEvent event) {
+				throw new AuditWriteException("down");
+			}
+
+			@Override
+			public boolean isDurable() {
+				return true;
+			}
+
+		};
+		AuditingLeaseStore store = store(List.of(failing, this.events::add), false);
+		LeaseRecord lease = store.acquire(acquire()).lease();
+		AdminRequest revoke = admin(Operation.REVOKE, lease);
+		assertThat(store.revoke(revoke).code()).isEqualTo(ResultCode.LEASE_OUTCOME_UNKNOWN);
+		assertThat(this.events).hasSize(2);
+	}
+
+	@Test
+	void whenDelegateWritesAdminAuditThenDurableSinksSkipAdminEvents() {
+		List<AuditEvent> durable = new ArrayList<>();
+		AuditSink durableSink = new AuditSink() {
+
+			@Override
+			public void record(AuditEvent event) {
+				durable.add(event);
+			}
+
+			@Override
+			public boolean isDurable() {
+				return true;
+			}
+
+		};
+		AuditingLeaseStore store = store(List.of(durableSink, this.events::add), true);
+		LeaseRecord lease = store.acquire(acquire()).lease();
+		assertThat(store.forceRelease(admin(Operation.FORCE_RELEASE, lease)).code())
+			.isEqualTo(ResultCode.LEASE_RELEASED);
+		assertThat(durable).extracting(AuditEvent::eventType).containsExactly(AuditEventType.ACQUIRE);
+		assertThat(this.events).extracting(AuditEvent::eventType)
+			.containsExactly(AuditEventType.ACQUIRE, AuditEventType.FORCE_RELEASE);
+	}
+
+	@Test
+	void whenBuildingThenDeadlineClassesAreBounded() {
+		assertThat(AuditEventBuilder.deadlineClass(java.time.Duration.ofMillis(-1))).isEqualTo("past");
+		assertThat(AuditEventBuilder.deadlineClass(java.time.Duration.ofMillis(10))).isEqualTo("lt_1s");
+		assertThat(AuditEventBuilder.deadlineClass(java.time.Duration.ofSeconds(5))).isEqualTo("lt_10s");
+		assertThat(AuditEventBuilder.deadlineClass(java.time.Duration.ofSeconds(30))).isEqualTo("lt_60s");
+		assertThat(AuditEventBuilder.deadlineClass(java.time.Duration.ofMinutes(5))).isEqualTo("ge_60s");
+	}
+
+	/** Latency and deadline class are computed without Duration objects, with the same truncation and bounds. */
+	@Test
+	void whenBuildingThenLatencyAndDeadlineClassAreThoseOfDurationBetween() {
+		Instant start = Instant.parse("2026-01-01T00:00:00.999999999Z");
+		long[] offsets = { -2_000_000_000L, -1, 0, 1, 999_999, 1_000_000, 1_000_001, 1_500_000_000L, 999_999_999L,
+				1_000_000_000L, 9_999_999_999L, 10_000_000_000L, 59_999_999_999L, 60_000_000_000L, 86_400_000_000_000L };
+		for (long offset : offsets) {
+			Instant end = start.plusNanos(offset);
+			java.time.Duration between = java.time.Duration.between(start, end);
+			AuditEvent event = new AuditEventBuilder(AuditEventType.RENEW, ResultCode.LEASE_RENEWED).time(end, start)
+				.deadline(end, start)
+				.build();
+			assertThat(event.latencyMs()).as("latency of %d ns", offset).isEqualTo(Math.max(0, between.toMillis()));
+			assertThat(event.deadlineClass()).as("deadline class of %d ns", offset)
+				.isEqualTo(AuditEventBuilder.deadlineClass(between));
+		}
+		AuditEvent far = new AuditEventBuilder(AuditEventType.RENEW, ResultCode.LEASE_RENEWED)
+			.deadline(Instant.MAX, Instant.MIN)
+			.time(Instant.MIN, Instant.MAX)
+			.build();
+		assertThat(far.deadlineClass()).isEqualTo("ge_60s");
+		assertThat(far.latencyMs()).isZero();
+	}
+
+	/** The identity's scope and names are copied as they were (tenant and program included). */
+	@Test
+	void whenBuildingFromAnIdentityThenEveryScopeFieldIsCopied() {
+		AuditEvent event = new AuditEventBuilder(AuditEventType.ACQUIRE, ResultCode.LEASE_ACQUIRED)
+			.identity(this.identity)
+			.build();
+		assertThat(event.tenantId()).isEqualTo("tenant-a");
+		assertThat(event.programId()).isEqualTo(this.program);
+		assertThat(event.scope()).isEqualTo(this.identity.scope());
+		assertThat(event.targetNamespace()).isEqualTo(this.identity.targetNamespace());
+		assertThat(event.targetId()).isEqualTo(this.identity.targetId());
+		assertThat(event.actorName()).isEqualTo(this.identity.actorName());
+		assertThat(event.workflowName()).isEqualTo(this.identity.workflowName());
+		assertThat(event.operationClass()).isEqualTo(this.identity.operationClass());
+	}
+
+
+	/** A bounded-wait acquire is one request: one event with its final outcome, however many attempts it took. */
+	@Test
+	void whenAcquireWaitsThenOneEventForTheRequest() {
+		java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();
+		InMemoryLeaseStore memory = new InMemoryLeaseStore();
+		io.starintel.lease.store.LeaseStore counting = new DelegatingStore() {
+			@Override
+			public LeaseResult acquire(AcquireRequest request) {
+				attempts.incrementAndGet();
+				return memory.acquire(request);
+			}
+		};
+		AuditingLeaseStore store = new AuditingLeaseStore(counting, List.of(this.events::add),
+				java.time.Clock.systemUTC(), false);
+		assertThat(store.acquire(acquire()).code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
+		this.events.clear();
+		LeaseResult waited = store.acquireWaiting(acquire(), java.time.Duration.ofMillis(300));
+		assertThat(waited.code()).isEqualTo(ResultCode.LEASE_CONFLICT);
+		assertThat(attempts.get()).as("the wait retried").isGreaterThan(2);
+		assertThat(this.events).extracting(e -> e.eventType().wireName() + ":" + e.resultCode().wireName())
+			.containsExactly("target_lease_acquire:lease_conflict");
+	}
+
+	/**
+	 * Resolve is audited as resolve; a granted commit authorization only when a caller asked over HTTP (a bound
+	 * audit context), a rejected one always.
+	 */
+	@Test
+	void whenResolvedOrCommitAuthorizedThenTheirOwnEventTypes() {
+		AuditingLeaseStore store = store(List.of(this.events::add), false);
+		AcquireRequest request = acquire();
+		LeaseRecord lease = store.acquire(request).lease();
+		this.events.clear();
+		store.resolve(io.starintel.lease.core.ResolveRequest.of(request, Instant.now().plusSeconds(5)));
+		io.starintel.lease.core.CommitRequest commit = new io.starintel.lease.core.CommitRequest(lease.handle(),
+				"corr-commit", Instant.now().plusSeconds(5));
+		store.authorizeCommit(commit);
+		new AuditContext("corr-http", PrincipalClass.WORKER, "worker-1", "key-1")
+			.run(() -> store.authorizeCommit(commit));
+		store.revoke(admin(Operation.REVOKE, lease));
+		store.authorizeCommit(commit);
+		assertThat(this.events).extracting(e -> e.eventType().wireName() + ":" + e.resultCode().wireName())
+			.containsExactly("target_lease_resolve:lease_acquired",
+					"target_lease_commit_authorize:lease_commit_authorized", "target_lease_revoke:lease_revoked",
+					"target_lease_commit_rejected:lease_lost");
+		assertThat(this.events.get(1).correlationId()).isEqualTo("corr-commit");
+	}
+
+}
