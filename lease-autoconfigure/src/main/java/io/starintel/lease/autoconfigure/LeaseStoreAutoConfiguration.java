@@ -29,7 +29,7 @@ import io.starintel.lease.store.redis.RedisLeaseStore;
  * otherwise Redis when a {@code RedisConnectionFactory} exists. A user {@link LeaseStore} bean always wins.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
-@EnableConfigurationProperties({ LeaseProperties.class, LeaseLimitsProperties.class })
+@EnableConfigurationProperties({ LeaseProperties.class, LeaseLimitsProperties.class, LeaseRedisProperties.class })
 public final class LeaseStoreAutoConfiguration {
 
 	/** Counter of store alerts, tagged {@code reason} and {@code operation}. */
@@ -84,10 +84,24 @@ public final class LeaseStoreAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean(LeaseStore.class)
 		RedisLeaseStore leaseStore(RedisConnectionFactory connectionFactory, LeasePolicy policy, LeaseAlerts alerts,
-				LeaseProperties properties) {
+				LeaseProperties properties, LeaseRedisProperties redis) {
+			RedisLeaseStore.Builder builder = RedisLeaseStore.builder(connectionFactory)
+				.policy(policy)
+				.alerts(alerts)
+				.replicaAcknowledgement(redis.replicaAcknowledgement().acknowledgement())
+				.failoverRecovery(redis.recovery(recoveryPrincipal(properties)))
+				.connections(redis.connections());
 			byte[] secret = properties.listCursorSecretBytes();
-			return (secret != null) ? new RedisLeaseStore(connectionFactory, policy, alerts, secret)
-					: new RedisLeaseStore(connectionFactory, policy, alerts);
+			if (secret != null) {
+				builder.listCursorSecret(secret);
+			}
+			return builder.build();
+		}
+
+		/** The principal automatic failover recoveries are recorded under: the service's own. */
+		private static String recoveryPrincipal(LeaseProperties properties) {
+			String principal = properties.servicePrincipal();
+			return (principal != null && !principal.isBlank()) ? principal : "starintel-lease";
 		}
 
 	}

@@ -36,6 +36,15 @@ public record AdminRequest(Operation operation, LockIdentity identity, String re
 		RequestFields.requireReason(reason);
 	}
 
+	/**
+	 * Checks an administrator's reason or incident id: 1..{@value #MAX_REASON_LENGTH} characters, not blank, no
+	 * control characters (the one home of the rule, shared by force-release, revoke and recovery).
+	 * @throws InvalidLeaseRequestException naming {@code reason}
+	 */
+	public static void requireValidReason(String reason) {
+		RequestFields.requireReason(reason);
+	}
+
 	@Override
 	public String principalId() {
 		return this.adminPrincipalId;

@@ -31,7 +31,19 @@ public enum Reason {
 	/** No such attached key (or it belongs to a lease that is no longer active, or to another lease). */
 	ATTACHMENT_NOT_FOUND("attachment_not_found"),
 	/** The program already holds its maximum number of active leases ({@code lease_rate_limited}). */
-	ACTIVE_LEASE_LIMIT_REACHED("active_lease_limit_reached");
+	ACTIVE_LEASE_LIMIT_REACHED("active_lease_limit_reached"),
+	/**
+	 * The change was made on the primary but fewer replicas than required acknowledged it before the deadline
+	 * ({@code lease_outcome_unknown}: a promotion could still lose it; resolve by request id).
+	 */
+	REPLICAS_NOT_ACKNOWLEDGED("replicas_not_acknowledged"),
+	/** The primary reports fewer replicas than a change must wait for: nothing was sent. */
+	REPLICAS_UNAVAILABLE("replicas_unavailable"),
+	/**
+	 * The node now serving the program was promoted, restarted or restored since the program's state was written:
+	 * every pre-failover lease must be revoked (recovery) before the program serves calls again.
+	 */
+	RECOVERY_REQUIRED("recovery_required");
 
 	private final String wireName;
 

@@ -126,7 +126,7 @@ public final class RedisCheckpointStore implements CheckpointStore {
 							deadline, state, progress, requestId, requestDigest, this.retention.toMillis()));
 		}
 		catch (ScriptFailure ex) {
-			return failed(ex.kind(), requestId);
+			return failed(ex, requestId);
 		}
 		if (reply.size() < 4) {
 			return FencedWriteResult.refused(FenceOutcome.OUTCOME_UNKNOWN, Reason.REPLY_LOST, requestId, null, null);
@@ -170,7 +170,7 @@ public final class RedisCheckpointStore implements CheckpointStore {
 			logger.warn("Checkpoint read without an answer, error={}", ex.kind());
 			return CheckpointRead.of(CheckpointReadStatus.BACKEND_UNAVAILABLE);
 		}
-		if (reply.isEmpty()) {
+		if (reply.isEmpty() || Reason.RECOVERY_REQUIRED.wireName().equals(text(reply.get(0)))) {
 			return CheckpointRead.of(CheckpointReadStatus.BACKEND_UNAVAILABLE);
 		}
 		if (reply.size() == 1) {
@@ -216,14 +216,14 @@ public final class RedisCheckpointStore implements CheckpointStore {
 		}
 	}
 
-	private static FencedWriteResult failed(ScriptFailure.Kind kind, String requestId) {
-		logger.warn("Checkpoint write without an answer, correlation_id={}, error={}", requestId, kind);
-		return switch (kind) {
+	private static FencedWriteResult failed(ScriptFailure failure, String requestId) {
+		logger.warn("Checkpoint write without an answer, correlation_id={}, error={}", requestId, failure.kind());
+		return switch (failure.kind()) {
 			case DEADLINE_BEFORE_SUBMISSION ->
 				FencedWriteResult.refused(FenceOutcome.DEADLINE_EXCEEDED, Reason.NONE, requestId, null, null);
-			case NOT_SUBMITTED -> FencedWriteResult.refused(FenceOutcome.BACKEND_UNAVAILABLE, Reason.BACKEND_UNREACHABLE,
+			case NOT_SUBMITTED -> FencedWriteResult.refused(FenceOutcome.BACKEND_UNAVAILABLE, failure.reason(),
 					requestId, null, null);
-			case OUTCOME_UNKNOWN -> FencedWriteResult.refused(FenceOutcome.OUTCOME_UNKNOWN, Reason.REPLY_LOST, requestId,
+			case OUTCOME_UNKNOWN -> FencedWriteResult.refused(FenceOutcome.OUTCOME_UNKNOWN, failure.reason(), requestId,
 					"resolve by sending the same write with this correlation id", null);
 		};
 	}

@@ -64,7 +64,8 @@ final class LeaseListing {
 		ResultCode code = ResultCode.fromWireName(ReplyReader.text(reply, 0));
 		Instant decidedAt = Instant.ofEpochMilli(Long.parseLong(ReplyReader.text(reply, 2)));
 		if (code != ResultCode.LEASE_LISTED) {
-			return LeasePage.failure(code, Reason.NONE, decidedAt);
+			Reason reason = LeaseCalls.refusedForRecovery(reply) ? Reason.RECOVERY_REQUIRED : Reason.NONE;
+			return LeasePage.failure(code, reason, decidedAt);
 		}
 		String next = ReplyReader.text(reply, 3);
 		long corrupt = Long.parseLong(ReplyReader.text(reply, 4));

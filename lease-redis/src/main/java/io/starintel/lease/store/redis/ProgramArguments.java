@@ -44,12 +44,18 @@ final class ProgramArguments {
 		return new FunctionCall(LeaseLibrary.Function.LIST, k, args);
 	}
 
-	FunctionCall recover(ProgramScope scope, int batch, String adminPrincipalId, String adminCredentialId,
-			String reason, String requestId, int auditLength, Instant deadlineAt) {
-		RedisKeys keys = new RedisKeys(scope);
+	/**
+	 * @param base the program's key base {@code P{T}:} (a recovery after a failover knows programs by their keys)
+	 * @param onlyIfForeign whether to recover only when the program's epoch stamp is another node's ({@code if_foreign}),
+	 * else unconditionally ({@code force}: a restore)
+	 */
+	FunctionCall recover(String base, int batch, String adminPrincipalId, String adminCredentialId, String reason,
+			String requestId, int auditLength, boolean onlyIfForeign, Instant deadlineAt) {
+		RedisKeys keys = RedisKeys.ofBase(base);
 		byte[][] k = { bytes(keys.programIndex()), bytes(keys.audit()) };
 		byte[][] args = { millis(deadlineAt), bytes(keys.base()), number(batch), bytes(adminPrincipalId),
-				bytes(adminCredentialId), bytes(reason), bytes(requestId), this.policy, number(auditLength) };
+				bytes(adminCredentialId), bytes(reason), bytes(requestId), this.policy, number(auditLength),
+				bytes(onlyIfForeign ? "if_foreign" : "force") };
 		return new FunctionCall(LeaseLibrary.Function.RECOVER, k, args);
 	}
 

@@ -4,6 +4,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 import io.starintel.lease.core.AdminRequest;
 import io.starintel.lease.core.internal.CorruptRecordException;
 import io.starintel.lease.core.internal.Identifiers;
@@ -14,24 +16,25 @@ import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.SweepRequest;
 import io.starintel.lease.core.SweepResult;
 import io.starintel.lease.store.LeaseAlert;
+import io.starintel.lease.store.redis.internal.RedisKeys;
 import io.starintel.lease.store.redis.internal.ScriptFailure;
 
 /**
- * The program-wide maintenance of {@link RedisLeaseStore}: the expiry sweep ({@code sweep.lua}) and the
- * restore/failover recovery that revokes every active lease of a program ({@code lease.lua} recover).
+ * The program-wide maintenance of {@link RedisLeaseStore}: the expiry sweep ({@code sweep.lua}) and the entries of
+ * the restore/failover recovery ({@link ProgramRecovery}).
  */
 final class ProgramMaintenance {
-
-	/** Leases revoked per recover call. */
-	private static final int RECOVER_BATCH = 500;
 
 	private final ProgramArguments arguments;
 
 	private final LeaseCalls calls;
 
-	ProgramMaintenance(ProgramArguments arguments, LeaseCalls calls) {
+	private final ProgramRecovery recovery;
+
+	ProgramMaintenance(ProgramArguments arguments, LeaseCalls calls, ProgramRecovery recovery) {
 		this.arguments = arguments;
 		this.calls = calls;
+		this.recovery = recovery;
 	}
 
 	/**
@@ -63,6 +66,9 @@ final class ProgramMaintenance {
 
 	private SweepResult sweepResult(List<Object> reply, ProgramScope scope) {
 		Instant decidedAt = Instant.ofEpochMilli(Long.parseLong(ReplyReader.text(reply, 1)));
+		if (LeaseCalls.refusedForRecovery(reply)) {
+			return SweepResult.failure(SweepResult.Status.BACKEND_UNAVAILABLE, decidedAt);
+		}
 		if (!"swept".equals(ReplyReader.text(reply, 0))) {
 			return SweepResult.failure(SweepResult.Status.DEADLINE_EXCEEDED, decidedAt);
 		}
@@ -82,38 +88,30 @@ final class ProgramMaintenance {
 	}
 
 	/**
-	 * Revokes every active lease of the program, {@link #RECOVER_BATCH} per call, with one audit event each.
+	 * Revokes every active lease of the program, {@link ProgramRecovery#BATCH} per call, with one audit event each,
+	 * and stamps the serving node's identity on it (a restore: unconditionally).
 	 * @return the number of leases revoked, or -1 when the backend could not complete the recovery (retry it)
-	 * @throws InvalidLeaseRequestException for a missing administrator or reason
+	 * @throws InvalidLeaseRequestException for a missing administrator or an invalid reason
 	 */
 	long recoverProgram(ProgramScope scope, String adminPrincipalId, String adminCredentialId, String reason,
-			int auditLength, Instant deadlineAt) {
+			Instant deadlineAt) {
+		requireAdministrator(adminPrincipalId, adminCredentialId, reason);
+		ProgramRecovery.Outcome outcome = this.recovery.recover(new RedisKeys(scope).base(), adminPrincipalId,
+				adminCredentialId, reason, false, deadlineAt);
+		return outcome.complete() ? outcome.revoked() : -1;
+	}
+
+	/** Recovers every program whose state was written under another node ({@link ProgramRecovery#recoverPromoted}). */
+	RecoveryReport recoverPromoted(@Nullable String node, String adminPrincipalId, String adminCredentialId,
+			String reason, Instant deadlineAt) {
+		requireAdministrator(adminPrincipalId, adminCredentialId, reason);
+		return this.recovery.recoverPromoted(node, adminPrincipalId, adminCredentialId, reason, deadlineAt);
+	}
+
+	private static void requireAdministrator(String adminPrincipalId, String adminCredentialId, String reason) {
 		Identifiers.require("admin_principal_id", adminPrincipalId);
 		Identifiers.require("admin_credential_id", adminCredentialId);
-		if (reason == null || reason.isBlank() || reason.length() > AdminRequest.MAX_REASON_LENGTH) {
-			throw new InvalidLeaseRequestException("reason", "must be 1.." + AdminRequest.MAX_REASON_LENGTH
-					+ " characters");
-		}
-		String requestId = Identifiers.generate("request");
-		long total = 0;
-		while (true) {
-			FunctionCall call = this.arguments.recover(scope, RECOVER_BATCH, adminPrincipalId, adminCredentialId,
-					reason, requestId, auditLength, deadlineAt);
-			List<Object> reply;
-			try {
-				reply = this.calls.run(call, deadlineAt);
-			}
-			catch (ScriptFailure failure) {
-				return -1;
-			}
-			if (!"lease_revoked".equals(ReplyReader.text(reply, 0))) {
-				return -1;
-			}
-			total += Long.parseLong(ReplyReader.text(reply, 2));
-			if (Long.parseLong(ReplyReader.text(reply, 3)) == 0) {
-				return total;
-			}
-		}
+		AdminRequest.requireValidReason(reason);
 	}
 
 }

@@ -38,6 +38,8 @@ import io.starintel.lease.store.LeaseStore;
 import io.starintel.lease.store.redis.internal.LeaseLibrary;
 import io.starintel.lease.store.redis.internal.ScriptExecutor;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
@@ -56,7 +58,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * {@link ProgramArguments}; {@link LeaseCalls} (one call, its typed result and alerts); {@link RenewBatches},
  * {@link AttachedKeyCalls}, {@link LeaseListing} and {@link ProgramMaintenance} (sweep, recovery).
  */
-public final class RedisLeaseStore implements LeaseStore {
+public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
 
 	/** How long a record physically outlives its {@code expires_at} (reclamation only, never authority). */
 	static final Duration PHYSICAL_GRACE = Duration.ofMinutes(5);
@@ -78,15 +80,17 @@ public final class RedisLeaseStore implements LeaseStore {
 
 	private final ProgramMaintenance maintenance;
 
+	private final ScriptExecutor executor;
+
 	/**
-	 * A store on a Lettuce-backed connection factory (standalone, sentinel or cluster), with list cursors under a
-	 * random per-store secret.
-	 * @param connectionFactory Spring Data Redis connection factory; must be a {@code LettuceConnectionFactory}
+	 * A store on a connection factory with the defaults of {@link #builder}: every change acknowledged by every
+	 * replica the primary reports, automatic failover recovery, list cursors under a random per-store secret.
+	 * @param connectionFactory Spring Data Redis connection factory (Lettuce: standalone, Sentinel or cluster)
 	 * @param policy server policy (TTL bounds, lifetime, deadlines, retention, page size, clock-skew bound)
 	 * @param alerts receives corrupt-record and counter alerts (in addition to the log)
 	 */
 	public RedisLeaseStore(RedisConnectionFactory connectionFactory, LeasePolicy policy, LeaseAlerts alerts) {
-		this(connectionFactory, policy, alerts, new ListCursors());
+		this(builder(connectionFactory).policy(policy).alerts(alerts));
 	}
 
 	/**
@@ -96,23 +100,111 @@ public final class RedisLeaseStore implements LeaseStore {
 	 */
 	public RedisLeaseStore(RedisConnectionFactory connectionFactory, LeasePolicy policy, LeaseAlerts alerts,
 			byte[] listCursorSecret) {
-		this(connectionFactory, policy, alerts, new ListCursors(listCursorSecret));
+		this(builder(connectionFactory).policy(policy).alerts(alerts).listCursorSecret(listCursorSecret));
 	}
 
-	private RedisLeaseStore(RedisConnectionFactory connectionFactory, LeasePolicy policy, LeaseAlerts alerts,
-			ListCursors cursors) {
-		ScriptExecutor executor = new ScriptExecutor(Objects.requireNonNull(connectionFactory, "connectionFactory"));
-		this.policy = Objects.requireNonNull(policy, "policy");
-		this.calls = new LeaseCalls(executor, Objects.requireNonNull(alerts, "alerts"));
-		byte[] policyArgument = ArgumentBytes.policy(policy, PHYSICAL_GRACE);
-		this.arguments = new LeaseArguments(policyArgument, policy.activeLeaseLimits());
-		this.renewBatches = new RenewBatches(policy, this.arguments, this.calls);
-		this.attachedKeys = new AttachedKeyCalls(policy, new AttachArguments(policyArgument,
-				policy.maximumAttachedKeys()), this.calls);
+	private RedisLeaseStore(Builder builder) {
+		this.executor = new ScriptExecutor(builder.connectionFactory, builder.acknowledgement, builder.connections);
+		this.policy = builder.policy;
+		this.calls = new LeaseCalls(this.executor, builder.alerts);
+		byte[] policyArgument = ArgumentBytes.policy(this.policy, PHYSICAL_GRACE);
+		this.arguments = new LeaseArguments(policyArgument, this.policy.activeLeaseLimits());
+		this.renewBatches = new RenewBatches(this.policy, this.arguments, this.calls);
+		this.attachedKeys = new AttachedKeyCalls(this.policy, new AttachArguments(policyArgument,
+				this.policy.maximumAttachedKeys()), this.calls);
 		ProgramArguments programArguments = new ProgramArguments(policyArgument);
-		this.listing = new LeaseListing(policy, programArguments, this.calls,
-				Objects.requireNonNull(cursors, "cursors"));
-		this.maintenance = new ProgramMaintenance(programArguments, this.calls);
+		this.listing = new LeaseListing(this.policy, programArguments, this.calls,
+				(builder.listCursorSecret != null) ? new ListCursors(builder.listCursorSecret) : new ListCursors());
+		ProgramRecovery recovery = new ProgramRecovery(this.executor, programArguments, builder.failoverRecovery,
+				AUDIT_STREAM_LENGTH);
+		this.calls.recovery(recovery);
+		this.maintenance = new ProgramMaintenance(programArguments, this.calls, recovery);
+		if (builder.warmUp) {
+			this.executor.warmUp();
+		}
+	}
+
+	/** A builder of a store on the factory's deployment. */
+	public static Builder builder(RedisConnectionFactory connectionFactory) {
+		return new Builder(connectionFactory);
+	}
+
+	/** Builds a {@link RedisLeaseStore}; every setting has a default. */
+	public static final class Builder {
+
+		private final RedisConnectionFactory connectionFactory;
+
+		private LeasePolicy policy = LeasePolicy.defaults();
+
+		private LeaseAlerts alerts = LeaseAlerts.LOG;
+
+		private byte @Nullable [] listCursorSecret;
+
+		private ReplicaAcknowledgement acknowledgement = ReplicaAcknowledgement.allReplicas();
+
+		private FailoverRecovery failoverRecovery = FailoverRecovery.automatic("starintel-lease");
+
+		private int connections = ScriptExecutor.DEFAULT_CONNECTIONS;
+
+		private boolean warmUp = true;
+
+		private Builder(RedisConnectionFactory connectionFactory) {
+			this.connectionFactory = Objects.requireNonNull(connectionFactory, "connectionFactory");
+		}
+
+		/** Server policy (TTL bounds, lifetime, deadlines, retention, page size, clock-skew bound). */
+		public Builder policy(LeasePolicy policy) {
+			this.policy = Objects.requireNonNull(policy, "policy");
+			return this;
+		}
+
+		/** Receives corrupt-record and counter alerts (in addition to the log). */
+		public Builder alerts(LeaseAlerts alerts) {
+			this.alerts = Objects.requireNonNull(alerts, "alerts");
+			return this;
+		}
+
+		/**
+		 * The secret (16, 24 or 32 bytes) sealing list cursors; the same on every instance serving a program.
+		 * @throws IllegalArgumentException for a secret of another length
+		 */
+		public Builder listCursorSecret(byte[] secret) {
+			new ListCursors(secret); // validates the length now
+			this.listCursorSecret = secret.clone();
+			return this;
+		}
+
+		/** How many replicas must acknowledge a change before it is reported (default: every one reported). */
+		public Builder replicaAcknowledgement(ReplicaAcknowledgement acknowledgement) {
+			this.acknowledgement = Objects.requireNonNull(acknowledgement, "acknowledgement");
+			return this;
+		}
+
+		/** What happens to a program found on a promoted, restarted or restored node (default: automatic). */
+		public Builder failoverRecovery(FailoverRecovery failoverRecovery) {
+			this.failoverRecovery = Objects.requireNonNull(failoverRecovery, "failoverRecovery");
+			return this;
+		}
+
+		/** The most connections the store opens to the deployment (per client; default 8). */
+		public Builder connections(int connections) {
+			if (connections < 1) {
+				throw new IllegalArgumentException("connections must be positive");
+			}
+			this.connections = connections;
+			return this;
+		}
+
+		/** Whether the library is loaded on every primary in the background at once (default true). */
+		public Builder warmUp(boolean warmUp) {
+			this.warmUp = warmUp;
+			return this;
+		}
+
+		public RedisLeaseStore build() {
+			return new RedisLeaseStore(this);
+		}
+
 	}
 
 	@Override
@@ -253,8 +345,28 @@ public final class RedisLeaseStore implements LeaseStore {
 	 */
 	public long recoverProgram(ProgramScope scope, String adminPrincipalId, String adminCredentialId, String reason,
 			Instant deadlineAt) {
-		return this.maintenance.recoverProgram(scope, adminPrincipalId, adminCredentialId, reason,
-				AUDIT_STREAM_LENGTH, deadlineAt);
+		return this.maintenance.recoverProgram(scope, adminPrincipalId, adminCredentialId, reason, deadlineAt);
+	}
+
+	/**
+	 * Failover recovery of every program whose state was written under another node than the one serving it now (a
+	 * promoted replica, a restarted or restored server): the programs are found by scanning each primary (or only
+	 * {@code node}, {@code host:port} of a cluster primary) for their epoch keys; each such program's active leases are
+	 * revoked (one audit event each, in the program's audit stream) and the node's identity is stamped on it. With
+	 * {@link FailoverRecovery.Mode#AUTOMATIC} the store does this per program on first contact anyway; this entry
+	 * recovers programs nobody calls and is the operator's tool with {@link FailoverRecovery.Mode#MANUAL}.
+	 * @param node one cluster primary ({@code host:port}), or null for every primary
+	 * @throws InvalidLeaseRequestException for a missing administrator or an invalid reason
+	 */
+	public RecoveryReport recoverPromotedPrograms(@Nullable String node, String adminPrincipalId,
+			String adminCredentialId, String reason, Instant deadlineAt) {
+		return this.maintenance.recoverPromoted(node, adminPrincipalId, adminCredentialId, reason, deadlineAt);
+	}
+
+	/** Closes the store's own connections (the connection factory stays the application's). */
+	@Override
+	public void close() {
+		this.executor.close();
 	}
 
 }

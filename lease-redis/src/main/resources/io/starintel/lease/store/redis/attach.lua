@@ -35,7 +35,7 @@ end
 local function attach_put(keys, args)
   local base, digest, holder, token, lease_id, k = args[2], args[3], args[6], args[7], args[8], args[9]
   local identity = holder_identity(holder)
-  local now, p, early = begin_mutation(args, keys[2], args[5], identity)
+  local now, p, early = begin_mutation(keys, args, keys[2], args[5], identity)
   if early then return early end
   local r, refused = load_held(base, p, digest, identity, now, holder, token)
   if refused then return refused end
@@ -79,7 +79,7 @@ end
 local function attach_delete(keys, args)
   local base, digest, holder, token, lease_id, k = args[2], args[3], args[6], args[7], args[8], args[9]
   local identity = holder_identity(holder)
-  local now, p, early = begin_mutation(args, keys[2], args[5], identity)
+  local now, p, early = begin_mutation(keys, args, keys[2], args[5], identity)
   if early then return early end
   local _, refused = load_held(base, p, digest, identity, now, holder, token)
   if refused then return refused end
@@ -99,6 +99,8 @@ end
 local function attach_get(keys, args)
   local now = now_ms()
   if now > tonumber(args[1]) then return refuse('deadline_exceeded', 'none', now) end
+  local stale = stale_epoch(keys, now, false)
+  if stale then return stale end
   local base, p = args[2], policy(args[3])
   local f = r_call('HMGET', keys[1], 'o', 'n', 'v')
   if not f[1] or not f[2] or not f[3] then return refuse('lease_not_found', 'attachment_not_found', now) end
@@ -116,6 +118,8 @@ end
 local function attach_list(keys, args)
   local now = now_ms()
   if now > tonumber(args[1]) then return refuse('deadline_exceeded', 'none', now) end
+  local stale = stale_epoch(keys, now, false)
+  if stale then return stale end
   local base, p, lease_id = args[2], policy(args[3]), args[4]
   local digest = r_call('GET', keys[1])
   if not digest or s_find(digest, SEP, 1, true) then return refuse('lease_not_found', 'none', now) end

@@ -4,6 +4,10 @@
 -- builder per function. fence_checkpoint.lua and fence_consume.lua (the fence functions) use its read-only
 -- peek_record, is_holder and high_water_mark.
 --
+-- Every call's last KEY is the program's epoch key P{T}:epoch (io.starintel.lease.store.redis.internal.FcallArgs
+-- appends it to the keys each header lists): every function but recover first refuses a program whose state this
+-- node may not serve yet (lease_backend_unavailable, recovery_required; prelude.lua: the epoch).
+--
 -- Common arguments: deadline = the request deadline (epoch ms); base = 'P{T}:'; digest = D of the lock key;
 -- policy = 'retention_ms\31maximum_deadline_ms\31clock_skew_ms\31grace_ms\31history_length\31history_ms';
 -- identity = the record's identity prefix (7 components, each followed by \31); holder = identity .. lease_id \31
@@ -52,6 +56,16 @@ end
 
 local function refuse(code, reason, now, retry)
   return { code, reason, fmt(now), retry and fmt(retry) or '0' }
+end
+
+-- how long a caller should wait before retrying a call refused for recovery (recover runs in batches of 500)
+local RECOVERY_RETRY_MS = 250
+
+-- the refusal of a call on a program whose state this node may not serve yet (prelude.lua: epoch_current), or nil.
+-- The program's epoch key is the last declared KEY of every call (FcallArgs appends it). writes: the caller writes.
+local function stale_epoch(keys, now, writes)
+  if epoch_current(keys[#keys], writes) then return nil end
+  return refuse('lease_backend_unavailable', 'recovery_required', now, RECOVERY_RETRY_MS)
 end
 
 local function quarantine(base, digest)
@@ -240,6 +254,9 @@ local function replay(base, p, digest, identity, now, idem_key, request_digest, 
   if request_digest and sdigest ~= request_digest then
     return refuse('idempotency_conflict', 'none', now)
   end
+  -- a replayed result is acknowledged like a fresh one: this write puts the reply behind the original write in the
+  -- replication stream, so the replica wait that follows the call covers the result it repeats
+  r_call('PEXPIRE', idem_key, p.retention_text)
   local current = nil
   if record ~= '' then
     local lease_id
@@ -270,12 +287,14 @@ local function claim(idem_key, request_digest, code, decided, record, p)
 end
 
 -- backend time, the deadline bound, the deadline, then the replay; returns now, p and (when done) the reply
-local function begin_mutation(args, idem_key, request_digest, identity)
+local function begin_mutation(keys, args, idem_key, request_digest, identity)
   local now = now_ms()
   local p = policy(args[4])
   local deadline = args[1] + 0
   if deadline > now + p.max_deadline then return now, p, refuse('invalid_lease_request', 'none', now) end
   if now > deadline then return now, p, refuse('deadline_exceeded', 'none', now) end
+  local stale = stale_epoch(keys, now, true)
+  if stale then return now, p, stale end
   return now, p, replay(args[2], p, args[3], identity, now, idem_key, request_digest)
 end
 
@@ -307,6 +326,8 @@ local function acquire(keys, args)
   local deadline = args[1] + 0
   if deadline > now + p.max_deadline then return refuse('invalid_lease_request', 'none', now) end
   if now > deadline then return refuse('deadline_exceeded', 'none', now) end
+  local stale = stale_epoch(keys, now, true)
+  if stale then return stale end
   local digest, identity = args[2], args[5]
   local text = r_pcall('GET', keys[1])
   if text then
@@ -407,6 +428,8 @@ local function renew(keys, args)
   local deadline = args[1] + 0
   if deadline > now + p.max_deadline then return refuse('invalid_lease_request', 'none', now) end
   if now > deadline then return refuse('deadline_exceeded', 'none', now) end
+  local stale = stale_epoch(keys, now, true)
+  if stale then return stale end
   return renew_one(args[2], p, now, args[3], keys[2], args[5], args[6], args[7], args[8], new_ttl(args[9]))
 end
 
@@ -417,6 +440,7 @@ end
 local function renew_batch(keys, args)
   local now = now_ms()
   local base, p, n = args[1], policy(args[2]), args[3] + 0
+  local stale = stale_epoch(keys, now, true)
   local out = {}
   for i = 1, n do
     local a = 3 + (i - 1) * 7
@@ -424,6 +448,7 @@ local function renew_batch(keys, args)
     local one
     if deadline > now + p.max_deadline then one = refuse('invalid_lease_request', 'none', now)
     elseif now > deadline then one = refuse('deadline_exceeded', 'none', now)
+    elseif stale then one = stale
     else one = renew_one(base, p, now, args[a + 2], keys[i], args[a + 3], args[a + 4], args[a + 5], args[a + 6],
       new_ttl(args[a + 7])) end
     out[#out + 1] = fmt(#one)
@@ -443,6 +468,8 @@ local function release(keys, args)
   local deadline = args[1] + 0
   if deadline > now + p.max_deadline then return refuse('invalid_lease_request', 'none', now) end
   if now > deadline then return refuse('deadline_exceeded', 'none', now) end
+  local stale = stale_epoch(keys, now, true)
+  if stale then return stale end
   local digest, holder, token = args[2], args[5], args[6]
   local text = r_pcall('GET', keys[1])
   -- the fast path: a v2 string, active, unexpired, held by exactly this holder (the holder prefix includes the
@@ -477,7 +504,7 @@ end
 -- deadline_exceeded, invalid_lease_request, lease_backend_unavailable (corrupt_record).
 local function administer(keys, args)
   local base, digest, identity = args[2], args[3], args[6]
-  local now, p, early = begin_mutation(args, keys[2], args[5], identity)
+  local now, p, early = begin_mutation(keys, args, keys[2], args[5], identity)
   if early then return early end
   local revoke = args[7] == 'revoke'
   local status, r = load_active(base, p, digest, identity, now)
@@ -521,6 +548,8 @@ end
 local function authorize(keys, args)
   local now = now_ms()
   if now > args[1] + 0 then return refuse('deadline_exceeded', 'none', now) end
+  local stale = stale_epoch(keys, now, true)
+  if stale then return stale end
   local p = policy(args[4])
   local _, below = high_water_mark(keys[2], args[6])
   if below == 'corrupt_record' then return refuse('lease_backend_unavailable', 'corrupt_record', now) end
@@ -536,6 +565,8 @@ end
 local function inspect(keys, args)
   local now = now_ms()
   if now > args[1] + 0 then return refuse('deadline_exceeded', 'none', now) end
+  local stale = stale_epoch(keys, now, false)
+  if stale then return stale end
   local status, r = load_active(args[2], policy(args[4]), args[3], args[5], now)
   if status == 'corrupt' then return refuse('lease_backend_unavailable', 'corrupt_record', now) end
   if status ~= 'active' then return refuse('lease_not_found', 'none', now) end
@@ -548,6 +579,8 @@ end
 local function inspect_by_lease_id(keys, args)
   local now = now_ms()
   if now > args[1] + 0 then return refuse('deadline_exceeded', 'none', now) end
+  local stale = stale_epoch(keys, now, false)
+  if stale then return stale end
   local digest = r_call('GET', keys[1])
   if not digest or s_find(digest, SEP, 1, true) then return refuse('lease_not_found', 'none', now) end
   local status, r = load_active(args[2], policy(args[3]), digest, nil, now)
@@ -561,6 +594,8 @@ end
 local function resolve(keys, args)
   local now = now_ms()
   if now > args[1] + 0 then return refuse('deadline_exceeded', 'none', now) end
+  local stale = stale_epoch(keys, now, true)
+  if stale then return stale end
   local replayed = replay(args[2], policy(args[4]), args[3], args[5], now, keys[2], nil)
   if replayed then return replayed end
   return refuse('lease_not_found', 'none', now)
@@ -574,6 +609,9 @@ end
 local function list(keys, args)
   local now = now_ms()
   if now > args[1] + 0 then return { 'deadline_exceeded', 'none', fmt(now), '', '0' } end
+  if not epoch_current(keys[#keys], false) then
+    return { 'lease_backend_unavailable', 'recovery_required', fmt(now), '', '0' }
+  end
   local base, page_size, limit, filter = args[2], tonumber(args[4]), tonumber(args[5]), args[6]
   local p = policy(args[9])
   local want = nil
@@ -619,12 +657,19 @@ local function list(keys, args)
   return reply_list
 end
 
--- recover: KEYS idx:program, audit. ARGV deadline, base, batch size, admin principal, admin credential, reason,
--- request id, policy, audit stream approximate maximum length. Revokes up to batch active leases of the program.
--- Reply: { code ('lease_revoked' | 'deadline_exceeded'), decided_ms, revoked in this call, index entries left }
+-- recover: KEYS idx:program, audit, epoch. ARGV deadline, base, batch size, admin principal, admin credential,
+-- reason, request id, policy, audit stream approximate maximum length, mode ('force': a restore or an operator's
+-- decision; 'if_foreign': only when the program's epoch stamp is another node's, i.e. after a promotion or restart).
+-- Revokes up to batch active leases of the program; once none is left, stamps this node's identity on the program
+-- (prelude.lua: the epoch), which lets every other function serve it again.
+-- Reply: { code ('lease_revoked' | 'deadline_exceeded'), decided_ms, revoked in this call, index entries left,
+--   state ('recovered': stamped | 'partial': call again | 'current': if_foreign and nothing to recover) }
 local function recover(keys, args)
   local now = now_ms()
-  if now > args[1] + 0 then return { 'deadline_exceeded', fmt(now), '0', '0' } end
+  if now > args[1] + 0 then return { 'deadline_exceeded', fmt(now), '0', '0', 'partial' } end
+  if args[10] == 'if_foreign' and not epoch_foreign(keys[3]) then
+    return { 'lease_revoked', fmt(now), '0', '0', 'current' }
+  end
   local base, p = args[2], policy(args[8])
   local revoked = 0
   for _, digest in ipairs(r_call('ZRANGEBYLEX', keys[1], '-', '+', 'LIMIT', 0, tonumber(args[3]))) do
@@ -644,7 +689,10 @@ local function recover(keys, args)
       r_call('ZREM', keys[1], digest)
     end
   end
-  return { 'lease_revoked', fmt(now), fmt(revoked), fmt(r_call('ZCARD', keys[1])) }
+  local left = r_call('ZCARD', keys[1])
+  if left > 0 then return { 'lease_revoked', fmt(now), fmt(revoked), fmt(left), 'partial' } end
+  epoch_stamp(keys[3])
+  return { 'lease_revoked', fmt(now), fmt(revoked), '0', 'recovered' }
 end
 
 register('acquire', acquire)

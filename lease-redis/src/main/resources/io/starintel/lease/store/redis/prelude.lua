@@ -20,7 +20,7 @@
 -- of administer/recover and the v1 upgrade path only).
 --
 -- Defines: SEP, now_ms, fmt, decode, times_of, encode, stored, lease_id_of, split, ms_to_iso, iso_to_ms, check_record,
---   v1_map_to_record, KEY_PREFIX.
+--   v1_map_to_record, KEY_PREFIX, node_identity, epoch_current, epoch_stamp.
 
 -- the string functions and redis.call/pcall as upvalues, bound on the first call of any function (library load time
 -- offers neither: see bind and register), so a call resolves none of them through the globals
@@ -210,4 +210,69 @@ local function v1_map_to_record(map)
     times = fmt(iso_to_ms(map['acquired_at'])) .. SEP .. fmt(iso_to_ms(map['renewed_at'])) .. SEP .. fmt(expires)
       .. SEP .. fmt(tonumber(map['ttl_ms'])) .. SEP .. fmt(tonumber(map['maximum_lifetime_ms'])),
     fixed = table.concat(fixed, SEP) }
+end
+
+-- ---- the program's epoch: a promoted replica or a restarted server never serves a pre-failover lease -------------
+-- Contract: "Before a restored namespace accepts work, recovery [...] invalidates all restored active leases". The
+-- key P{T}:epoch (the last declared KEY of every call) holds the identity of the node whose data the program's
+-- state is: its run id and replication id (INFO), both of which change when a replica is promoted or a server
+-- restarts. A call on a node whose identity differs from the stamp is on data that may lack acknowledged writes, so
+-- every call but recover refuses (lease_backend_unavailable, recovery_required) until recover has revoked the
+-- program's active leases and stamped the node's identity. A program without an index entry has nothing to
+-- resurrect: its stamp is simply renewed. A missing stamp (a fresh program, or data written before stamps existed)
+-- is set on first write.
+-- `verified` (base -> stamp this node has checked against its own identity) lives in this library's Lua state, which
+-- is neither replicated nor persisted: a promoted replica, a restarted server and a replica that took a full sync
+-- start with an empty one, so their first call per program reads INFO (the slow path); later calls compare one GET
+-- with it. A stamp equal to the cached one was checked by this very node in this very Lua state, and the node's
+-- data for the program has since changed only by its own writes or by a replication that kept it consistent.
+local EPOCH_CACHE_SIZE = 4096
+local verified, verified_count = {}, 0
+
+-- the identity of this node: 'run_id:replication_id'
+local function node_identity()
+  local info = r_call('INFO', 'server', 'replication')
+  local run = s_match(info, 'run_id:(%x+)')
+  local repl = s_match(info, 'master_replid:(%x+)')
+  return (run or '?') .. ':' .. (repl or '?')
+end
+
+local function remember_epoch(epoch_key, stamp)
+  if verified[epoch_key] == nil then
+    if verified_count >= EPOCH_CACHE_SIZE then verified, verified_count = {}, 0 end
+    verified_count = verified_count + 1
+  end
+  verified[epoch_key] = stamp
+end
+
+-- whether the program's state on this node may be served: true, or false (recovery required). epoch_key is
+-- 'P{T}:epoch' (the program's base followed by 'epoch'); writes: whether the caller may write (a missing stamp, or
+-- the stale stamp of a program without leases, is set), read-only callers never write.
+local function epoch_current(epoch_key, writes)
+  local stamp = r_call('GET', epoch_key)
+  if stamp and verified[epoch_key] == stamp then return true end
+  local id = node_identity()
+  if stamp == id then
+    remember_epoch(epoch_key, id)
+    return true
+  end
+  if stamp and r_call('EXISTS', s_sub(epoch_key, 1, #epoch_key - 5) .. 'idx:program') == 1 then return false end
+  if writes then
+    r_call('SET', epoch_key, id)
+    remember_epoch(epoch_key, id)
+  end
+  return true
+end
+
+-- whether the program's stamp is another node's (a promotion, restart or restore since it was set)
+local function epoch_foreign(epoch_key)
+  local stamp = r_call('GET', epoch_key)
+  return stamp ~= nil and stamp ~= false and stamp ~= node_identity()
+end
+
+-- stamps this node's identity on the program (recover, once no active lease is left)
+local function epoch_stamp(epoch_key)
+  local id = node_identity()
+  r_call('SET', epoch_key, id)
+  remember_epoch(epoch_key, id)
 end

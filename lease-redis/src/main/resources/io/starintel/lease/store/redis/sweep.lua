@@ -10,7 +10,8 @@
 -- each popped, so reported, by exactly one call), then ends due leases up to the rest of the limit.
 -- Reply (all strings): { code, decided_ms, scanned (outbox entries + queue entries), attached_keys_deleted,
 --   more '0'|'1' (due entries or outbox entries left), active_leases,
---   entry... } with code 'swept' | 'deadline_exceeded' (then nothing else was read or written, and the counts are 0);
+--   entry... } with code 'swept' | 'deadline_exceeded' | 'recovery_required' (the program's state on this node awaits
+--   recover: lease.lua, prelude.lua's epoch; then nothing else was read or written, and the counts are 0);
 --   entry = D \31 record (v2 string, state expired) of each lease this call ended.
 -- Safe with many sweepers at once (contract: "all cleanup is conditional on lease_id and fencing_token"): every queue
 -- entry is re-checked against the stored record inside this script, so a lease is ended -- and reported -- by exactly
@@ -23,6 +24,7 @@
 local function sweep(keys, args)
   local now = now_ms()
   if now > tonumber(args[1]) then return { 'deadline_exceeded', fmt(now), '0', '0', '0', '0' } end
+  if not epoch_current(keys[#keys], true) then return { 'recovery_required', fmt(now), '0', '0', '0', '0' } end
   local base, p, limit = args[2], policy(args[3]), tonumber(args[4])
   local queue, program = keys[1], keys[2]
   local out, attached = {}, 0

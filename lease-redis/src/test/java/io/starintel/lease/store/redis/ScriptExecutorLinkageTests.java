@@ -48,10 +48,20 @@ class ScriptExecutorLinkageTests {
 	private static LeaseResult acquire(RedisConnectionFactory factory) {
 		LeasePolicy policy = new LeasePolicy(Duration.ofSeconds(1), Duration.ofMinutes(10), Duration.ofHours(24),
 				Duration.ofMinutes(2), Duration.ofHours(1), 16, Duration.ofDays(7), 500, Duration.ofSeconds(30));
-		LeaseService service = new LeaseService(new RedisLeaseStore(factory, policy, LeaseAlerts.LOG),
-				Clock.systemUTC(), Duration.ofSeconds(5), null, null);
+		LeaseService service = new LeaseService(store(factory, policy), Clock.systemUTC(), Duration.ofSeconds(5), null,
+				null);
 		return service.acquire(IDENTITY, OWNER, Duration.ofSeconds(30), Duration.ofMinutes(5), "execution_1", "job_1",
 				"trace_1", LeaseMetadata.empty());
+	}
+
+	/** A single server (no replica wait, no background warm-up): the calls under test are the only driver calls. */
+	private static RedisLeaseStore store(RedisConnectionFactory factory, LeasePolicy policy) {
+		return RedisLeaseStore.builder(factory)
+			.policy(policy)
+			.alerts(LeaseAlerts.LOG)
+			.replicaAcknowledgement(ReplicaAcknowledgement.none())
+			.warmUp(false)
+			.build();
 	}
 
 	@Test
@@ -72,13 +82,14 @@ class ScriptExecutorLinkageTests {
 		given(commands.getStatefulConnection()).willReturn(stateful);
 		given(commands.dispatch(any(ProtocolKeyword.class), any(CommandOutput.class), any(CommandArgs.class)))
 			.willThrow(new LinkageError("incompatible class change"));
+		given(commands.functionLoad(anyString())).willThrow(new LinkageError("incompatible class change"));
 		LettuceConnection connection = mock(LettuceConnection.class);
 		given(connection.getNativeConnection()).willReturn((RedisAsyncCommands) commands);
 		RedisConnectionFactory factory = mock(RedisConnectionFactory.class);
 		given(factory.getConnection()).willReturn(connection);
-		RedisLeaseStore store = new RedisLeaseStore(factory, new LeasePolicy(Duration.ofSeconds(1),
-				Duration.ofMinutes(10), Duration.ofHours(24), Duration.ofMinutes(2), Duration.ofHours(1), 16,
-				Duration.ofDays(7), 500, Duration.ofSeconds(30)), LeaseAlerts.LOG);
+		RedisLeaseStore store = store(factory, new LeasePolicy(Duration.ofSeconds(1), Duration.ofMinutes(10),
+				Duration.ofHours(24), Duration.ofMinutes(2), Duration.ofHours(1), 16, Duration.ofDays(7), 500,
+				Duration.ofSeconds(30)));
 		LeaseService service = new LeaseService(store, Clock.systemUTC(), Duration.ofSeconds(5), null, null);
 		for (int i = 0; i < 2; i++) {
 			LeaseResult result = service.acquire(IDENTITY, OWNER, Duration.ofSeconds(30), Duration.ofMinutes(5),

@@ -144,6 +144,10 @@ public final class FencedListenerAdvice implements MethodInterceptor {
 		if ("accepted".equals(decision)) {
 			return;
 		}
+		if ("recovery_required".equals(decision)) {
+			// the program awaits failover recovery: no decision yet (redelivered later), never a rejection
+			throw new AmqpException("fence check unavailable: recovery_required");
+		}
 		String mark = (reply.size() > 1) ? text(reply.get(1)) : "";
 		ConsumeRejection reason = rejectionOf(decision);
 		this.rejections.rejected(this.scope, reason, digestText, token, mark, leaseId, traceId);

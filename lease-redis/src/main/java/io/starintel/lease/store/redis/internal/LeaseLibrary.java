@@ -41,19 +41,31 @@ public final class LeaseLibrary {
 	/** The library's functions, one per operation. */
 	public enum Function {
 
-		ACQUIRE("acquire"), RENEW("renew"), RENEW_BATCH("renew_batch"), RELEASE("release"),
-		ADMINISTER("administer"), AUTHORIZE("authorize"), INSPECT("inspect"),
-		INSPECT_BY_LEASE_ID("inspect_by_lease_id"), RESOLVE("resolve"), LIST("list"), RECOVER("recover"),
-		ATTACH_PUT("attach_put"), ATTACH_DELETE("attach_delete"), ATTACH_GET("attach_get"), ATTACH_LIST("attach_list"),
-		SWEEP("sweep"), CHECKPOINT("checkpoint"), CHECKPOINT_READ("checkpoint_read"), CONSUME("consume");
+		ACQUIRE("acquire", true), RENEW("renew", true), RENEW_BATCH("renew_batch", true), RELEASE("release", true),
+		ADMINISTER("administer", true), AUTHORIZE("authorize", true), INSPECT("inspect", false),
+		INSPECT_BY_LEASE_ID("inspect_by_lease_id", false), RESOLVE("resolve", true), LIST("list", false),
+		RECOVER("recover", true), ATTACH_PUT("attach_put", true), ATTACH_DELETE("attach_delete", true),
+		ATTACH_GET("attach_get", false), ATTACH_LIST("attach_list", false), SWEEP("sweep", true),
+		CHECKPOINT("checkpoint", true), CHECKPOINT_READ("checkpoint_read", false), CONSUME("consume", true);
 
 		private final String functionName;
 
 		private final byte[] nameBytes;
 
-		Function(String operation) {
+		private final boolean changesState;
+
+		Function(String operation, boolean changesState) {
 			this.functionName = NAME + "_" + operation;
 			this.nameBytes = this.functionName.getBytes(StandardCharsets.US_ASCII);
+			this.changesState = changesState;
+		}
+
+		/**
+		 * Whether a success of the function reports a change (or replays one: resolve), which the replicas must
+		 * acknowledge before the store reports it.
+		 */
+		public boolean changesState() {
+			return this.changesState;
 		}
 
 		/** The name as sent (ASCII bytes). */

@@ -5,6 +5,8 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
+import org.jspecify.annotations.Nullable;
+
 import io.starintel.lease.core.internal.IdempotencyKeys;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.Operation;
@@ -27,17 +29,51 @@ import io.starintel.lease.core.ProgramScope;
  * P{T}:audit         stream: audit events of the program
  * P{T}:kv:K          hash: an attached key (o = owning lease id + token, n = name, v = value), K = SHA-1 of the name
  * P{T}:att:L:N       hash: the attached keys of lease L with token N (K to name); deleted by every ending transition
+ * P{T}:epoch         string: run id and replication id of the node whose data the program's state is (prelude.lua);
+ *                    the last key of every call
  * </pre>
  * P is {@value LockIdentity#KEY_PREFIX}, T is {@link ProgramScope#hashTag()}, D is {@link LockIdentity#keyDigest()}.
  * Raw principals and targets never appear in key names: they are hashed.
  */
 public final class RedisKeys {
 
+	/** The name of a program's epoch key after its base ({@link #epoch()}). */
+	public static final String EPOCH = "epoch";
+
 	private final String base;
 
 	/** Keys of one program. */
 	public RedisKeys(ProgramScope scope) {
 		this.base = LockIdentity.KEY_PREFIX + "{" + scope.hashTag() + "}:";
+	}
+
+	private RedisKeys(String base) {
+		this.base = base;
+	}
+
+	/**
+	 * Keys of the program whose base ({@link #base()}) is given: a failover recovery finds programs by their keys,
+	 * not by name.
+	 * @throws IllegalArgumentException for a text that is not a program's base
+	 */
+	public static RedisKeys ofBase(String base) {
+		if (!base.startsWith(LockIdentity.KEY_PREFIX + "{") || !base.endsWith("}:")) {
+			throw new IllegalArgumentException("not a program's key base");
+		}
+		return new RedisKeys(base);
+	}
+
+	/** The base of the program whose epoch key ({@link #epoch()}) is given, or null for another key. */
+	public static @Nullable String baseOfEpochKey(String key) {
+		if (!key.startsWith(LockIdentity.KEY_PREFIX + "{") || !key.endsWith("}:" + EPOCH)) {
+			return null;
+		}
+		return key.substring(0, key.length() - EPOCH.length());
+	}
+
+	/** The pattern (SCAN MATCH) of every program's epoch key. */
+	public static String epochKeyPattern() {
+		return LockIdentity.KEY_PREFIX + "{*}:" + EPOCH;
 	}
 
 	/** Keys of the identity's program. */
@@ -113,6 +149,11 @@ public final class RedisKeys {
 	/** The hash part of an attached key's name. */
 	public static String attachedKeyHash(String name) {
 		return sha1Hex(name);
+	}
+
+	/** The program's epoch: the identity of the node whose data the program's state is (prelude.lua). */
+	public String epoch() {
+		return this.base + EPOCH;
 	}
 
 	/** The program's audit stream. */

@@ -1,62 +1,167 @@
 package io.starintel.lease.store.redis.internal;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
+import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
-import io.lettuce.core.cluster.api.async.AsyncExecutions;
-import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
+import io.lettuce.core.protocol.ProtocolKeyword;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.lettuce.LettuceConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.starintel.lease.core.Reason;
+import io.starintel.lease.store.redis.ReplicaAcknowledgement;
+
 /**
- * Runs one function of the {@link LeaseLibrary} as exactly one FCALL on the Lettuce connection of a Spring Data
- * Redis connection factory, waiting for the reply no longer than the request's deadline. When the server answers
- * "Function not found" (a fresh, flushed or failed-over server), the library is loaded ({@code FUNCTION LOAD
- * REPLACE}, on every primary of a cluster) and the call is sent once more, as EVALSHA falls back to EVAL on
- * NOSCRIPT.
+ * Runs one function of the {@link LeaseLibrary} as one {@code FCALL} on a connection of the store's own to the primary
+ * that serves the call's slot ({@link Router}), waiting for the reply no longer than the request's deadline, and
+ * makes every state change durable before it reports it: right behind a call that changes state it pipelines
+ * {@code WAIT n timeout} ({@code WAITAOF} for disk durability) on the same connection, with the timeout the call's
+ * remaining time, and a success the required replicas did not acknowledge is {@code OUTCOME_UNKNOWN}
+ * ({@code replicas_not_acknowledged}). A refusal changed nothing and is returned without waiting.
  *
- * <p>Contract: a command that could not be submitted (no connection, deadline already passed) is distinguished from
- * one that was submitted without a reply in time ({@link ScriptFailure.Kind#OUTCOME_UNKNOWN}); no Redis exception
- * leaves this class, and neither does a {@link LinkageError} of an incompatible driver: it is logged at ERROR once
- * per executor and the call fails closed like any other backend failure. Only Lettuce API present in Lettuce 6.x
- * and 7.x is used (the open check goes through {@code StatefulConnection.isOpen()}).
+ * <p>Contract: an acknowledged grant, renewal, release, revoke or commit authorization survives the promotion of a
+ * replica; a command that could not be submitted (no connection, the deadline already passed, too few replicas
+ * online, a node that refused it unrun: {@code MOVED}, {@code READONLY}, {@code CLUSTERDOWN}, {@code LOADING}) is
+ * distinguished from one that may have run without a usable reply ({@link ScriptFailure.Kind#OUTCOME_UNKNOWN}); no
+ * Redis exception leaves this class, and neither does a {@link LinkageError} of an incompatible driver (logged at
+ * ERROR once per executor, the call fails closed). The library is loaded on a node before the node's first call
+ * (pipelined ahead of it) and again when the node answers "function not found" (a restart, flush or failover).
  */
-public final class ScriptExecutor {
+public final class ScriptExecutor implements AutoCloseable {
 
 	private static final Logger logger = LoggerFactory.getLogger(ScriptExecutor.class);
 
-	private final RedisConnectionFactory connectionFactory;
+	/** The default number of connections the store opens per deployment. */
+	public static final int DEFAULT_CONNECTIONS = 8;
+
+	/** First reply elements of the answers that changed nothing: no replica wait is needed before returning them. */
+	private static final Set<String> REFUSALS = Set.of("lease_conflict", "lease_lost", "deadline_exceeded",
+			"invalid_lease_request", "idempotency_conflict", "lease_rate_limited", "lease_not_found",
+			"lease_backend_unavailable", "recovery_required", "rejected", "corrupt",
+			"forged_token_above_issued_counter", "forged_unknown_lease_id", "forged_lease_id_mismatch");
+
+	/** Errors with which a node refuses a command without running it: nothing was done. */
+	private static final List<String> UNRUN = List.of("MOVED", "ASK", "READONLY", "CLUSTERDOWN", "LOADING",
+			"MASTERDOWN", "TRYAGAIN", "NOREPLICAS", "BUSY", "NOPERM");
+
+	private final Router router;
+
+	private final ReplicaAcknowledgement acknowledgement;
+
+	private final @Nullable ExecutorService connector;
 
 	private final AtomicBoolean incompatibleDriverLogged = new AtomicBoolean();
 
-	/**
-	 * Whether the factory hands out one shared native connection (Spring Boot's default): its commands are then
-	 * kept between calls instead of asking the factory for a connection wrapper every time.
-	 */
-	private final boolean sharesNativeConnection;
-
-	private volatile @Nullable RedisClusterAsyncCommands<byte[], byte[]> shared;
-
+	/** An executor on the factory's deployment, every change acknowledged by all replicas the primary reports. */
 	public ScriptExecutor(RedisConnectionFactory connectionFactory) {
-		this.connectionFactory = connectionFactory;
-		this.sharesNativeConnection = connectionFactory instanceof LettuceConnectionFactory lettuce
-				&& lettuce.getShareNativeConnection();
+		this(connectionFactory, ReplicaAcknowledgement.allReplicas(), DEFAULT_CONNECTIONS);
+	}
+
+	/**
+	 * An executor on the factory's deployment. With Spring Data Redis's Lettuce factory (standalone, Sentinel or
+	 * cluster) the store opens its own connections from the factory's client ({@code maxConnections} per
+	 * deployment); otherwise it uses the factory's connection.
+	 */
+	public ScriptExecutor(RedisConnectionFactory connectionFactory, ReplicaAcknowledgement acknowledgement,
+			int maxConnections) {
+		this.acknowledgement = acknowledgement;
+		AbstractRedisClient client = nativeClient(connectionFactory);
+		if (client instanceof RedisClusterClient cluster) {
+			this.connector = null;
+			this.router = new ClusterRouter(cluster, maxConnections);
+		}
+		else if (client instanceof RedisClient standalone) {
+			this.connector = Executors.newSingleThreadExecutor((task) -> {
+				Thread thread = new Thread(task, "starintel-lease-connect");
+				thread.setDaemon(true);
+				return thread;
+			});
+			this.router = new StandaloneRouter(standalone,
+					((LettuceConnectionFactory) connectionFactory).isRedisSentinelAware(), this.connector,
+					maxConnections);
+		}
+		else {
+			this.connector = null;
+			this.router = new FactoryRouter(connectionFactory);
+		}
+	}
+
+	private static @Nullable AbstractRedisClient nativeClient(RedisConnectionFactory factory) {
+		if (!(factory instanceof LettuceConnectionFactory lettuce)) {
+			return null;
+		}
+		try {
+			return lettuce.getNativeClient();
+		}
+		catch (RuntimeException ex) {
+			return null; // not started yet: the factory's own connections are used
+		}
+	}
+
+	/**
+	 * Loads the library on every primary known now and learns their replicas, in the background (the first call
+	 * then finds both done); a node that misses it loads it ahead of its first call.
+	 */
+	public void warmUp() {
+		Thread thread = new Thread(() -> {
+			try {
+				warmUpNow();
+			}
+			catch (RuntimeException | LinkageError ex) {
+				logger.debug("Lease library warm-up failed: {}", ex.getClass().getSimpleName());
+			}
+		}, "starintel-lease-warm-up");
+		thread.setDaemon(true);
+		thread.start();
+	}
+
+	private void warmUpNow() {
+		{
+			long deadline = System.currentTimeMillis() + 10_000;
+			for (Route route : this.router.primaries(deadline)) {
+				try {
+					RedisFuture<String> load = route.commands().functionLoad(LeaseLibrary.CODE);
+					load.whenComplete((ok, failure) -> {
+						if (failure == null || alreadyLoaded(failure)) {
+							route.node().libraryLoaded();
+						}
+					});
+					RedisFuture<String> info = route.commands().info("replication");
+					info.whenComplete((text, failure) -> {
+						route.node().refreshed((failure == null) ? text : null, System.currentTimeMillis());
+						route.release().run();
+					});
+				}
+				catch (RuntimeException | LinkageError ex) {
+					route.release().run();
+				}
+			}
+		}
 	}
 
 	/** Runs the function and returns its reply (a list of bulk strings). */
@@ -80,131 +185,238 @@ public final class ScriptExecutor {
 
 	private List<Object> runChecked(LeaseLibrary.Function function, long deadlineMs, byte[][] keys, byte[][] args,
 			boolean[] submitted) throws ScriptFailure {
-		long timeoutMs = deadlineMs - System.currentTimeMillis();
-		if (timeoutMs <= 0) {
+		if (deadlineMs - System.currentTimeMillis() <= 0) {
 			throw new ScriptFailure(ScriptFailure.Kind.DEADLINE_BEFORE_SUBMISSION, "deadline passed before submission");
 		}
-		RedisClusterAsyncCommands<byte[], byte[]> cached = this.shared;
-		if (cached != null && LettuceConnections.isOpen(cached)) {
-			// the factory's shared native connection, kept: no connection wrapper and no factory lock per call
-			return call(cached, function, deadlineMs, timeoutMs, keys, args, submitted);
-		}
-		RedisConnection connection = connect();
-		try {
-			RedisClusterAsyncCommands<byte[], byte[]> commands = nativeCommands(connection);
-			if (!LettuceConnections.isOpen(commands)) {
-				throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, "connection not open");
+		Route route = this.router.route(keys[0], deadlineMs);
+		for (int attempt = 0;; attempt++) {
+			Attempt result = attempt(route, function, deadlineMs, keys, args, submitted);
+			if (result.reply != null) {
+				return result.reply;
 			}
-			if (this.sharesNativeConnection) {
-				this.shared = commands; // replaced when the factory resets it (the old one is then closed)
+			// the call did not run: the library was missing (loaded again) or the slot moved; once more, in time
+			if (attempt > 0 || deadlineMs - System.currentTimeMillis() <= 0) {
+				throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, "not run: " + result.retry);
 			}
-			return call(commands, function, deadlineMs, timeoutMs, keys, args, submitted);
-		}
-		finally {
-			closeQuietly(connection);
+			route = (result.movedTo != null) ? this.router.moved(result.movedTo, deadlineMs)
+					: this.router.route(keys[0], deadlineMs);
 		}
 	}
 
-	private static List<Object> call(RedisClusterAsyncCommands<byte[], byte[]> commands,
-			LeaseLibrary.Function function, long deadlineMs, long timeoutMs, byte[][] keys, byte[][] args,
-			boolean[] submitted) throws ScriptFailure {
+	/** The reply, or why the call did not run and may be sent once more. */
+	private record Attempt(@Nullable List<Object> reply, String retry, @Nullable String movedTo) {
+	}
+
+	private Attempt attempt(Route route, LeaseLibrary.Function function, long deadlineMs, byte[][] keys,
+			byte[][] args, boolean[] submitted) throws ScriptFailure {
+		NodeState node = route.node();
+		RedisClusterAsyncCommands<byte[], byte[]> commands = route.commands();
+		CompletionStage<?> last = null;
+		RedisFuture<List<Object>> call;
+		RedisFuture<?> wait = null;
+		int required = -1; // -1: the replicas the change needs are not known (then a success is not acknowledged)
 		try {
+			boolean durable = function.changesState() && this.acknowledgement.waits();
+			if (durable && !route.supportsWait()) {
+				throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, Reason.REPLICAS_UNAVAILABLE,
+						"replica acknowledgement needs a connection to the primary");
+			}
+			RedisFuture<String> info = null;
+			if (durable && node.claimRefresh(System.currentTimeMillis(), node.onlineReplicas() < 0)) {
+				info = commands.info("replication");
+				info.whenComplete((text, failure) -> node.refreshed((failure == null) ? text : null,
+						System.currentTimeMillis()));
+				last = info;
+			}
+			boolean firstOnNode = durable && node.onlineReplicas() < 0;
+			if (durable && !firstOnNode) {
+				required = this.acknowledgement.required(node.onlineReplicas(), node.topologyHasReplicas());
+				if (required > node.onlineReplicas()) {
+					node.claimRefresh(System.currentTimeMillis(), true);
+					throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, Reason.REPLICAS_UNAVAILABLE,
+							"fewer replicas online than required");
+				}
+			}
+			if (!node.isLibraryLoaded()) {
+				RedisFuture<String> load = commands.functionLoad(LeaseLibrary.CODE);
+				load.whenComplete((ok, failure) -> {
+					if (failure == null || alreadyLoaded(failure)) {
+						node.libraryLoaded();
+					}
+				});
+				last = load;
+			}
 			submitted[0] = true;
-			return await(fcall(commands, function, keys, args), timeoutMs, function);
-		}
-		catch (FunctionNotFound ex) {
-			load(commands, deadlineMs);
-			long remaining = Math.max(1, deadlineMs - System.currentTimeMillis());
-			try {
-				return await(fcall(commands, function, keys, args), remaining, function);
+			call = commands.dispatch(CommandType.FCALL, new FlatReplyOutput(), new FcallArgs(function, keys, args));
+			last = call;
+			if (firstOnNode) {
+				// the node's first change: the wait is sized by the replica count that was asked for just ahead of
+				// the call, and sent behind it on the same connection once that count is known
+				required = firstRequirement(node, info, deadlineMs);
 			}
-			catch (FunctionNotFound again) {
-				throw new ScriptFailure(ScriptFailure.Kind.OUTCOME_UNKNOWN, "function not found after loading");
+			if (durable && required > 0 || durable && required == 0 && this.acknowledgement.diskSync()) {
+				long timeout = Math.max(1, deadlineMs - System.currentTimeMillis());
+				wait = this.acknowledgement.diskSync() ? commands.dispatch(WaitAof.WAITAOF, new FlatReplyOutput(),
+						new CommandArgs<>(ByteArrayCodec.INSTANCE).add(1).add(required).add(timeout))
+						: commands.waitForReplication(required, timeout);
+				last = wait;
+			}
+			if (!durable) {
+				required = 0;
 			}
 		}
+		catch (RuntimeException ex) {
+			// a driver that threw instead of answering: nothing is known beyond whether the call went out
+			logger.debug("Lease function {} not dispatched: {}", function.functionName(), ex.getClass().getSimpleName());
+			throw new ScriptFailure(submitted[0] ? ScriptFailure.Kind.OUTCOME_UNKNOWN : ScriptFailure.Kind.NOT_SUBMITTED,
+					"dispatch failed");
+		}
+		finally {
+			release(route, last);
+		}
+		List<Object> reply;
+		try {
+			reply = await(call, deadlineMs, function);
+		}
+		catch (NotRun ex) {
+			if (ex.functionMissing) {
+				node.libraryLost();
+			}
+			return new Attempt(null, ex.getMessage(), ex.movedTo);
+		}
+		if (needsAcknowledgement(reply)) {
+			if (required < 0) {
+				throw new ScriptFailure(ScriptFailure.Kind.OUTCOME_UNKNOWN, Reason.REPLICAS_NOT_ACKNOWLEDGED,
+						"the node's replicas were not known in time");
+			}
+			if (wait != null) {
+				awaitAcknowledgement(wait, required, deadlineMs, node);
+			}
+		}
+		return new Attempt(reply, "", null);
 	}
 
 	/**
-	 * {@code FCALL function numkeys keys... args...}, the command Lettuce's own {@code fcall} builds (keys added as
-	 * keys, so a cluster routes it by the first key's slot), with the flat reply output.
+	 * The replica acknowledgements a node's first change needs, once its replica count (asked for ahead of the call)
+	 * is known; -1 when it is not known before the deadline or the node has fewer replicas than required (the call
+	 * already went out: its success is then not acknowledged).
 	 */
-	private static RedisFuture<List<Object>> fcall(RedisClusterAsyncCommands<byte[], byte[]> commands,
-			LeaseLibrary.Function function, byte[][] keys, byte[][] args) {
-		return commands.dispatch(CommandType.FCALL, new FlatReplyOutput(), new FcallArgs(function, keys, args));
+	private int firstRequirement(NodeState node, @Nullable RedisFuture<String> info, long deadlineMs) {
+		try {
+			Object text = awaitPlain((info != null) ? info : node.pending(), deadlineMs);
+			if (text instanceof String reply) {
+				node.refreshed(reply, System.currentTimeMillis()); // the callback may run after get() returns
+			}
+		}
+		catch (ScriptFailure ex) {
+			return -1;
+		}
+		if (node.onlineReplicas() < 0) {
+			return -1;
+		}
+		int required = this.acknowledgement.required(node.onlineReplicas(), node.topologyHasReplicas());
+		return (required > node.onlineReplicas()) ? -1 : required;
 	}
 
-	/** FUNCTION LOAD REPLACE on the server, or on every primary of a cluster. The call itself never mutated. */
-	private static void load(RedisClusterAsyncCommands<byte[], byte[]> commands, long deadlineMs)
+	/** Gives the connection back once the last command sent on it has completed (or at once if none was sent). */
+	private static void release(Route route, @Nullable CompletionStage<?> last) {
+		if (last == null) {
+			route.release().run();
+		}
+		else {
+			last.whenComplete((value, failure) -> route.release().run());
+		}
+	}
+
+	/** Whether a reply reports a change (a success, or a replayed one): it must be acknowledged before it is used. */
+	private static boolean needsAcknowledgement(List<Object> reply) {
+		if (reply.isEmpty()) {
+			return true;
+		}
+		Object first = reply.get(0);
+		return !(first instanceof byte[] bytes && REFUSALS.contains(new String(bytes, StandardCharsets.US_ASCII)));
+	}
+
+	private void awaitAcknowledgement(RedisFuture<?> wait, int required, long deadlineMs, NodeState node)
 			throws ScriptFailure {
+		Object answer;
 		try {
-			if (commands instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster) {
-				AsyncExecutions<String> executions = cluster.upstream().commands().functionLoad(LeaseLibrary.CODE, true);
-				for (CompletionStage<String> stage : executions) {
-					waitFor(stage.toCompletableFuture(), deadlineMs);
-				}
-			}
-			else {
-				waitFor(commands.functionLoad(LeaseLibrary.CODE, true), deadlineMs);
-			}
-			logger.info("Loaded the lease function library {}", LeaseLibrary.NAME);
+			answer = wait.get(Math.max(1, deadlineMs - System.currentTimeMillis()), TimeUnit.MILLISECONDS);
 		}
 		catch (TimeoutException | ExecutionException | RuntimeException ex) {
-			logger.warn("Loading the lease function library failed: {}", safeError(ex));
-			throw new ScriptFailure(ScriptFailure.Kind.OUTCOME_UNKNOWN, "function library not loaded");
+			node.claimRefresh(System.currentTimeMillis(), true);
+			throw new ScriptFailure(ScriptFailure.Kind.OUTCOME_UNKNOWN, Reason.REPLICAS_NOT_ACKNOWLEDGED,
+					"no replica acknowledgement before the deadline");
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			throw new ScriptFailure(ScriptFailure.Kind.OUTCOME_UNKNOWN, "interrupted while loading the library");
+			throw new ScriptFailure(ScriptFailure.Kind.OUTCOME_UNKNOWN, Reason.REPLICAS_NOT_ACKNOWLEDGED,
+					"interrupted while awaiting the replicas");
+		}
+		long replicas;
+		long local = 1;
+		if (answer instanceof Long count) {
+			replicas = count;
+		}
+		else if (answer instanceof List<?> counts && counts.size() == 2 && counts.get(0) instanceof Long l
+				&& counts.get(1) instanceof Long r) {
+			local = l;
+			replicas = r;
+		}
+		else {
+			replicas = -1;
+		}
+		if (replicas < required || local < 1) {
+			node.claimRefresh(System.currentTimeMillis(), true);
+			throw new ScriptFailure(ScriptFailure.Kind.OUTCOME_UNKNOWN, Reason.REPLICAS_NOT_ACKNOWLEDGED,
+					"fewer replicas acknowledged than required");
 		}
 	}
 
-	private static void waitFor(Future<String> future, long deadlineMs)
-			throws InterruptedException, ExecutionException, TimeoutException {
-		future.get(Math.max(1, deadlineMs - System.currentTimeMillis()), TimeUnit.MILLISECONDS);
+	private static boolean alreadyLoaded(Throwable failure) {
+		return String.valueOf(failure.getMessage()).contains("already exists");
 	}
 
-	private RedisConnection connect() throws ScriptFailure {
+	private static @Nullable Object awaitPlain(Future<?> future, long deadlineMs) throws ScriptFailure {
 		try {
-			return this.connectionFactory.getConnection();
+			return future.get(Math.max(1, deadlineMs - System.currentTimeMillis()), TimeUnit.MILLISECONDS);
 		}
-		catch (RuntimeException ex) {
-			logger.debug("Lease backend connection failed: {}", ex.getClass().getSimpleName());
-			throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, "no connection");
+		catch (TimeoutException | ExecutionException | RuntimeException ex) {
+			throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, "node did not answer");
 		}
-	}
-
-	@SuppressWarnings("unchecked")
-	private static RedisClusterAsyncCommands<byte[], byte[]> nativeCommands(RedisConnection connection)
-			throws ScriptFailure {
-		if (!(connection instanceof LettuceConnection lettuce)) {
-			throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, "not a Lettuce connection");
-		}
-		try {
-			return lettuce.getNativeConnection();
-		}
-		catch (RuntimeException ex) {
-			throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, "no native connection");
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, "interrupted");
 		}
 	}
 
-	private static List<Object> await(RedisFuture<List<Object>> future, long timeoutMs,
-			LeaseLibrary.Function function) throws ScriptFailure, FunctionNotFound {
+	private static List<Object> await(RedisFuture<List<Object>> future, long deadlineMs,
+			LeaseLibrary.Function function) throws ScriptFailure, NotRun {
 		try {
-			return future.get(timeoutMs, TimeUnit.MILLISECONDS);
+			return future.get(Math.max(1, deadlineMs - System.currentTimeMillis()), TimeUnit.MILLISECONDS);
 		}
 		catch (TimeoutException ex) {
-			future.cancel(false);
 			throw new ScriptFailure(ScriptFailure.Kind.OUTCOME_UNKNOWN, "no reply before the deadline");
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			future.cancel(false);
 			throw new ScriptFailure(ScriptFailure.Kind.OUTCOME_UNKNOWN, "interrupted while awaiting the reply");
 		}
 		catch (ExecutionException ex) {
 			Throwable cause = ex.getCause();
-			if (cause != null && String.valueOf(cause.getMessage()).contains("Function not found")) {
-				throw new FunctionNotFound();
+			String message = (cause != null) ? String.valueOf(cause.getMessage()) : "";
+			if (message.contains("Function not found")) {
+				throw new NotRun("function not found", true, null);
+			}
+			if (message.startsWith("MOVED ")) {
+				int space = message.indexOf(' ', 6);
+				throw new NotRun("moved", false, (space > 0) ? message.substring(space + 1).trim() : null);
+			}
+			for (String code : UNRUN) {
+				if (message.startsWith(code)) {
+					logger.debug("Lease function {} not run by the node: {}", function.functionName(), code);
+					throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, "refused unrun: " + code);
+				}
 			}
 			logger.warn("Lease function {} failed: {}", function.functionName(), safeError(cause));
 			throw new ScriptFailure(ScriptFailure.Kind.OUTCOME_UNKNOWN, "no usable reply");
@@ -215,7 +427,7 @@ public final class ScriptExecutor {
 	}
 
 	/** The error class and the first word of its message (an error code like BUSY or ERR), never key material. */
-	private static String safeError(Throwable cause) {
+	private static String safeError(@Nullable Throwable cause) {
 		if (cause == null) {
 			return "unknown";
 		}
@@ -224,20 +436,85 @@ public final class ScriptExecutor {
 		return cause.getClass().getSimpleName() + " " + ((space > 0) ? message.substring(0, space) : message);
 	}
 
-	private static void closeQuietly(RedisConnection connection) {
-		try {
-			connection.close();
+	/** The keys a scan found, on how many primaries, and whether every primary was scanned to its end. */
+	public record Scan(List<byte[]> keys, int nodes, boolean complete) {
+	}
+
+	/**
+	 * The keys matching {@code pattern} ({@code SCAN ... MATCH}) on one primary ({@code node}: {@code host:port}) or on
+	 * every primary known now, until the deadline.
+	 */
+	public Scan scanKeys(String pattern, @Nullable String node, Instant deadlineAt) {
+		long deadlineMs = deadlineAt.toEpochMilli();
+		List<byte[]> keys = new ArrayList<>();
+		int nodes = 0;
+		boolean complete = true;
+		for (Route route : this.router.primaries(deadlineMs)) {
+			try {
+				if (node != null && !node.equals(route.node().name())) {
+					continue;
+				}
+				nodes++;
+				ScanCursor cursor = ScanCursor.INITIAL;
+				ScanArgs args = ScanArgs.Builder.matches(pattern).limit(1000);
+				while (true) {
+					KeyScanCursor<byte[]> page = route.commands().scan(cursor, args)
+						.get(Math.max(1, deadlineMs - System.currentTimeMillis()), TimeUnit.MILLISECONDS);
+					keys.addAll(page.getKeys());
+					if (page.isFinished()) {
+						break;
+					}
+					cursor = page;
+				}
+			}
+			catch (TimeoutException | ExecutionException | RuntimeException ex) {
+				complete = false;
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				complete = false;
+			}
+			finally {
+				route.release().run();
+			}
 		}
-		catch (RuntimeException ex) {
-			logger.debug("Closing a lease backend connection failed: {}", ex.getClass().getSimpleName());
+		return new Scan(keys, nodes, complete && (node == null || nodes > 0));
+	}
+
+	/** Closes the store's own connections. */
+	@Override
+	public void close() {
+		this.router.close();
+		if (this.connector != null) {
+			this.connector.shutdownNow();
 		}
 	}
 
-	/** The server does not have the library (yet). */
-	private static final class FunctionNotFound extends Exception {
+	/** The call did not run on the node: it may be sent once more. */
+	private static final class NotRun extends Exception {
 
-		FunctionNotFound() {
-			super(null, null, false, false);
+		private final boolean functionMissing;
+
+		private final @Nullable String movedTo;
+
+		NotRun(String message, boolean functionMissing, @Nullable String movedTo) {
+			super(message, null, false, false);
+			this.functionMissing = functionMissing;
+			this.movedTo = movedTo;
+		}
+
+	}
+
+	/** {@code WAITAOF numlocal numreplicas timeout} (Redis 7.2+, Valkey): not in every Lettuce line's command set. */
+	private enum WaitAof implements ProtocolKeyword {
+
+		WAITAOF;
+
+		private final byte[] bytes = name().getBytes(StandardCharsets.US_ASCII);
+
+		@Override
+		public byte[] getBytes() {
+			return this.bytes;
 		}
 
 	}

@@ -1,0 +1,195 @@
+package io.starintel.lease.store.redis.internal;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The store's own connections to one deployment, each lent to one call at a time: a call that waits for its replicas
+ * ({@code WAIT} blocks the connection it is sent on until the replicas answer) then holds up no other call, and no
+ * command of the application, which keeps using its own connections. Up to {@code max} connections are opened, each
+ * asynchronously (a caller waits for one no longer than its deadline; one that arrives late is kept for the next
+ * call); when all are lent, a call shares one (its commands queue behind the other call's, still in order).
+ *
+ * @param <C> the connection type
+ */
+final class ConnectionPool<C> {
+
+	private static final Logger logger = LoggerFactory.getLogger(ConnectionPool.class);
+
+	private final Supplier<CompletableFuture<C>> connector;
+
+	private final Predicate<C> open;
+
+	private final Consumer<C> closer;
+
+	private final int max;
+
+	private final ConcurrentLinkedDeque<C> idle = new ConcurrentLinkedDeque<>();
+
+	private final List<C> all = new CopyOnWriteArrayList<>();
+
+	private int opening;
+
+	private final AtomicInteger next = new AtomicInteger();
+
+	private volatile boolean closed;
+
+	private volatile @Nullable CompletableFuture<C> lastOpen;
+
+	ConnectionPool(Supplier<CompletableFuture<C>> connector, Predicate<C> open, Consumer<C> closer, int max) {
+		this.connector = connector;
+		this.open = open;
+		this.closer = closer;
+		this.max = Math.max(1, max);
+	}
+
+	/** A connection lent to one call ({@code exclusive}) or shared with another call. */
+	record Loan<C>(C connection, boolean exclusive) {
+	}
+
+	/**
+	 * Lends an open connection, opening one when none is idle and fewer than the maximum exist.
+	 * @throws ScriptFailure {@code NOT_SUBMITTED} when no open connection is available before the deadline
+	 */
+	Loan<C> borrow(long deadlineMs) throws ScriptFailure {
+		if (this.closed) {
+			throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, "store closed");
+		}
+		C candidate;
+		int skipped = 0;
+		int idleCount = this.idle.size();
+		while (skipped <= idleCount && (candidate = this.idle.pollFirst()) != null) {
+			if (this.open.test(candidate)) {
+				return new Loan<>(candidate, true);
+			}
+			this.idle.offerLast(candidate); // reconnecting (Lettuce reconnects on its own): try another
+			skipped++;
+		}
+		CompletableFuture<C> pending;
+		boolean mine;
+		synchronized (this) {
+			if (this.all.size() + this.opening < this.max) {
+				pending = startOpen();
+				mine = true;
+			}
+			else {
+				List<C> current = this.all;
+				for (int i = 0; i < current.size(); i++) {
+					C shared = current.get(Math.floorMod(this.next.getAndIncrement(), current.size()));
+					if (this.open.test(shared)) {
+						return new Loan<>(shared, false);
+					}
+				}
+				// every connection there will be is still being opened: share the one that arrives
+				pending = this.lastOpen;
+				mine = false;
+			}
+		}
+		if (pending == null) {
+			throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, "no open connection");
+		}
+		try {
+			return new Loan<>(await(pending, deadlineMs), mine);
+		}
+		catch (ScriptFailure ex) {
+			if (mine) {
+				// kept when it arrives: the next call finds it idle
+				pending.thenAccept((connection) -> {
+					if (!this.closed) {
+						this.idle.offerLast(connection);
+					}
+				});
+			}
+			throw ex;
+		}
+	}
+
+	/** Takes back a connection lent by {@link #borrow}. */
+	void release(Loan<C> loan) {
+		if (!loan.exclusive()) {
+			return;
+		}
+		if (this.closed) {
+			this.closer.accept(loan.connection());
+			return;
+		}
+		this.idle.offerFirst(loan.connection());
+	}
+
+	/** Starts opening a connection (under the pool's lock); it joins {@link #all} when it arrives. */
+	private CompletableFuture<C> startOpen() {
+		this.opening++;
+		CompletableFuture<C> future;
+		try {
+			future = this.connector.get();
+		}
+		catch (RuntimeException ex) {
+			this.opening--;
+			return CompletableFuture.failedFuture(ex);
+		}
+		CompletableFuture<C> registered = future.whenComplete((connection, failure) -> {
+			synchronized (this) {
+				this.opening--;
+				if (connection != null && !this.closed) {
+					this.all.add(connection);
+				}
+			}
+			if (connection != null && this.closed) {
+				this.closer.accept(connection);
+			}
+			if (connection == null) {
+				logger.debug("Opening a lease store connection failed: {}",
+						(failure != null) ? failure.getClass().getSimpleName() : "unknown");
+			}
+		});
+		this.lastOpen = registered;
+		return registered;
+	}
+
+	private static <C> C await(CompletableFuture<C> future, long deadlineMs) throws ScriptFailure {
+		try {
+			return future.get(Math.max(1, deadlineMs - System.currentTimeMillis()), TimeUnit.MILLISECONDS);
+		}
+		catch (TimeoutException | ExecutionException ex) {
+			throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, "connecting");
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, "interrupted while connecting");
+		}
+	}
+
+	/** Closes every connection; later borrows fail. */
+	void close() {
+		this.closed = true;
+		for (C connection : this.all) {
+			try {
+				this.closer.accept(connection);
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Closing a lease store connection failed: {}", ex.getClass().getSimpleName());
+			}
+		}
+		this.all.clear();
+		this.idle.clear();
+	}
+
+	/** The connections opened so far (for tests and warm-up). */
+	int size() {
+		return this.all.size();
+	}
+
+}

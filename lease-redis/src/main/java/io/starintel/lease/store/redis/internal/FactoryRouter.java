@@ -1,0 +1,98 @@
+package io.starintel.lease.store.redis.internal;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnection;
+
+/**
+ * The connection factory's own Lettuce connection, for a factory whose client the store cannot open connections
+ * from (a static primary/replica set-up, a factory that is not Spring Data Redis's Lettuce factory). A replica wait
+ * is sent there only on a standalone connection (a cluster connection would route it to any node).
+ */
+final class FactoryRouter implements Router {
+
+	private static final Logger logger = LoggerFactory.getLogger(FactoryRouter.class);
+
+	private final RedisConnectionFactory factory;
+
+	private final NodeState node = new NodeState("factory connection", false);
+
+	FactoryRouter(RedisConnectionFactory factory) {
+		this.factory = factory;
+	}
+
+	@Override
+	public Route route(byte[] firstKey, long deadlineMs) throws ScriptFailure {
+		RedisConnection connection;
+		try {
+			connection = this.factory.getConnection();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Lease backend connection failed: {}", ex.getClass().getSimpleName());
+			throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, "no connection");
+		}
+		try {
+			RedisClusterAsyncCommands<byte[], byte[]> commands = nativeCommands(connection);
+			if (!LettuceConnections.isOpen(commands)) {
+				throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, "connection not open");
+			}
+			return new Route(commands, this.node, commands instanceof RedisAsyncCommands, () -> closeQuietly(connection));
+		}
+		catch (ScriptFailure | RuntimeException ex) {
+			closeQuietly(connection);
+			if (ex instanceof ScriptFailure failure) {
+				throw failure;
+			}
+			throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, "no native connection");
+		}
+	}
+
+	@Override
+	public Route moved(String hostAndPort, long deadlineMs) throws ScriptFailure {
+		throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, "redirected");
+	}
+
+	@Override
+	public List<Route> primaries(long deadlineMs) {
+		List<Route> routes = new ArrayList<>(1);
+		try {
+			routes.add(route(new byte[0], deadlineMs));
+		}
+		catch (ScriptFailure ex) {
+			// none now
+		}
+		return routes;
+	}
+
+	@SuppressWarnings("unchecked")
+	private static RedisClusterAsyncCommands<byte[], byte[]> nativeCommands(RedisConnection connection)
+			throws ScriptFailure {
+		if (!(connection instanceof LettuceConnection lettuce)) {
+			throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, "not a Lettuce connection");
+		}
+		return lettuce.getNativeConnection();
+	}
+
+	private static void closeQuietly(RedisConnection connection) {
+		try {
+			connection.close();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Closing a lease backend connection failed: {}", ex.getClass().getSimpleName());
+		}
+	}
+
+	@Override
+	public void close() {
+		// the factory's connection is the factory's
+	}
+
+}

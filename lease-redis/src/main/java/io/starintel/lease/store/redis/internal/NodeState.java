@@ -1,0 +1,118 @@
+package io.starintel.lease.store.redis.internal;
+
+import java.util.concurrent.CompletableFuture;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What the executor knows of one primary: whether the function library is loaded there (sent ahead of the node's
+ * first call, and again after "function not found"), and how many replicas it reports online
+ * ({@code INFO replication}), refreshed about once a second and whenever a replica wait fell short.
+ */
+final class NodeState {
+
+	/** How old the replica count may get before a call refreshes it (without waiting for the refresh). */
+	static final long REFRESH_MILLIS = 1_000;
+
+	/** The shortest interval between two forced refreshes (after a wait fell short or a node lacked replicas). */
+	static final long FORCED_REFRESH_MILLIS = 100;
+
+	private final String name;
+
+	private final boolean topologyHasReplicas;
+
+	private volatile boolean libraryLoaded;
+
+	private volatile int onlineReplicas = -1;
+
+	private volatile long refreshedAt;
+
+	private volatile boolean refreshing;
+
+	private volatile CompletableFuture<Void> pending = CompletableFuture.completedFuture(null);
+
+	/**
+	 * @param name the node's address, for logs (no key material)
+	 * @param topologyHasReplicas whether the deployment gives this primary replicas (Sentinel; a cluster shard with a
+	 * replica)
+	 */
+	NodeState(String name, boolean topologyHasReplicas) {
+		this.name = name;
+		this.topologyHasReplicas = topologyHasReplicas;
+	}
+
+	String name() {
+		return this.name;
+	}
+
+	boolean topologyHasReplicas() {
+		return this.topologyHasReplicas;
+	}
+
+	/** The replicas the node last reported online, or -1 before the first report. */
+	int onlineReplicas() {
+		return this.onlineReplicas;
+	}
+
+	/** Whether a caller should refresh the count now (and claims the refresh if so). */
+	synchronized boolean claimRefresh(long nowMs, boolean forced) {
+		long age = nowMs - this.refreshedAt;
+		if (this.refreshing || age < (forced ? FORCED_REFRESH_MILLIS : REFRESH_MILLIS)) {
+			return false;
+		}
+		this.refreshing = true;
+		this.pending = new CompletableFuture<>();
+		return true;
+	}
+
+	/** The refresh in flight (completed when none is): a caller that needs the first count waits for it. */
+	CompletableFuture<Void> pending() {
+		return this.pending;
+	}
+
+	/** Records an {@code INFO replication} reply (or, when null, that the refresh failed). */
+	void refreshed(@Nullable String info, long nowMs) {
+		CompletableFuture<Void> done;
+		synchronized (this) {
+			if (info != null) {
+				this.onlineReplicas = onlineReplicas(info);
+				this.refreshedAt = nowMs;
+			}
+			this.refreshing = false;
+			done = this.pending;
+		}
+		done.complete(null);
+	}
+
+	/** Whether the function library is known to be loaded on the node. */
+	boolean isLibraryLoaded() {
+		return this.libraryLoaded;
+	}
+
+	/** The node has the library (a load succeeded, or found it there). */
+	void libraryLoaded() {
+		this.libraryLoaded = true;
+	}
+
+	/** The node answered "function not found" (a flush, restart or failover): load it again before the next call. */
+	void libraryLost() {
+		this.libraryLoaded = false;
+	}
+
+	/** Replicas in state {@code online} in an {@code INFO replication} text. */
+	static int onlineReplicas(String info) {
+		int online = 0;
+		for (String line : info.split("\r?\n")) {
+			if (line.startsWith("slave") && line.indexOf(':') > 0 && line.contains("state=online")) {
+				online++;
+			}
+		}
+		return online;
+	}
+
+	/** Whether an {@code INFO replication} text is a primary's. */
+	static boolean isPrimary(String info) {
+		return info.contains("role:master");
+	}
+
+}

@@ -1,0 +1,63 @@
+package io.starintel.lease.store.redis.internal;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+
+/**
+ * One primary, reached through the application's {@link RedisClient} as Spring Boot configured it (standalone, or
+ * Sentinel: the client asks the sentinels for the primary and follows a promotion by reconnecting to the new one).
+ * The store's connections are its own ({@link ConnectionPool}); the client's settings (credentials, TLS, timeouts,
+ * client resources) are the application's.
+ */
+final class StandaloneRouter implements Router {
+
+	private final ConnectionPool<StatefulRedisConnection<byte[], byte[]>> pool;
+
+	private final NodeState node;
+
+	/**
+	 * @param client the application's client, whose default URI names the server or the sentinels
+	 * @param sentinel whether the client follows a Sentinel-monitored primary (a topology with replicas)
+	 * @param connector the thread that opens connections (Lettuce's {@code connect} blocks)
+	 */
+	StandaloneRouter(RedisClient client, boolean sentinel, ExecutorService connector, int maxConnections) {
+		this.pool = new ConnectionPool<>(() -> CompletableFuture.supplyAsync(() -> client.connect(ByteArrayCodec.INSTANCE),
+				connector), StatefulRedisConnection::isOpen, StatefulRedisConnection::closeAsync, maxConnections);
+		this.node = new NodeState(sentinel ? "sentinel primary" : "primary", sentinel);
+	}
+
+	@Override
+	public Route route(byte[] firstKey, long deadlineMs) throws ScriptFailure {
+		ConnectionPool.Loan<StatefulRedisConnection<byte[], byte[]>> loan = this.pool.borrow(deadlineMs);
+		return new Route(loan.connection().async(), this.node, true, () -> this.pool.release(loan));
+	}
+
+	@Override
+	public Route moved(String hostAndPort, long deadlineMs) throws ScriptFailure {
+		throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, "redirected outside a cluster");
+	}
+
+	@Override
+	public List<Route> primaries(long deadlineMs) {
+		List<Route> routes = new ArrayList<>(1);
+		try {
+			routes.add(route(new byte[0], deadlineMs));
+		}
+		catch (ScriptFailure ex) {
+			// none now: the caller sees an empty list
+		}
+		return routes;
+	}
+
+	@Override
+	public void close() {
+		this.pool.close();
+	}
+
+}
