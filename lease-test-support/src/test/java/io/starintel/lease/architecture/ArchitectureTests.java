@@ -40,7 +40,7 @@ class ArchitectureTests {
 	private final JavaClasses classes = new ClassFileImporter()
 		.withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
 		.withImportOption((location) -> !location.contains("/lease-test-support/")
-				&& !location.contains("lease-test-support-"))
+				&& !location.contains("lease-test-support-") && !location.contains("-tests.jar"))
 		.importPackages("io.starintel.lease");
 
 	@Test
