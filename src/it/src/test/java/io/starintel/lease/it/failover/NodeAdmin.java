@@ -58,6 +58,19 @@ final class NodeAdmin implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * How many replicas of the primary on {@code port} have acknowledged everything written to it so far:
+	 * {@code SET probeKey} then {@code WAIT replicas timeout} on the same connection. (A bare {@code WAIT} on a
+	 * connection that wrote nothing counts replicas against offset 0: Valkey then answers at once with every
+	 * replica, lagging or not.) In a cluster, {@code probeKey} must hash to a slot the node serves.
+	 */
+	long waitForReplicas(int port, String probeKey, int replicas, Duration timeout) {
+		return on(port, (node) -> {
+			node.set(probeKey, Long.toString(System.currentTimeMillis()));
+			return node.waitForReplication(replicas, timeout.toMillis());
+		});
+	}
+
 	/** {@code INFO section} of a node. */
 	String info(int port, String section) {
 		return on(port, (node) -> node.info(section));

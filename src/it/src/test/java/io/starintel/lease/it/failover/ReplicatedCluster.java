@@ -189,9 +189,27 @@ public final class ReplicatedCluster implements AutoCloseable {
 		throw new IllegalStateException("no program found on " + primaryPort);
 	}
 
-	/** {@code WAIT replicas timeout} on a primary. */
+	/** How many replicas of a primary acknowledged every write so far ({@link NodeAdmin#waitForReplicas}). */
 	public long waitForReplicas(int primaryPort, int replicas, Duration timeout) {
-		return this.admin.on(primaryPort, (node) -> node.waitForReplication(replicas, timeout.toMillis()));
+		return this.admin.waitForReplicas(primaryPort, probeKey(primaryPort), replicas, timeout);
+	}
+
+	/** A key that hashes to a slot the primary on {@code port} serves. */
+	private String probeKey(int port) {
+		List<Object> slots = this.admin.on(port, (node) -> node.clusterSlots());
+		for (int i = 0; i < 100_000; i++) {
+			String key = "starintel-failover-wait-probe-" + i;
+			int slot = SlotHash.getSlot(key);
+			for (Object entry : slots) {
+				List<?> range = (List<?>) entry;
+				int port2 = ((Number) ((List<?>) range.get(2)).get(1)).intValue();
+				if (port2 == port && slot >= ((Number) range.get(0)).intValue()
+						&& slot <= ((Number) range.get(1)).intValue()) {
+					return key;
+				}
+			}
+		}
+		throw new IllegalStateException("node " + port + " serves no slot");
 	}
 
 	/** Kills a node with SIGKILL. */

@@ -141,9 +141,9 @@ public final class ReplicatedRedis implements AutoCloseable {
 		requireLink().delay(delay);
 	}
 
-	/** {@code WAIT replicas timeout} on the primary: how many replicas acknowledged every write so far. */
+	/** How many replicas acknowledged every write so far ({@link NodeAdmin#waitForReplicas}). */
 	public long waitForReplicas(int replicas, Duration timeout) {
-		return this.admin.on(primaryPort(), (node) -> node.waitForReplication(replicas, timeout.toMillis()));
+		return this.admin.waitForReplicas(primaryPort(), "starintel-failover-wait-probe", replicas, timeout);
 	}
 
 	/** The primary's replication offset minus the offset its replica acknowledged (bytes; -1 without a replica). */
