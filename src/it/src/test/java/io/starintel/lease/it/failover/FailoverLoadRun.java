@@ -50,6 +50,8 @@ final class FailoverLoadRun implements AutoCloseable {
 
 	private long seq;
 
+	private final Thread shutdownHook = new Thread(this::close, "failover-load-workers-shutdown");
+
 	FailoverLoadRun(String name) {
 		this.name = name;
 		this.directory = Path.of("target", "failover-load", name).toAbsolutePath();
@@ -60,6 +62,7 @@ final class FailoverLoadRun implements AutoCloseable {
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
+		Runtime.getRuntime().addShutdownHook(this.shutdownHook);
 	}
 
 	Path directory() {
@@ -88,6 +91,7 @@ final class FailoverLoadRun implements AutoCloseable {
 			properties.setProperty("ready", file(worker + ".ready").toString());
 			properties.setProperty("stop", file("stop").toString());
 			properties.setProperty("max.seconds", Long.toString(maximum.toSeconds()));
+			properties.setProperty("parent.pid", Long.toString(ProcessHandle.current().pid()));
 			Path config = file(worker + ".properties");
 			try (Writer writer = Files.newBufferedWriter(config, StandardCharsets.UTF_8)) {
 				properties.store(writer, "failover load worker " + worker);
@@ -281,6 +285,12 @@ final class FailoverLoadRun implements AutoCloseable {
 	/** Kills workers that are still running (after a failed run). */
 	@Override
 	public void close() {
+		try {
+			Runtime.getRuntime().removeShutdownHook(this.shutdownHook);
+		}
+		catch (IllegalStateException ex) {
+			// the JVM is shutting down: this is the hook
+		}
 		for (Process worker : this.workers) {
 			if (worker.isAlive()) {
 				worker.destroyForcibly();

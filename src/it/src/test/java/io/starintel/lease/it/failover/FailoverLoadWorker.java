@@ -41,7 +41,8 @@ import org.slf4j.LoggerFactory;
  * <p>Run with {@code java -cp <test classpath> io.starintel.lease.it.failover.FailoverLoadWorker <properties>}:
  * {@code worker}, {@code mode} ({@code sentinel}: {@code sentinel.ports}; {@code cluster}: {@code cluster.nodes}),
  * {@code programs}, {@code targets} (per program), {@code threads}, {@code admin}, {@code history},
- * {@code ready} and {@code stop} (files), {@code max.seconds}.
+ * {@code ready} and {@code stop} (files), {@code max.seconds}, {@code parent.pid} (the worker stops when that
+ * process is gone).
  */
 public final class FailoverLoadWorker {
 
@@ -105,7 +106,10 @@ public final class FailoverLoadWorker {
 			}
 			threads.forEach(Thread::start);
 			long started = System.nanoTime();
-			while (!Files.exists(stop) && System.nanoTime() - started < maxNanos) {
+			ProcessHandle parent = ProcessHandle.of(Long.parseLong(properties.getProperty("parent.pid")))
+				.orElse(ProcessHandle.current());
+			// stop when asked, after the maximum time, or when the test JVM is gone
+			while (!Files.exists(stop) && System.nanoTime() - started < maxNanos && parent.isAlive()) {
 				Thread.sleep(100);
 			}
 			load.stopping = true;

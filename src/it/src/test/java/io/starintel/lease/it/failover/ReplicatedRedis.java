@@ -169,6 +169,9 @@ public final class ReplicatedRedis implements AutoCloseable {
 			catch (IOException ex) {
 				throw new UncheckedIOException(ex);
 			}
+			await("the link's held stream thrown away").atMost(Duration.ofSeconds(5))
+				.pollInterval(Duration.ofMillis(10))
+				.until(() -> current.heldBytes() == 0);
 		}
 	}
 
