@@ -140,9 +140,28 @@ public final class LocalSentinel implements AutoCloseable {
 		}
 	}
 
-	/** {@code SENTINEL FAILOVER}: promotes the replica now, without waiting for it to catch up. */
+	/**
+	 * {@code SENTINEL FAILOVER}: promotes the replica now, without waiting for it to catch up. Retries (at most 30 s)
+	 * while Sentinel refuses: {@code INPROG} (after a promotion Sentinel keeps the failover open while it
+	 * reconfigures the other replicas, up to the failover timeout) or {@code NOGOODSLAVE} (a replica that was just
+	 * restarted or re-pointed is promotable only once Sentinel has refreshed its {@code INFO}, every 10 s).
+	 */
 	public void failover() {
-		this.admin.onSentinel(this.ports.get(0), (sentinel) -> sentinel.failover(MASTER));
+		long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+		while (true) {
+			try {
+				this.admin.onSentinel(this.ports.get(0), (sentinel) -> sentinel.failover(MASTER));
+				return;
+			}
+			catch (io.lettuce.core.RedisCommandExecutionException ex) {
+				String message = String.valueOf(ex.getMessage());
+				boolean refusedForNow = message.startsWith("INPROG") || message.startsWith("NOGOODSLAVE");
+				if (!refusedForNow || System.nanoTime() > until) {
+					throw ex;
+				}
+			}
+			FailoverLoadRun.sleep(200);
+		}
 	}
 
 	/**
