@@ -36,7 +36,9 @@ import org.slf4j.LoggerFactory;
  * acquire, commit authorization (the "commit"), renew, commit, release over a shared set of targets, and in one
  * worker an admin thread revokes whatever lease it finds; every call and its answer goes to the worker's history
  * file ({@link FailoverEvent}). An outcome-unknown mutation is resolved by request id (as the contract asks) and the
- * resolution recorded. A few holders pause past their TTL before committing (they must be refused).
+ * resolution recorded. A few holders pause past their TTL before committing (they must be refused), and some
+ * (silent holders) hold a 10 s lease and say nothing for 2-4 s before their first commit: the admin may revoke the
+ * lease meanwhile, and a failover may bring it back.
  *
  * <p>Run with {@code java -cp <test classpath> io.starintel.lease.it.failover.FailoverLoadWorker <properties>}:
  * {@code worker}, {@code mode} ({@code sentinel}: {@code sentinel.ports}; {@code cluster}: {@code cluster.nodes}),
@@ -49,6 +51,9 @@ public final class FailoverLoadWorker {
 	static final Duration TTL = Duration.ofSeconds(3);
 
 	static final Duration DEADLINE = Duration.ofSeconds(2);
+
+	/** The TTL of a silent holder's lease: it outlives the holder's silence. */
+	static final Duration SILENT_TTL = Duration.ofSeconds(10);
 
 	private final String worker;
 
@@ -141,7 +146,10 @@ public final class FailoverLoadWorker {
 		ThreadLocalRandom random = ThreadLocalRandom.current();
 		while (!this.stopping) {
 			LockIdentity target = this.targets.get(random.nextInt(this.targets.size()));
-			AcquireRequest acquire = FailoverRequests.acquire(target, owner, TTL, DEADLINE);
+			// a silent holder: a long lease whose holder says nothing for a few seconds (while the admin may revoke
+			// it and a failover may bring it back), then commits
+			boolean silent = random.nextInt(100) < 10;
+			AcquireRequest acquire = FailoverRequests.acquire(target, owner, silent ? SILENT_TTL : TTL, DEADLINE);
 			LeaseResult acquired = mutate(Op.ACQUIRE, acquire, null, () -> this.store.acquire(acquire));
 			if (acquired.code() != ResultCode.LEASE_ACQUIRED) {
 				sleep((acquired.code() == ResultCode.LEASE_CONFLICT) ? random.nextLong(20, 120) : 100);
@@ -151,7 +159,10 @@ public final class FailoverLoadWorker {
 			boolean lost = false;
 			for (int step = 0; step < 2 && !lost && !this.stopping; step++) {
 				sleep(random.nextLong(0, 150));
-				if (random.nextInt(100) < 3) {
+				if (silent && step == 0) {
+					sleep(random.nextLong(2000, 4000));
+				}
+				else if (random.nextInt(100) < 3) {
 					sleep(TTL.toMillis() + 500); // a paused holder: its commit and renewal must be refused
 				}
 				LeaseResult commit = record(Op.AUTHORIZE, target, "-", owner, lease,

@@ -251,11 +251,34 @@ public final class ReplicatedRedis implements AutoCloseable {
 	/** Waits until the replica's link is up and {@code WAIT 1} on the primary answers 1. */
 	public void awaitInSync() {
 		int replica = replicaPort();
-		await("node " + replica + " in sync with " + primaryPort()).atMost(SYNC_TIMEOUT)
-			.pollInterval(Duration.ofMillis(100))
-			.ignoreExceptions()
-			.until(() -> this.admin.info(replica, "replication").contains("master_link_status:up")
-					&& waitForReplicas(1, Duration.ofMillis(200)) >= 1);
+		try {
+			await("node " + replica + " in sync with " + primaryPort()).atMost(SYNC_TIMEOUT)
+				.pollInterval(Duration.ofMillis(100))
+				.ignoreExceptions()
+				.until(() -> this.admin.info(replica, "replication").contains("master_link_status:up")
+						&& waitForReplicas(1, Duration.ofMillis(200)) >= 1);
+		}
+		catch (org.awaitility.core.ConditionTimeoutException ex) {
+			throw new IllegalStateException(ex.getMessage() + "; replica: " + describe(replica) + "; primary: "
+					+ describe(primaryPort()) + "; link proxy: " + (this.link == null ? "none"
+							: this.link.port() + " -> " + this.link.target().getPort() + ", failed connects "
+									+ this.link.failedConnects()), ex);
+		}
+	}
+
+	private String describe(int port) {
+		return this.admin.tryOn(port, (node) -> node.info("replication"))
+			.map((info) -> info.lines()
+				.filter((line) -> line.startsWith("role") || line.startsWith("master_") || line.startsWith("slave")
+						|| line.startsWith("connected"))
+				.toList()
+				.toString())
+			.orElse("(does not answer)") + " log tail: " + tail(process(port).log());
+	}
+
+	private static String tail(String log) {
+		String[] lines = log.split("\n");
+		return String.join(" | ", java.util.Arrays.asList(lines).subList(Math.max(0, lines.length - 8), lines.length));
 	}
 
 	/** Runs a command on a node directly. */
