@@ -38,10 +38,14 @@ import static org.awaitility.Awaitility.await;
  * <p>Ports are {@code base..base+2} (cluster bus {@code +10000}); the base is 7000 unless one of those ports is
  * taken, then a free base is picked. Besides the cluster itself it offers direct (non-cluster) connections to each
  * node, to check where a key really lives and to run per-node commands such as {@code SCRIPT FLUSH}.
+ *
+ * <p>{@link #start(RedisServerKind, int, int, String...)} adds replicas (the failover suites: 3 primaries + 3
+ * replicas on ports {@code base..base+5}, extra node arguments such as {@code --cluster-node-timeout}), and
+ * {@link #process(int)} gives a test the node's process to kill or freeze.
  */
 public final class LocalRedisCluster implements AutoCloseable {
 
-	/** Nodes of the cluster (all masters). */
+	/** Primaries (masters) of the cluster; {@link #start(RedisServerKind)} starts no replicas. */
 	public static final int NODES = 3;
 
 	private static final int DEFAULT_BASE_PORT = 7000;
@@ -58,6 +62,10 @@ public final class LocalRedisCluster implements AutoCloseable {
 
 	private final int basePort;
 
+	private final int replicasPerPrimary;
+
+	private final List<String> nodeArguments;
+
 	private final List<RedisServerProcess> processes = new ArrayList<>();
 
 	private final List<RedisClient> clients = new ArrayList<>();
@@ -66,12 +74,15 @@ public final class LocalRedisCluster implements AutoCloseable {
 
 	private final Thread shutdownHook;
 
-	private LocalRedisCluster(RedisServerKind kind, Path serverBinary, Path cli, Path directory, int basePort) {
+	private LocalRedisCluster(RedisServerKind kind, Path serverBinary, Path cli, Path directory, int basePort,
+			int replicasPerPrimary, List<String> nodeArguments) {
 		this.kind = kind;
 		this.serverBinary = serverBinary;
 		this.cli = cli;
 		this.directory = directory;
 		this.basePort = basePort;
+		this.replicasPerPrimary = replicasPerPrimary;
+		this.nodeArguments = nodeArguments;
 		this.shutdownHook = new Thread(this::destroyProcesses, "local-redis-cluster-shutdown");
 		Runtime.getRuntime().addShutdownHook(this.shutdownHook);
 	}
@@ -88,6 +99,17 @@ public final class LocalRedisCluster implements AutoCloseable {
 	 * not form in time
 	 */
 	public static LocalRedisCluster start(RedisServerKind kind) {
+		return start(kind, 0, freeBasePort(0));
+	}
+
+	/**
+	 * Starts a cluster of {@link #NODES} primaries with {@code replicasPerPrimary} replicas each on the client ports
+	 * {@code basePort..} (bus ports {@code +10000}), every node started with {@code nodeArguments} too, and waits
+	 * until it is usable: every node reports {@code cluster_state:ok} and knows every other node, and every replica's
+	 * link to its primary is up. On any failure everything started so far is destroyed.
+	 */
+	public static LocalRedisCluster start(RedisServerKind kind, int replicasPerPrimary, int basePort,
+			String... nodeArguments) {
 		Path serverBinary = kind.requireServerBinary();
 		Path cli = RedisServerKind.requireRedisCli();
 		Path directory;
@@ -97,7 +119,8 @@ public final class LocalRedisCluster implements AutoCloseable {
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
-		LocalRedisCluster cluster = new LocalRedisCluster(kind, serverBinary, cli, directory, freeBasePort());
+		LocalRedisCluster cluster = new LocalRedisCluster(kind, serverBinary, cli, directory, basePort,
+				replicasPerPrimary, List.of(nodeArguments));
 		try {
 			cluster.startNodes();
 			cluster.create();
@@ -110,10 +133,10 @@ public final class LocalRedisCluster implements AutoCloseable {
 		}
 	}
 
-	/** The client ports of the nodes, in order. */
+	/** The client ports of the nodes (primaries and replicas, as started), in order. */
 	public List<Integer> ports() {
 		List<Integer> ports = new ArrayList<>();
-		for (int i = 0; i < NODES; i++) {
+		for (int i = 0; i < nodeCount(); i++) {
 			ports.add(this.basePort + i);
 		}
 		return ports;
@@ -122,6 +145,21 @@ public final class LocalRedisCluster implements AutoCloseable {
 	/** {@code 127.0.0.1:port} of every node, as a cluster configuration wants them. */
 	public List<String> nodeAddresses() {
 		return ports().stream().map((port) -> "127.0.0.1:" + port).toList();
+	}
+
+	/** Every node of the cluster: {@link #NODES} primaries and their replicas. */
+	public int nodeCount() {
+		return NODES * (1 + this.replicasPerPrimary);
+	}
+
+	/** The process of the node with the given client port (to kill, freeze or restart it). */
+	public RedisServerProcess process(int port) {
+		return this.processes.get(port - this.basePort);
+	}
+
+	/** The kind of server the nodes run. */
+	public RedisServerKind kind() {
+		return this.kind;
 	}
 
 	/** A direct (not cluster-aware) connection to the node with the given client port. */
@@ -153,9 +191,11 @@ public final class LocalRedisCluster implements AutoCloseable {
 	private void startNodes() {
 		for (int port : ports()) {
 			try {
+				List<String> arguments = new ArrayList<>(List.of("--cluster-enabled", "yes", "--cluster-config-file",
+						"nodes-" + port + ".conf", "--daemonize", "no"));
+				arguments.addAll(this.nodeArguments);
 				this.processes.add(RedisServerProcess.launch(this.serverBinary, port, this.directory,
-						"--cluster-enabled", "yes", "--cluster-config-file", "nodes-" + port + ".conf", "--daemonize",
-						"no"));
+						arguments.toArray(String[]::new)));
 			}
 			catch (IOException ex) {
 				throw new IllegalStateException("could not start " + this.serverBinary + " on port " + port, ex);
@@ -187,7 +227,7 @@ public final class LocalRedisCluster implements AutoCloseable {
 	private void create() {
 		List<String> command = new ArrayList<>(List.of(this.cli.toString(), "--cluster", "create"));
 		command.addAll(nodeAddresses());
-		command.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
+		command.addAll(List.of("--cluster-replicas", Integer.toString(this.replicasPerPrimary), "--cluster-yes"));
 		Path log = this.directory.resolve("cluster-create.log");
 		try {
 			Process process = new ProcessBuilder(command).directory(this.directory.toFile())
@@ -220,7 +260,11 @@ public final class LocalRedisCluster implements AutoCloseable {
 				for (int port : ports()) {
 					String info = node(port).clusterInfo();
 					if (!info.contains("cluster_state:ok") || !info.contains("cluster_slots_ok:16384")
-							|| !info.contains("cluster_known_nodes:" + NODES)) {
+							|| !info.contains("cluster_known_nodes:" + nodeCount())) {
+						return false;
+					}
+					String replication = node(port).info("replication");
+					if (replication.contains("role:slave") && !replication.contains("master_link_status:up")) {
 						return false;
 					}
 					// every node must already see the whole slot map, so clients get one consistent topology
@@ -266,21 +310,22 @@ public final class LocalRedisCluster implements AutoCloseable {
 		this.processes.forEach(RedisServerProcess::stop);
 	}
 
-	private static int freeBasePort() {
-		if (portsFree(DEFAULT_BASE_PORT)) {
+	private static int freeBasePort(int replicasPerPrimary) {
+		int nodes = NODES * (1 + replicasPerPrimary);
+		if (portsFree(DEFAULT_BASE_PORT, nodes)) {
 			return DEFAULT_BASE_PORT;
 		}
 		for (int attempt = 0; attempt < 50; attempt++) {
 			int base = ThreadLocalRandom.current().nextInt(20000, 29000);
-			if (portsFree(base)) {
+			if (portsFree(base, nodes)) {
 				return base;
 			}
 		}
 		throw new IllegalStateException("no free port range for a local Redis Cluster");
 	}
 
-	private static boolean portsFree(int base) {
-		for (int i = 0; i < NODES; i++) {
+	private static boolean portsFree(int base, int nodes) {
+		for (int i = 0; i < nodes; i++) {
 			if (!portFree(base + i) || !portFree(base + i + BUS_OFFSET)) {
 				return false;
 			}

@@ -119,7 +119,7 @@ public enum RedisServerKind {
 	abstract String version(String infoServer);
 
 	/** The server binary, or the suite fails / is skipped (see the class comment). */
-	Path requireServerBinary() {
+	public Path requireServerBinary() {
 		return serverBinary().orElseThrow(() -> unavailable(this.binaryName + " not found (" + ((this == VALKEY)
 				? "run scripts/services.sh with ../shared/valkey beside the project, or set STARINTEL_VALKEY_SERVER"
 				: "install Redis: bash scripts/services.sh, or apt-get install redis-server") + ")"));
@@ -129,7 +129,7 @@ public enum RedisServerKind {
 	 * The exception that reports a missing server: a failure, or for Valkey outside CI an aborted test (reported as
 	 * skipped, with the reason).
 	 */
-	RuntimeException unavailable(String why) {
+	public RuntimeException unavailable(String why) {
 		String message = this.displayName + " is not available: " + why;
 		boolean ci = "true".equals(System.getenv("CI"));
 		if (this == VALKEY && !ci) {
@@ -140,7 +140,7 @@ public enum RedisServerKind {
 	}
 
 	/** The {@code redis-cli} the cluster suite uses to join nodes (it talks to Valkey too). */
-	static Path requireRedisCli() {
+	public static Path requireRedisCli() {
 		return onPath("redis-cli").orElseThrow(() -> new IllegalStateException(
 				"redis-cli is not installed (not on PATH): install Redis first (bash scripts/services.sh)"));
 	}
