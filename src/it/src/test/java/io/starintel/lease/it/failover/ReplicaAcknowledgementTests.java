@@ -167,10 +167,14 @@ class ReplicaAcknowledgementTests {
 		return result.lease();
 	}
 
-	/** Whether the replica holds an active record for the identity (its lease key), read on the replica directly. */
+	/**
+	 * Whether the replica holds an active record for the identity (storage v3: a non-empty field m of its identity
+	 * hash), read on the replica directly.
+	 */
 	private static boolean onReplica(LockIdentity identity) {
-		String key = RedisKeys.of(identity).lease(identity.keyDigest());
-		return redis.on(redis.replicaPort(), (node) -> node.exists(key)) == 1;
+		String key = RedisKeys.of(identity).identity(identity.keyDigest());
+		String m = redis.on(redis.replicaPort(), (node) -> node.hget(key, "m"));
+		return m != null && !m.isEmpty();
 	}
 
 	private static ResultCode resolve(MutatingRequest request) {

@@ -17,8 +17,7 @@
 -- KEYS[2] P{T}:fence:D   KEYS[3] P{T}:lease:D   KEYS[4] P{T}:hist:D   (the lease store's, same slot)
 -- ARGV[1] fencing token (decimal text)  ARGV[2] lease id  ARGV[3] base 'P{T}:'  ARGV[4] digest D
 -- Reply: { decision, high-water mark after the decision (decimal text) or '' }, decision one of
---   accepted | rejected (token below the mark) | corrupt | recovery_required (the program's state on this node
---   awaits recover: prelude.lua's epoch) | forged_token_above_issued_counter
+--   accepted | rejected (token below the mark) | corrupt | forged_token_above_issued_counter
 --   | forged_unknown_lease_id | forged_lease_id_mismatch
 
 -- the token the store issued with lease_id, from the lease key or the identity's history, or nil
@@ -41,7 +40,6 @@ local function issued_token(keys, base, digest, lease_id)
 end
 
 local function consume(keys, args)
-  if not epoch_current(keys[#keys], true) then return { 'recovery_required', '' } end
   local stored = r_call('HGET', keys[1], 'hwm')
   if stored and not s_match(stored, '^%d+$') then return { 'corrupt', '' } end
   local token = tonumber(args[1])
@@ -50,8 +48,6 @@ local function consume(keys, args)
     -- the same token belongs to one lease: another lease id with it is forged
     local accepted_lease = r_call('HGET', keys[1], 'lease_id')
     if accepted_lease and accepted_lease ~= args[2] then return { 'forged_lease_id_mismatch', stored } end
-    -- a write, so that the replica wait after the call covers the acceptance it repeats
-    r_call('HSET', keys[1], 'accepted_at_ms', fmt(now_ms()))
     return { 'accepted', stored }
   end
   -- the message would raise the mark: it must carry a token and a lease the store issued for this identity

@@ -17,25 +17,20 @@
 -- ARGV[12] request (correlation) id  ARGV[13] request digest  ARGV[14] retention of the request's decision (ms)
 -- Reply: { code, reason, decided_at_ms, replayed '0'|'1' }
 --   code checkpoint_written | lease_lost (expired | stale_lease | token_below_high_water_mark) | deadline_exceeded
---        | lease_backend_unavailable (corrupt_record | recovery_required) | idempotency_conflict (same request id,
---        other content)
+--        | lease_backend_unavailable (corrupt_record) | idempotency_conflict (same request id, other content)
 -- A request id already decided (written or lease_lost) answers that decision again, before the deadline check: a
 -- client that re-sends the call after a lost reply learns what the first run did. deadline_exceeded and
 -- corrupt_record changed nothing and are not remembered.
 --
 -- checkpoint_read: the stored checkpoint of one identity (RedisCheckpointStore.read).
 -- KEYS[1] P{T}:checkpoint:D   ARGV: none
--- Reply: { backend time ms, field1, value1, ... } (no fields: no checkpoint), or { 'recovery_required', backend time
--- ms } while the program's state on this node awaits recover (prelude.lua: the epoch)
+-- Reply: { backend time ms, field1, value1, ... } (no fields: no checkpoint)
 
 local function checkpoint(keys, args)
   local now = now_ms()
-  if not epoch_current(keys[#keys], true) then return { 'lease_backend_unavailable', 'recovery_required', fmt(now), '0' } end
   local prior = r_call('HMGET', keys[4], 'digest', 'code', 'reason', 'decided')
   if prior[1] then
     if prior[1] ~= args[13] then return { 'idempotency_conflict', 'none', fmt(now), '0' } end
-    -- the replica wait after the call covers the decision it repeats (this write follows it in the stream)
-    r_call('PEXPIRE', keys[4], tonumber(args[14]))
     return { prior[2], prior[3], prior[4], '1' }
   end
   local function decide(code, reason)
@@ -68,9 +63,7 @@ local function checkpoint(keys, args)
 end
 
 local function checkpoint_read(keys, args)
-  local now = now_ms()
-  if not epoch_current(keys[#keys], false) then return { 'recovery_required', fmt(now) } end
-  local out = { fmt(now) }
+  local out = { fmt(now_ms()) }
   for _, v in ipairs(r_call('HGETALL', keys[1])) do out[#out + 1] = v end
   return out
 end
