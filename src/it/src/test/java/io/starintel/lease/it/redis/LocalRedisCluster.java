@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -19,12 +20,17 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 
+import io.lettuce.core.Range;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 
 import io.starintel.lease.test.RedisServerProcess;
+import io.starintel.lease.test.TestContainers;
+import io.starintel.lease.test.TestServers;
+import org.jspecify.annotations.Nullable;
+import org.testcontainers.containers.GenericContainer;
 
 import static org.awaitility.Awaitility.await;
 
@@ -38,6 +44,14 @@ import static org.awaitility.Awaitility.await;
  * <p>Ports are {@code base..base+2} (cluster bus {@code +10000}); the base is 7000 unless one of those ports is
  * taken, then a free base is picked. Besides the cluster itself it offers direct (non-cluster) connections to each
  * node, to check where a key really lives and to run per-node commands such as {@code SCRIPT FLUSH}.
+ *
+ * <p>With containers ({@link TestServers}) the three nodes run in one container of the kind's image
+ * ({@link TestContainers#redisCluster}): published on the same host ports in 7300-7399 (a cluster hands its clients
+ * the nodes' addresses, so inside and outside must agree; every node announces {@code 127.0.0.1}), their bus ports
+ * stay inside the container, and the cluster is joined over the direct connections ({@code CLUSTER ADDSLOTSRANGE},
+ * {@code SET-CONFIG-EPOCH}, {@code MEET}, what {@code redis-cli --cluster create} sends), so neither a server binary
+ * nor {@code redis-cli} is needed. One container with published ports rather than host networking: it works the same
+ * on Docker Desktop, and the nodes' gossip never leaves the container.
  */
 public final class LocalRedisCluster implements AutoCloseable {
 
@@ -48,11 +62,16 @@ public final class LocalRedisCluster implements AutoCloseable {
 
 	private static final int BUS_OFFSET = 10000;
 
+	/** The host ports the containerized cluster may use (this project's range for fixed host ports). */
+	private static final int CONTAINER_PORTS_FROM = 7300;
+
+	private static final int CONTAINER_PORTS_TO = 7399;
+
 	private final RedisServerKind kind;
 
-	private final Path serverBinary;
+	private final @Nullable Path serverBinary;
 
-	private final Path cli;
+	private final @Nullable Path cli;
 
 	private final Path directory;
 
@@ -60,13 +79,16 @@ public final class LocalRedisCluster implements AutoCloseable {
 
 	private final List<RedisServerProcess> processes = new ArrayList<>();
 
+	private @Nullable GenericContainer<?> container;
+
 	private final List<RedisClient> clients = new ArrayList<>();
 
 	private final List<StatefulRedisConnection<String, String>> connections = new ArrayList<>();
 
 	private final Thread shutdownHook;
 
-	private LocalRedisCluster(RedisServerKind kind, Path serverBinary, Path cli, Path directory, int basePort) {
+	private LocalRedisCluster(RedisServerKind kind, @Nullable Path serverBinary, @Nullable Path cli, Path directory,
+			int basePort) {
 		this.kind = kind;
 		this.serverBinary = serverBinary;
 		this.cli = cli;
@@ -88,6 +110,9 @@ public final class LocalRedisCluster implements AutoCloseable {
 	 * not form in time
 	 */
 	public static LocalRedisCluster start(RedisServerKind kind) {
+		if (TestServers.containers()) {
+			return startInContainer(kind);
+		}
 		Path serverBinary = kind.requireServerBinary();
 		Path cli = RedisServerKind.requireRedisCli();
 		Path directory;
@@ -108,6 +133,47 @@ public final class LocalRedisCluster implements AutoCloseable {
 			cluster.close();
 			throw ex;
 		}
+	}
+
+	/**
+	 * Starts the nodes in one container on a free range of host ports in 7300-7399 (a few attempts: another run may
+	 * take a range between the check and the start), joins them and waits until the cluster is usable.
+	 */
+	private static LocalRedisCluster startInContainer(RedisServerKind kind) {
+		RuntimeException last = null;
+		for (int attempt = 0; attempt < 5; attempt++) {
+			int basePort = freeContainerBasePort();
+			Path directory;
+			try {
+				directory = Files.createTempDirectory("starintel-redis-cluster");
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException(ex);
+			}
+			LocalRedisCluster cluster = new LocalRedisCluster(kind, null, null, directory, basePort);
+			GenericContainer<?> container = TestContainers.redisCluster(kind.image(), basePort, NODES);
+			cluster.container = container;
+			try {
+				container.start();
+			}
+			catch (RuntimeException ex) {
+				cluster.close();
+				last = ex;
+				continue;
+			}
+			try {
+				cluster.connectNodes();
+				cluster.joinNodes();
+				cluster.awaitClusterOk();
+				return cluster;
+			}
+			catch (RuntimeException | Error ex) {
+				cluster.close();
+				throw ex;
+			}
+		}
+		throw kind.unavailable("its cluster container did not start on any free port range in " + CONTAINER_PORTS_FROM
+				+ "-" + CONTAINER_PORTS_TO + ": " + ((last != null) ? last.getMessage() : "no free range"));
 	}
 
 	/** The client ports of the nodes, in order. */
@@ -151,6 +217,11 @@ public final class LocalRedisCluster implements AutoCloseable {
 	}
 
 	private void startNodes() {
+		launchProcesses();
+		connectNodes();
+	}
+
+	private void launchProcesses() {
 		for (int port : ports()) {
 			try {
 				this.processes.add(RedisServerProcess.launch(this.serverBinary, port, this.directory,
@@ -161,6 +232,9 @@ public final class LocalRedisCluster implements AutoCloseable {
 				throw new IllegalStateException("could not start " + this.serverBinary + " on port " + port, ex);
 			}
 		}
+	}
+
+	private void connectNodes() {
 		for (int port : ports()) {
 			RedisClient client = RedisClient.create(RedisURI.builder()
 				.withHost("127.0.0.1")
@@ -212,6 +286,25 @@ public final class LocalRedisCluster implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * What {@code redis-cli --cluster create ... --cluster-replicas 0} does, over the direct connections: each node
+	 * gets its third of the slots and its own config epoch, then the first node meets the others.
+	 */
+	private void joinNodes() {
+		List<Integer> ports = ports();
+		int slots = 16384;
+		for (int i = 0; i < NODES; i++) {
+			int first = slots * i / NODES;
+			int last = slots * (i + 1) / NODES - 1;
+			RedisCommands<String, String> node = node(ports.get(i));
+			node.clusterAddSlotsRange(Range.create(first, last));
+			node.clusterSetConfigEpoch(i + 1);
+		}
+		for (int i = 1; i < NODES; i++) {
+			node(ports.get(0)).clusterMeet("127.0.0.1", ports.get(i));
+		}
+	}
+
 	private void awaitClusterOk() {
 		await("cluster_state:ok on every node").atMost(Duration.ofSeconds(30))
 			.pollInterval(Duration.ofMillis(100))
@@ -234,6 +327,10 @@ public final class LocalRedisCluster implements AutoCloseable {
 	}
 
 	private void requireAlive() {
+		GenericContainer<?> current = this.container;
+		if (current != null && !current.isRunning()) {
+			throw new IllegalStateException(this.kind + " cluster container exited: " + current.getLogs());
+		}
 		for (int i = 0; i < this.processes.size(); i++) {
 			if (!this.processes.get(i).isAlive()) {
 				throw new IllegalStateException(this.kind + " node on port " + (this.basePort + i) + " exited: "
@@ -264,6 +361,29 @@ public final class LocalRedisCluster implements AutoCloseable {
 
 	private void destroyProcesses() {
 		this.processes.forEach(RedisServerProcess::stop);
+		GenericContainer<?> current = this.container;
+		if (current != null) {
+			current.stop();
+		}
+	}
+
+	private static int freeContainerBasePort() {
+		List<Integer> bases = new ArrayList<>();
+		for (int base = CONTAINER_PORTS_FROM; base + NODES - 1 <= CONTAINER_PORTS_TO; base += NODES) {
+			bases.add(base);
+		}
+		Collections.shuffle(bases);
+		for (int base : bases) {
+			boolean free = true;
+			for (int i = 0; i < NODES; i++) {
+				free &= portFree(base + i);
+			}
+			if (free) {
+				return base;
+			}
+		}
+		throw new IllegalStateException("no free port range for the cluster container in " + CONTAINER_PORTS_FROM + "-"
+				+ CONTAINER_PORTS_TO);
 	}
 
 	private static int freeBasePort() {
