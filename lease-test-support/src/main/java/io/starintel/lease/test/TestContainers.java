@@ -5,8 +5,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
+import com.github.dockerjava.api.command.PullImageResultCallback;
 import com.github.dockerjava.api.model.ExposedPort;
 import com.github.dockerjava.api.model.PortBinding;
 import com.github.dockerjava.api.model.Ports;
@@ -18,6 +20,7 @@ import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.wait.strategy.Wait;
 import org.testcontainers.rabbitmq.RabbitMQContainer;
 import org.testcontainers.utility.DockerImageName;
+import org.testcontainers.utility.TestcontainersConfiguration;
 
 /**
  * The containers of the suites when {@link TestServers} chose {@link TestServers.Mode#CONTAINERS}: one shared
@@ -29,7 +32,9 @@ import org.testcontainers.utility.DockerImageName;
  * {@code STARINTEL_<KIND>_IMAGE}; else the image that {@code scripts/containers.sh} builds locally when the engine has
  * it ({@code redis:7.0.15-local}, {@code valkey:8.0.1-local}, {@code rabbitmq:3.10.8-local},
  * {@code couchdb:3.4.3-local}); else the official image ({@code redis:7}, {@code valkey/valkey:8}, {@code rabbitmq:3},
- * {@code couchdb:3.4}), which Testcontainers pulls from the registry.
+ * {@code couchdb:3.4}). An image the engine does not have is pulled once, before any container of it is created; if
+ * that fails, every container of that image fails at once with the reason (Testcontainers' own pull would retry for two
+ * minutes at each of several steps of every start).
  *
  * <p>Every container carries the label {@value #PID_LABEL} with the pid of its JVM, so that
  * {@code scripts/containers.sh reap} can remove what a killed JVM left behind (Ryuk is off here) and nothing else.
@@ -48,11 +53,11 @@ public final class TestContainers {
 
 	private static final Logger logger = LoggerFactory.getLogger(TestContainers.class);
 
-	private static final Shared<GenericContainer<?>> REDIS = new Shared<>(() -> redis(Image.REDIS));
+	private static final Shared<GenericContainer<?>> REDIS = new Shared<>(Image.REDIS, () -> redis(Image.REDIS));
 
-	private static final Shared<GenericContainer<?>> VALKEY = new Shared<>(() -> redis(Image.VALKEY));
+	private static final Shared<GenericContainer<?>> VALKEY = new Shared<>(Image.VALKEY, () -> redis(Image.VALKEY));
 
-	private static final Shared<GenericContainer<?>> COUCHDB = new Shared<>(TestContainers::newCouchDb);
+	private static final Shared<GenericContainer<?>> COUCHDB = new Shared<>(Image.COUCHDB, TestContainers::newCouchDb);
 
 	private TestContainers() {
 	}
@@ -80,6 +85,10 @@ public final class TestContainers {
 
 		private volatile @Nullable String resolved;
 
+		private volatile boolean available;
+
+		private volatile @Nullable RuntimeException unavailable;
+
 		Image(String kind, String local, String official) {
 			this.kind = kind;
 			this.local = local;
@@ -101,9 +110,58 @@ public final class TestContainers {
 			return name;
 		}
 
-		/** The image, declared compatible with the official one (Testcontainers' modules check the name). */
+		/**
+		 * The image, declared compatible with the official one (Testcontainers' modules check the name), once the
+		 * engine has it.
+		 * @throws IllegalStateException when the engine does not have it and it cannot be pulled
+		 */
 		public DockerImageName dockerImageName() {
+			ensureAvailable();
 			return DockerImageName.parse(imageName()).asCompatibleSubstituteFor(this.official.split(":")[0]);
+		}
+
+		private synchronized void ensureAvailable() {
+			if (this.available) {
+				return;
+			}
+			RuntimeException failure = this.unavailable;
+			if (failure != null) {
+				throw failure;
+			}
+			String name = imageName();
+			if (present(name)) {
+				this.available = true;
+				return;
+			}
+			logger.info("StarIntel test servers: pulling {} (the engine does not have it)", name);
+			try {
+				DockerClientFactory.instance()
+					.client()
+					.pullImageCmd(name)
+					.exec(new PullImageResultCallback())
+					.awaitCompletion(TestcontainersConfiguration.getInstance().getImagePullTimeout(), TimeUnit.SECONDS);
+				if (present(name)) {
+					this.available = true;
+					return;
+				}
+				failure = new IllegalStateException("image " + name + " is not in the engine and the pull did not "
+						+ "bring it");
+			}
+			catch (RuntimeException ex) {
+				failure = new IllegalStateException("image " + name + " is not in the engine and cannot be pulled ("
+						+ ex.getMessage() + "); " + hint(), ex);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				failure = new IllegalStateException("interrupted while pulling " + name, ex);
+			}
+			this.unavailable = failure;
+			throw failure;
+		}
+
+		private String hint() {
+			return "without a registry, build the local images with bash scripts/containers.sh; or choose another "
+					+ "image with STARINTEL_" + this.kind.toUpperCase(Locale.ROOT) + "_IMAGE";
 		}
 
 		private static boolean present(String image) {
@@ -253,7 +311,7 @@ public final class TestContainers {
 	 */
 	private static final class RabbitMq {
 
-		static final Shared<RabbitMQContainer> SHARED = new Shared<>(() -> labelled(
+		static final Shared<RabbitMQContainer> SHARED = new Shared<>(Image.RABBITMQ, () -> labelled(
 				new RabbitMQContainer(Image.RABBITMQ.dockerImageName())).withStartupTimeout(STARTUP_TIMEOUT));
 
 	}
@@ -279,33 +337,40 @@ public final class TestContainers {
 	/** A container started once, on first use, by whichever thread asks first. */
 	private static final class Shared<C extends GenericContainer<?>> {
 
+		private final Image image;
+
 		private final Supplier<C> factory;
 
 		private @Nullable C container;
 
 		private @Nullable RuntimeException failure;
 
-		Shared(Supplier<C> factory) {
+		Shared(Image image, Supplier<C> factory) {
+			this.image = image;
 			this.factory = factory;
 		}
 
+		/** The started container; a container that did not start fails every later call at once, with the reason. */
 		synchronized C get() {
 			if (this.failure != null) {
 				throw this.failure;
 			}
 			C current = this.container;
 			if (current == null) {
-				current = this.factory.get();
 				long start = System.nanoTime();
 				try {
+					current = this.factory.get();
 					current.start();
 				}
 				catch (RuntimeException ex) {
+					if (current != null) {
+						current.stop();
+					}
 					this.failure = new IllegalStateException(
-							"the " + current.getDockerImageName() + " container did not start: " + ex.getMessage(), ex);
+							"the " + this.image.imageName() + " container did not start: " + ex.getMessage(), ex);
 					throw this.failure;
 				}
-				logger.info("StarIntel test servers: started {} at {}:{} in {} ms", current.getDockerImageName(),
+				logger.info("StarIntel test servers: started {} at {}:{} in {} ms", this.image.imageName(),
 						current.getHost(), current.getExposedPorts().isEmpty() ? "-"
 								: current.getMappedPort(current.getExposedPorts().get(0)),
 						(System.nanoTime() - start) / 1_000_000);

@@ -151,10 +151,9 @@ public final class LocalRedisCluster implements AutoCloseable {
 				throw new UncheckedIOException(ex);
 			}
 			LocalRedisCluster cluster = new LocalRedisCluster(kind, null, null, directory, basePort);
-			GenericContainer<?> container = TestContainers.redisCluster(kind.image(), basePort, NODES);
-			cluster.container = container;
 			try {
-				container.start();
+				cluster.container = TestContainers.redisCluster(kind.image(), basePort, NODES);
+				cluster.container.start();
 			}
 			catch (RuntimeException ex) {
 				cluster.close();

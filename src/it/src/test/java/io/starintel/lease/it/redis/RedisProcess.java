@@ -52,12 +52,15 @@ final class RedisProcess implements AutoCloseable {
 	/** Starts a server of the given kind on a free port. */
 	static RedisProcess start(RedisServerKind kind) throws IOException {
 		if (TestServers.containers()) {
-			GenericContainer<?> container = TestContainers.restartableRedis(kind.image());
+			GenericContainer<?> container = null;
 			try {
+				container = TestContainers.restartableRedis(kind.image());
 				container.start();
 			}
 			catch (RuntimeException ex) {
-				container.stop();
+				if (container != null) {
+					container.stop();
+				}
 				throw kind.unavailable("its restartable container did not start: " + ex.getMessage());
 			}
 			return new RedisProcess(kind, null, container);

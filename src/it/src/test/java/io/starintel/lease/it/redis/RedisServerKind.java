@@ -117,11 +117,17 @@ public enum RedisServerKind {
 
 	/**
 	 * The shared server's URI: its container's (started on first use) with containers, else the environment
-	 * variable, else the local default of {@code scripts/services.sh}.
+	 * variable, else the local default of {@code scripts/services.sh}. A container that does not start is reported
+	 * as {@link #unavailable(String)}.
 	 */
 	public URI uri() {
 		if (TestServers.containers()) {
-			return (this == VALKEY) ? TestServers.valkeyUri() : TestServers.redisUri();
+			try {
+				return (this == VALKEY) ? TestServers.valkeyUri() : TestServers.redisUri();
+			}
+			catch (IllegalStateException ex) {
+				throw unavailable(ex.getMessage());
+			}
 		}
 		return URI.create(ServiceEnvironment.env(this.urlVariable, this.defaultUrl));
 	}
