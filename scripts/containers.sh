@@ -95,7 +95,7 @@ reap() {
   local id pid removed=0
   while read -r id pid; do
     [ -n "$id" ] || continue
-    if [ -n "$pid" ] && [ "$pid" != "<no value>" ] && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q java; then
+    if [ -n "$pid" ] && [ "$pid" != "<no value>" ] && tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline" | grep -q java; then
       continue
     fi
     docker rm -f "$id" >/dev/null 2>&1 && removed=$((removed + 1))
