@@ -30,6 +30,7 @@ import tools.jackson.databind.node.ObjectNode;
 
 import io.starintel.lease.test.ServiceEnvironment;
 import io.starintel.lease.test.FaultProxy;
+import io.starintel.lease.test.TestServers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -69,7 +70,7 @@ class ConsumerAppTwoProcessTests {
 		Path root = Paths.get(System.getProperty("lease.root", "../..")).toAbsolutePath().normalize();
 		Path app = root.resolve("src/it/consumer-app");
 		Path jar = build(root, app);
-		URI redisUrl = ServiceEnvironment.redisUri();
+		URI redisUrl = TestServers.redisUri();
 		InetSocketAddress redis = new InetSocketAddress(redisUrl.getHost(),
 				(redisUrl.getPort() > 0) ? redisUrl.getPort() : 6379);
 		proxyA = new FaultProxy(redis);
@@ -98,8 +99,9 @@ class ConsumerAppTwoProcessTests {
 	private static Map<String, String> environment(String instance, int redisPort, String hash) {
 		Map<String, String> env = new HashMap<>();
 		env.put(ServiceEnvironment.REDIS_URL, "redis://127.0.0.1:" + redisPort);
-		env.put(ServiceEnvironment.RABBIT_HOST, ServiceEnvironment.rabbitHost());
-		env.put(ServiceEnvironment.COUCHDB_URL, ServiceEnvironment.couchDbUrl());
+		env.put(ServiceEnvironment.RABBIT_HOST, TestServers.rabbitHost());
+		env.put(ServiceEnvironment.RABBIT_PORT, Integer.toString(TestServers.rabbitPort()));
+		env.put(ServiceEnvironment.COUCHDB_URL, TestServers.pouchDbUrl());
 		env.put("CONSUMER_PROGRAM", PROGRAM);
 		env.put("CONSUMER_INSTANCE", instance);
 		env.put("CONSUMER_QUEUE", "consumer.results." + PROGRAM);
