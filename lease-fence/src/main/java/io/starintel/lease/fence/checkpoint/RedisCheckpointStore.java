@@ -69,7 +69,7 @@ public final class RedisCheckpointStore implements CheckpointStore {
 
 	/** As above, keeping each request's decision for {@code retention}. */
 	public RedisCheckpointStore(StringRedisTemplate redis, Duration timeout, Duration retention, Clock clock) {
-		this(FenceCalls.create(redis.getRequiredConnectionFactory(), "starintel-lease"), timeout, retention, clock);
+		this(FenceCalls.create(redis::getRequiredConnectionFactory, "starintel-lease"), timeout, retention, clock);
 	}
 
 	/**

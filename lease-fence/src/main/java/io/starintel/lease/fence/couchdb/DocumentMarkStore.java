@@ -40,7 +40,7 @@ public final class DocumentMarkStore {
 
 	/** Marks on the given Redis (the lease store's deployment), on their own fence calls. */
 	public DocumentMarkStore(StringRedisTemplate redis) {
-		this(FenceCalls.create(redis.getRequiredConnectionFactory(), "starintel-lease"), DEFAULT_TIMEOUT);
+		this(FenceCalls.create(redis::getRequiredConnectionFactory, "starintel-lease"), DEFAULT_TIMEOUT);
 	}
 
 	/** Marks through the lease store's fence calls, each call bounded by {@code timeout}. */

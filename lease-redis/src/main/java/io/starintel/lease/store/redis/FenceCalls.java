@@ -3,12 +3,16 @@ package io.starintel.lease.store.redis;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Supplier;
+
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.ProgramScope;
+import io.starintel.lease.core.Reason;
 import io.starintel.lease.store.redis.internal.RedisKeys;
 import io.starintel.lease.store.redis.internal.ScriptExecutor;
 import io.starintel.lease.store.redis.internal.ScriptFailure;
@@ -22,11 +26,15 @@ import io.starintel.lease.store.redis.internal.ScriptFailure;
  */
 public final class FenceCalls {
 
-	private final ScriptExecutor executor;
+	private final Supplier<ScriptExecutor> executor;
 
 	private final CallSettings settings;
 
 	FenceCalls(ScriptExecutor executor, CallSettings settings) {
+		this(() -> executor, settings);
+	}
+
+	private FenceCalls(Supplier<ScriptExecutor> executor, CallSettings settings) {
 		this.executor = executor;
 		this.settings = settings;
 	}
@@ -36,7 +44,30 @@ public final class FenceCalls {
 	 * primary reports, automatic failover recovery under {@code recoveryPrincipal}.
 	 */
 	public static FenceCalls create(RedisConnectionFactory connectionFactory, String recoveryPrincipal) {
-		ScriptExecutor executor = new ScriptExecutor(Objects.requireNonNull(connectionFactory, "connectionFactory"));
+		Objects.requireNonNull(connectionFactory, "connectionFactory");
+		return create(() -> connectionFactory, recoveryPrincipal);
+	}
+
+	/**
+	 * As {@link #create(RedisConnectionFactory, String)}, with the factory looked up on the first call (a template
+	 * whose factory is set later, as Spring wires it).
+	 */
+	public static FenceCalls create(Supplier<RedisConnectionFactory> connectionFactory, String recoveryPrincipal) {
+		Supplier<ScriptExecutor> executor = new Supplier<>() {
+
+			private volatile @Nullable ScriptExecutor created;
+
+			@Override
+			public synchronized ScriptExecutor get() {
+				ScriptExecutor current = this.created;
+				if (current == null) {
+					current = new ScriptExecutor(Objects.requireNonNull(connectionFactory.get(), "connectionFactory"));
+					this.created = current;
+				}
+				return current;
+			}
+
+		};
 		return new FenceCalls(executor, CallSettings.of(ArgumentBytes.policy(LeasePolicy.defaults(),
 				RedisLeaseStore.PHYSICAL_GRACE), FailoverRecovery.automatic(recoveryPrincipal),
 				RedisLeaseStore.AUDIT_STREAM_LENGTH));
@@ -50,7 +81,11 @@ public final class FenceCalls {
 	public List<Object> run(FenceFunction function, Instant deadlineAt, byte[][] keys, byte[][] args)
 			throws FenceCallException {
 		try {
-			return this.executor.run(function.function(), deadlineAt, keys, args);
+			return this.executor.get().run(function.function(), deadlineAt, keys, args);
+		}
+		catch (RuntimeException ex) {
+			throw new FenceCallException(FenceCallException.Kind.NOT_SUBMITTED, Reason.BACKEND_UNREACHABLE,
+					"no connection factory");
 		}
 		catch (ScriptFailure failure) {
 			throw new FenceCallException(switch (failure.kind()) {

@@ -29,14 +29,20 @@ final class LeaseCalls {
 
 	private final LeaseAlerts alerts;
 
+	private final GroupCommit groupCommit;
+
 	LeaseCalls(ScriptExecutor executor, LeaseAlerts alerts) {
 		this.executor = executor;
 		this.alerts = alerts;
+		this.groupCommit = new GroupCommit(executor);
 	}
 
-	/** The raw reply of one call, or the {@link ScriptFailure} that stands for the lack of one. */
+	/**
+	 * The raw reply of one call, or the {@link ScriptFailure} that stands for the lack of one; acquires, renewals,
+	 * releases and commit authorizations join the program's group commit ({@link GroupCommit}).
+	 */
 	List<Object> run(FunctionCall call, Instant deadlineAt) throws ScriptFailure {
-		return this.executor.run(call.function(), deadlineAt, call.keys(), call.args());
+		return this.groupCommit.run(call, deadlineAt);
 	}
 
 	/**

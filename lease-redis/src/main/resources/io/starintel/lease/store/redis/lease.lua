@@ -667,6 +667,35 @@ local function recover(keys, args)
   return { 'lease_revoked', fmt(now), fmt(revoked), next_position }
 end
 
+-- ---- group commit ----------------------------------------------------------------------------------------------------
+
+-- batch: concurrent calls of one program (one slot) in one atomic call, each with its own deadline check, idempotency
+-- claim, typed reply and linearization point, in the order given (io.starintel.lease.store.redis.GroupCommit sends
+-- it when a call of the program is already in flight). KEYS: every item's keys, in order. ARGV: n, then per item its
+-- function (acquire | renew | release | authorize), key count, argument count and arguments. Reply: a flat list of n
+-- replies, each prefixed by its length; an item that raised an error (it may have written part of its effects) is
+-- { 'item_error' }. One TIME for the whole batch.
+local BATCHABLE = { acquire = acquire, renew = renew, release = release, authorize = authorize }
+local function batch(keys, args)
+  local now = now_ms()
+  local n = args[1] + 0
+  local out = {}
+  local k, a = 1, 2
+  for _ = 1, n do
+    local f, nk, na = BATCHABLE[args[a]], args[a + 1] + 0, args[a + 2] + 0
+    a = a + 3
+    local item_keys, item_args = {}, {}
+    for j = 1, nk do item_keys[j] = keys[k]; k = k + 1 end
+    for j = 1, na do item_args[j] = args[a]; a = a + 1 end
+    local ok, one = false, nil
+    if f then ok, one = pcall(f, item_keys, item_args, now) end
+    if not ok or type(one) ~= 'table' then one = { 'item_error' } end
+    out[#out + 1] = fmt(#one)
+    for _, v in ipairs(one) do out[#out + 1] = v end
+  end
+  return out
+end
+
 register('acquire', acquire)
 register('renew', renew)
 register('renew_batch', renew_batch)
@@ -678,3 +707,4 @@ register('inspect_by_lease_id', inspect_by_lease_id)
 register('resolve', resolve)
 register('list', list)
 register('recover', recover)
+register('batch', batch)

@@ -67,7 +67,7 @@ public final class FencedListenerAdvice implements MethodInterceptor {
 	/** An advice for consumers of one program, on its own fence calls. */
 	public FencedListenerAdvice(StringRedisTemplate redis, ProgramScope scope, boolean requireFence,
 			ConsumerRejectionRecorder rejections) {
-		this(FenceCalls.create(redis.getRequiredConnectionFactory(), "starintel-lease"), DEFAULT_TIMEOUT, scope,
+		this(FenceCalls.create(redis::getRequiredConnectionFactory, "starintel-lease"), DEFAULT_TIMEOUT, scope,
 				requireFence, rejections);
 	}
 

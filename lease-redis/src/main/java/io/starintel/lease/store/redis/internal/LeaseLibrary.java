@@ -46,7 +46,7 @@ public final class LeaseLibrary {
 		RECOVER("recover", true), ATTACH_PUT("attach_put", true), ATTACH_DELETE("attach_delete", true),
 		ATTACH_GET("attach_get", false), ATTACH_LIST("attach_list", false), SWEEP("sweep", true),
 		CHECKPOINT("checkpoint", true), CHECKPOINT_READ("checkpoint_read", false), CONSUME("consume", true),
-		MARK_RAISE("mark_raise", true), MARK_READ("mark_read", false);
+		MARK_RAISE("mark_raise", true), MARK_READ("mark_read", false), BATCH("batch", true);
 
 		private final String functionName;
 
@@ -54,7 +54,10 @@ public final class LeaseLibrary {
 
 		private final boolean changesState;
 
+		private final String operation;
+
 		Function(String operation, boolean changesState) {
+			this.operation = operation;
 			this.functionName = NAME + "_" + operation;
 			this.nameBytes = this.functionName.getBytes(StandardCharsets.US_ASCII);
 			this.changesState = changesState;
@@ -71,6 +74,11 @@ public final class LeaseLibrary {
 		/** The name as sent (ASCII bytes). */
 		byte[] nameBytes() {
 			return this.nameBytes;
+		}
+
+		/** The function's name inside the library (what a batch names its items by). */
+		public String operation() {
+			return this.operation;
 		}
 
 		/** The name FCALL sends (safe to log). */
