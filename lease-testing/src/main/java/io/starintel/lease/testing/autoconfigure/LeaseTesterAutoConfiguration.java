@@ -3,6 +3,7 @@ package io.starintel.lease.testing.autoconfigure;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -31,7 +32,7 @@ public final class LeaseTesterAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	TargetLeaseTester targetLeaseTester(ObjectProvider<LeaseStore> stores, LeaseService service,
-			CapturedAuditEvents audit, Environment environment) {
+			CapturedAuditEvents audit, Environment environment, ListableBeanFactory beans) {
 		LeaseStore store = stores.getIfUnique();
 		if (store == null) {
 			throw new IllegalStateException("TargetLeaseTester needs exactly one LeaseStore bean");
@@ -40,7 +41,7 @@ public final class LeaseTesterAutoConfiguration {
 		logger.info("Lease test on the {} store ({})",
 				tester.isInMemory() ? "in-memory (backend time under test control)"
 						: tester.store().getClass().getSimpleName(),
-				LeaseTestModes.decide(environment, null).why());
+				LeaseTestModes.decide(environment, beans).why());
 		return tester;
 	}
 
