@@ -309,15 +309,25 @@ public final class TargetLeaseTester {
 
 	// ---- waiting for the job
 
-	/** The job's {@link LeaseLostEvent}, waiting up to {@link #DEFAULT_TIMEOUT}. */
+	/**
+	 * The job's {@link LeaseLostEvent}, waiting up to {@link #DEFAULT_TIMEOUT} or, for a longer TTL, 40 % of the TTL
+	 * plus 5 s: a job learns of its loss at its next renewal, about a third of the TTL after the last one.
+	 */
 	public LeaseLostEvent awaitCancellation(HeldLease lease) {
-		return awaitCancellation(lease, DEFAULT_TIMEOUT);
+		return awaitCancellation(lease, renewalBound(lease));
+	}
+
+	private static Duration renewalBound(HeldLease lease) {
+		Duration bound = Duration.ofMillis(lease.record().ttlMs() * 2 / 5).plusSeconds(5);
+		return (bound.compareTo(DEFAULT_TIMEOUT) > 0) ? bound : DEFAULT_TIMEOUT;
 	}
 
 	/**
 	 * Waits (bounded) until the lease's job was told its lease is lost: the renewal scheduler published its
 	 * {@link LeaseLostEvent} and, with {@code starintel.lease.cancellation=interrupt} (the default), interrupts the
-	 * method right after. Returns the event (its reason: {@code stale_lease}, {@code backend_unreachable}, ...).
+	 * method right after. Returns the event (its reason: {@code stale_lease}, {@code backend_unreachable}, ...). The
+	 * scheduler notices at the lease's next renewal (about a third of the TTL); a job that ended first (e.g. its
+	 * fenced commit was refused and it returned) gets no event.
 	 * @throws AssertionError when no event came in time
 	 */
 	public LeaseLostEvent awaitCancellation(HeldLease lease, Duration timeout) {
@@ -326,9 +336,9 @@ public final class TargetLeaseTester {
 						+ isActive(lease) + ", job ended: " + hasJobEnded(lease) + ")");
 	}
 
-	/** Waits up to {@link #DEFAULT_TIMEOUT} until the job's method has returned. */
+	/** Waits until the job's method has returned, as long as {@link #awaitCancellation(HeldLease)} would. */
 	public void awaitJobEnded(HeldLease lease) {
-		awaitJobEnded(lease, DEFAULT_TIMEOUT);
+		awaitJobEnded(lease, renewalBound(lease));
 	}
 
 	/**
