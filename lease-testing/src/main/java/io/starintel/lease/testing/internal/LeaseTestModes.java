@@ -79,8 +79,14 @@ public final class LeaseTestModes {
 		}
 		try {
 			Class<?> type = ClassUtils.forName(REDIS_DETAILS, LeaseTestModes.class.getClassLoader());
-			String[] names = beans.getBeanNamesForType(type, true, false);
-			return (names.length > 0) ? names[0] : null;
+			for (String name : beans.getBeanNamesForType(type, true, false)) {
+				Class<?> actual = beans.getType(name, false);
+				// Boot's own, from spring.data.redis.* (registered after the decision; seen when it is logged)
+				if (actual == null || !actual.getName().endsWith(".PropertiesDataRedisConnectionDetails")) {
+					return name;
+				}
+			}
+			return null;
 		}
 		catch (ClassNotFoundException | LinkageError ex) {
 			return null;
