@@ -170,6 +170,10 @@ abstract class LeasedJobScenarios {
 			.isInstanceOf(AssertionError.class)
 			.hasMessageContaining("was not cancelled")
 			.hasMessageContaining("lease still active: true");
+		assertThatThrownBy(() -> this.leases.awaitJobEnded(lease, Duration.ofMillis(300)))
+			.isInstanceOf(AssertionError.class)
+			.hasMessageContaining("did not end");
+		assertThat(this.leases.hasJobEnded(lease)).isFalse();
 		assertThatThrownBy(() -> this.leases.awaitLease("no-such-target", Duration.ofMillis(200)))
 			.isInstanceOf(AssertionError.class)
 			.hasMessageContaining("No job acquired a lease for target 'no-such-target'");
