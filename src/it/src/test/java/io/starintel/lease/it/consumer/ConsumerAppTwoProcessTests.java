@@ -110,10 +110,14 @@ class ConsumerAppTwoProcessTests {
 		return env;
 	}
 
-	/** Builds the consumer app with the same local repository as this build (where the lease artifacts are). */
+	/**
+	 * Builds the consumer app with the same local repository as this build (where the lease artifacts are), running
+	 * its own test suite on the way (lease-spring-boot-starter-test: in-memory, and Testcontainers where a Docker
+	 * engine answers), and prints that suite's counts.
+	 */
 	private static Path build(Path root, Path app) throws IOException, InterruptedException {
-		List<String> command = new ArrayList<>(List.of(root.resolve("mvnw").toString(), "-B", "-q", "-f",
-				app.resolve("pom.xml").toString(), "package", "-DskipTests"));
+		List<String> command = new ArrayList<>(List.of(root.resolve("mvnw").toString(), "-B", "-f",
+				app.resolve("pom.xml").toString(), "package"));
 		for (String property : List.of("maven.repo.local", "maven.repo.local.tail")) {
 			String value = System.getProperty("lease." + property);
 			if (value != null && !value.isBlank() && !value.startsWith("${")) {
@@ -126,7 +130,12 @@ class ConsumerAppTwoProcessTests {
 			.redirectOutput(app.resolve("target/consumer-build.log").toFile())
 			.start();
 		assertThat(process.waitFor(10, TimeUnit.MINUTES)).as("consumer-app build finished").isTrue();
-		assertThat(process.exitValue()).as("consumer-app build (see target/consumer-build.log)").isZero();
+		List<String> suite = Files.readAllLines(app.resolve("target/consumer-build.log")).stream()
+			.filter((line) -> line.contains("Tests run:") || line.startsWith("SKIPPED "))
+			.toList();
+		suite.forEach((line) -> System.out.println("consumer-app suite: " + line));
+		assertThat(process.exitValue()).as("consumer-app build and test suite (see target/consumer-build.log)").isZero();
+		assertThat(suite).as("the consumer app's own test suite ran").isNotEmpty();
 		return app.resolve("target/consumer-app.jar");
 	}
 
