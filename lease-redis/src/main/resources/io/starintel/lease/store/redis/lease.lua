@@ -224,10 +224,21 @@ end
 -- ---- idempotency results -----------------------------------------------------------------------------------------
 
 -- a v3 result: '3' state_byte SEP request_digest SEP code SEP decided SEP D SEP record (state_byte 'a' for an
--- acquire's result, updated when its lease ends; '-' for other operations)
+-- acquire's result, updated when its lease ends; '-' for other operations). The request digest is kept to its first
+-- 22 characters (132 bits: enough to tell a reused request id's other content). D: an acquire's identity (a lease id
+-- resolves through it), '' otherwise. record: the wire form, or for a renewal or release of a v3 lease the compact
+-- form (compact_record) whose fixed part replay takes from the lease itself.
+local DIGEST_KEPT = 22
 local function result_text(state_byte, request_digest, code, decided, digest, record)
-  return '3' .. state_byte .. SEP .. request_digest .. SEP .. code .. SEP .. decided .. SEP .. digest .. SEP
-    .. (record or '')
+  return '3' .. state_byte .. SEP .. s_sub(request_digest, 1, DIGEST_KEPT) .. SEP .. code .. SEP .. decided .. SEP
+    .. digest .. SEP .. (record or '')
+end
+
+-- the stored record of a renewal or release: '@' m SEP lease_id for a v3 lease (its fixed part is the active
+-- record's, or its acquire result's, which outlives it: both are kept for the retention), the wire form otherwise
+local function compact_record(r, lease_id, base)
+  if acquire_result_key(base, lease_id) then return '@' .. m_of(r) .. SEP .. lease_id end
+  return encode(r)
 end
 
 -- stores the result of a mutation unless the request id already has one, in one command (SET NX GET): returns the
@@ -273,6 +284,21 @@ local function state_of(id, lease_id)
   return 'expired'
 end
 
+-- the wire form of a compact stored record: its mutable part with the fixed part of its lease, from the active
+-- record or the lease's acquire result (whose retention the replay refreshes too); nil when neither has it
+local function full_record(id, p, compact)
+  local m, lease_id = s_match(compact, '^@(.*)\31([^\31]*)$')
+  if not m then return nil end
+  if id.r and lease_id_of(id.r) == lease_id then return '2\31' .. m .. SEP .. id.r.fixed end
+  local key = acquire_result_key(id.base, lease_id)
+  local text = key and r_call('GET', key)
+  local acquired = text and s_match(text, '^3.\31[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31(.*)$')
+  local r = acquired and decode(acquired)
+  if not r or lease_id_of(r) ~= lease_id then return nil end
+  r_call('PEXPIRE', key, p.retention_text)
+  return '2\31' .. m .. SEP .. r.fixed
+end
+
 -- the stored result of key: nil when none, the idempotency_conflict refusal for another digest, else the replay
 -- (the stored result marked replayed, with the lease's current state). stored: the value when already read. The
 -- replay writes once (the result's retention refreshed), so that the replica wait behind the call covers the
@@ -287,10 +313,14 @@ local function replay(id, p, now, key, request_digest, stored)
     sdigest, code, decided, record = s_match(stored, '^([^\31]*)\31([^\31]*)\31([^\31]*)\31(.*)$')
   end
   if not sdigest then return refuse('lease_backend_unavailable', 'corrupt_record', now) end
-  if request_digest and sdigest ~= request_digest then
+  if request_digest and sdigest ~= s_sub(request_digest, 1, #sdigest) then
     return refuse('idempotency_conflict', 'none', now)
   end
   r_call('PEXPIRE', key, p.retention_text)
+  if s_byte(record, 1) == 64 then -- '@': compact
+    record = full_record(id, p, record)
+    if not record then return refuse('lease_backend_unavailable', 'corrupt_record', now) end
+  end
   local current = nil
   if record ~= '' then
     local r = decode(record)
@@ -393,7 +423,8 @@ local function renew_one(key, base, digest, idem, expiry, audit_key, p, now, req
   r.expires = math.min(now + r.ttl, r.acquired + r.lifetime)
   local m = m_of(r)
   local record = '2\31' .. m .. SEP .. r.fixed
-  local stored = claim(idem, result_text('-', request_digest, 'lease_renewed', fmt(now), digest, record), p)
+  local stored = claim(idem, result_text('-', request_digest, 'lease_renewed', fmt(now), '',
+    compact_record(r, lease_id_of(r), base)), p)
   if stored then return replay(id, p, now, idem, request_digest, stored) end
   r_call('HSET', key, unpack(stamp_fields(id, { 'm', m })))
   r_call('ZADD', expiry, fmt(r.expires), digest)
@@ -459,7 +490,8 @@ local function release(keys, args, now)
   local r = id.r
   r.state = 'released'
   local now_text = fmt(now)
-  local stored = claim(keys[2], result_text('-', args[4], 'lease_released', now_text, digest, encode(r)), p)
+  local stored = claim(keys[2], result_text('-', args[4], 'lease_released', now_text, '',
+    compact_record(r, args[7], base)), p)
   r.state = 'active'
   if stored then return replay(id, p, now, keys[2], args[4], stored) end
   local _, ended = end_lease(id, p, 'released', now, nil)
