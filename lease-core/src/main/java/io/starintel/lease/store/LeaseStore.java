@@ -3,6 +3,7 @@ package io.starintel.lease.store;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 import io.starintel.lease.core.internal.AcquireBackoff;
 import io.starintel.lease.core.AcquireRequest;
@@ -34,6 +35,17 @@ import io.starintel.lease.core.SweepResult;
  * {@code null} or boolean crosses this boundary. Mutating methods are idempotent by request id.
  */
 public interface LeaseStore {
+
+	/**
+	 * This store, or the store it decorates, as the given type (the idiom of {@code java.sql.Wrapper#unwrap}): a
+	 * decorator (auditing, observation, a test double) answers for itself and then asks its delegate. Wiring that
+	 * needs a backend's own API (the Redis store's fence calls, for instance) finds it through the decorators.
+	 * @param type the type wanted
+	 * @return this store or the one it decorates, if it is of that type
+	 */
+	default <T> Optional<T> unwrap(Class<T> type) {
+		return type.isInstance(this) ? Optional.of(type.cast(this)) : Optional.empty();
+	}
 
 	/** acquire-if-free: one winner, a strictly greater fencing token per acquisition, {@code lease_conflict} otherwise. */
 	LeaseResult acquire(AcquireRequest request);

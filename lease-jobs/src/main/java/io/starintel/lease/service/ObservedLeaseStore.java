@@ -1,6 +1,7 @@
 package io.starintel.lease.service;
 
 import java.time.Duration;
+import java.util.Optional;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,6 +41,11 @@ final class ObservedLeaseStore implements LeaseStore {
 	ObservedLeaseStore(LeaseStore store, OperationRunner runner) {
 		this.store = store;
 		this.runner = runner;
+	}
+
+	@Override
+	public <T> Optional<T> unwrap(Class<T> type) {
+		return type.isInstance(this) ? Optional.of(type.cast(this)) : this.store.unwrap(type);
 	}
 
 	@Override

@@ -20,6 +20,7 @@ import io.starintel.lease.fence.amqp.internal.MicrometerFenceRejectionMeter;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.starintel.lease.core.ProgramScope;
+import io.starintel.lease.store.LeaseStore;
 import io.starintel.lease.store.redis.RedisLeaseStore;
 import io.starintel.lease.fence.FenceGuard;
 import io.starintel.lease.fence.amqp.internal.ConsumerRejectionRecorder;
@@ -80,11 +81,11 @@ public final class FenceAmqpAutoConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnClass(StringRedisTemplate.class)
 	@ConditionalOnProperty(prefix = "starintel.lease.fence.amqp.consumer", name = { "tenant-id", "program-id" })
-	FencedListenerAdvice fencedListenerAdvice(StringRedisTemplate redis, ObjectProvider<RedisLeaseStore> store,
+	FencedListenerAdvice fencedListenerAdvice(StringRedisTemplate redis, ObjectProvider<LeaseStore> stores,
 			FenceProperties properties, ConsumerRejectionRecorder rejections) {
 		FenceProperties.Consumer consumer = properties.amqp().consumer();
 		ProgramScope scope = ProgramScope.of(consumer.tenantId(), consumer.programId());
-		RedisLeaseStore leases = store.getIfAvailable();
+		RedisLeaseStore leases = RedisFenceCalls.redisStore(stores);
 		return (leases != null) ? new FencedListenerAdvice(leases.fenceCalls(), FencedListenerAdvice.DEFAULT_TIMEOUT,
 				scope, consumer.requireFence(), rejections)
 				: new FencedListenerAdvice(redis, scope, consumer.requireFence(), rejections);

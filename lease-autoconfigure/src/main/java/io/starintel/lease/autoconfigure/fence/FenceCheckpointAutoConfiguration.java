@@ -3,6 +3,7 @@ package io.starintel.lease.autoconfigure.fence;
 import java.time.Clock;
 import java.time.Duration;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -13,6 +14,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
 import io.starintel.lease.fence.checkpoint.CheckpointStore;
 import io.starintel.lease.fence.checkpoint.RedisCheckpointStore;
+import io.starintel.lease.store.LeaseStore;
 import io.starintel.lease.store.redis.RedisLeaseStore;
 
 /**
@@ -28,8 +30,13 @@ public final class FenceCheckpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(CheckpointStore.class)
-	RedisCheckpointStore checkpointStore(RedisLeaseStore store) {
-		return new RedisCheckpointStore(store.fenceCalls(), Duration.ofSeconds(2), RedisCheckpointStore.DEFAULT_RETENTION,
+	RedisCheckpointStore checkpointStore(ObjectProvider<LeaseStore> stores) {
+		RedisLeaseStore redis = RedisFenceCalls.redisStore(stores);
+		if (redis == null) {
+			throw new IllegalStateException("fenced checkpoints need exactly one lease store bean, a RedisLeaseStore "
+					+ "or a decorator of one");
+		}
+		return new RedisCheckpointStore(redis.fenceCalls(), Duration.ofSeconds(2), RedisCheckpointStore.DEFAULT_RETENTION,
 				Clock.systemUTC());
 	}
 

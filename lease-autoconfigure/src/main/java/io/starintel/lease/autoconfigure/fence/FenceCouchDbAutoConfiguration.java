@@ -15,6 +15,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.starintel.lease.fence.FenceGuard;
 import io.starintel.lease.fence.couchdb.DocumentMarkStore;
+import io.starintel.lease.store.LeaseStore;
 import io.starintel.lease.store.redis.RedisLeaseStore;
 import io.starintel.lease.fence.couchdb.internal.FenceDesignDocument;
 import io.starintel.lease.fence.couchdb.FencedCouchDbReader;
@@ -49,8 +50,8 @@ public final class FenceCouchDbAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		DocumentMarkStore documentMarkStore(StringRedisTemplate redis, ObjectProvider<RedisLeaseStore> store) {
-			RedisLeaseStore leases = store.getIfAvailable();
+		DocumentMarkStore documentMarkStore(StringRedisTemplate redis, ObjectProvider<LeaseStore> stores) {
+			RedisLeaseStore leases = RedisFenceCalls.redisStore(stores);
 			return (leases != null) ? new DocumentMarkStore(leases.fenceCalls(), DocumentMarkStore.DEFAULT_TIMEOUT)
 					: new DocumentMarkStore(redis);
 		}

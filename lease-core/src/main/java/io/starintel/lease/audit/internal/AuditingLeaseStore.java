@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.AdminRequest;
@@ -90,6 +91,11 @@ public final class AuditingLeaseStore implements LeaseStore {
 		this.dispatcher = new AuditDispatcher(sinks, routine);
 		this.operations = new OperationAudit(this.dispatcher, clock);
 		this.admin = new AdminDecisionAudit(this.dispatcher, clock, delegate.writesAdminAuditAtomically());
+	}
+
+	@Override
+	public <T> Optional<T> unwrap(Class<T> type) {
+		return type.isInstance(this) ? Optional.of(type.cast(this)) : this.delegate.unwrap(type);
 	}
 
 	@Override

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -118,6 +119,11 @@ public final class LeaseTestStore implements LeaseStore {
 			this.observations.acquired(result.lease());
 		}
 		return result;
+	}
+
+	@Override
+	public <T> Optional<T> unwrap(Class<T> type) {
+		return type.isInstance(this) ? Optional.of(type.cast(this)) : this.delegate.unwrap(type);
 	}
 
 	@Override
