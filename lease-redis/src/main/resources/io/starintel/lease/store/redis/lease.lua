@@ -20,7 +20,8 @@ local RECOVERY_CREDENTIAL = 'automatic-recovery'
 local RECOVERY_REASON = 'automatic failover recovery: the program\'s primary was promoted, restarted or restored'
 local EXPIRED_OUTBOX_LENGTH = 10000 -- core: SweepRequest (the sweeper drains it; bounded when no sweeper runs)
 local EXPIRED_OUTBOX_LAST = '9999'
-local ATTACH_CHUNK = 500 -- attached keys deleted per UNLINK (each call blocks the server for one chunk at most)
+local ATTACH_INLINE = 256 -- attached keys an ending deletes itself; a larger set is handed to the sweep (below)
+local ATTACH_CHUNK = 250  -- ended leases' attached keys the sweep deletes per call (sweep.lua)
 local STATE_BYTES = { active = 'a', released = 'r', revoked = 'v', expired = 'x' }
 local BYTE_STATES = { a = 'active', r = 'released', v = 'revoked', x = 'expired' }
 
@@ -121,19 +122,32 @@ local function stamp_fields(id, out)
   return out
 end
 
--- deletes every key attached to the lease (lease id, token) (attach.lua) in chunks of ATTACH_CHUNK; returns how
--- many. Conditional on lease id and token by construction: a successor's keys live under its own att key.
+-- the attached keys of an ended lease (lease id, token) (attach.lua): up to ATTACH_INLINE are deleted here; a larger
+-- set is renamed to att-ended:<lease id>:<token> and queued on the program's att-ended list, whose keys the sweep
+-- deletes ATTACH_CHUNK per call (so no call blocks the server for a whole set). Either way the ending is atomic for
+-- readers: every read checks the owning lease, which has ended in this very call, so none of the set is visible
+-- from now on, and a successor's put of the same name reclaims the key. Returns how many keys were deleted here.
+-- Conditional on lease id and token by construction: a successor's keys live under its own att key.
 local function delete_attached(base, lease_id, token)
   local att = base .. 'att:' .. lease_id .. ':' .. token
-  local names = r_call('HKEYS', att)
-  local n = #names
-  for i = 1, n, ATTACH_CHUNK do
-    local chunk = {}
-    for j = i, math.min(i + ATTACH_CHUNK - 1, n) do chunk[#chunk + 1] = base .. 'kv:' .. names[j] end
-    r_call('UNLINK', unpack(chunk))
+  local n = r_call('HLEN', att)
+  if n == 0 then return 0 end
+  if n <= ATTACH_INLINE then
+    local names = r_call('HKEYS', att)
+    local kvs = {}
+    for j = 1, #names do kvs[j] = base .. 'kv:' .. names[j] end
+    r_call('UNLINK', unpack(kvs))
+    r_call('UNLINK', att)
+    return n
   end
-  if n > 0 then r_call('UNLINK', att) end
-  return n
+  local ended = base .. 'att-ended:' .. lease_id .. ':' .. token
+  local life = r_call('PTTL', att)
+  r_call('RENAME', att, ended)
+  local list = base .. 'att-ended'
+  -- the list lives as long as its longest entry (each entry's keys expire by themselves too)
+  if r_call('RPUSH', list, ended) == 1 then r_call('PEXPIRE', list, life)
+  else r_call('PEXPIRE', list, life, 'GT') end
+  return 0
 end
 
 -- records a lease's terminal state where its id resolves: byte 2 of its acquire's result (v3 lease ids; TTL kept),

@@ -18,6 +18,37 @@
 -- without an active lease is dropped; a corrupt identity is quarantined (prepare) and dropped from the queue; a lease
 -- written on another node is revoked first (automatic recovery) or left for the recovery (manual).
 -- active_leases = ZCARD idx:expiry - entries still due: O(log N), the same count acquire's limit check uses.
+-- Each call also deletes up to ATTACH_CHUNK attached keys of ended leases whose sets were too large to delete at their
+-- ending (counted in attached_keys_deleted; more = '1' while such sets remain).
+
+-- deletes up to budget attached keys of ended leases whose sets were too large to delete at their ending
+-- (lease.lua's delete_attached queued them on the att-ended list); a key is deleted only while it still names the
+-- ended lease as its owner (a successor may have reclaimed the name meanwhile). Returns the number deleted and
+-- whether sets remain queued.
+local function delete_ended_attachments(base, budget)
+  local list = base .. 'att-ended'
+  local deleted = 0
+  while budget > 0 do
+    local ended = r_call('LINDEX', list, 0)
+    if not ended then return deleted, false end
+    local lease_id, token = s_match(ended, 'att%-ended:(.*):(%d+)$')
+    local fields = lease_id and r_call('HRANDFIELD', ended, budget) or {}
+    if #fields == 0 then
+      r_call('LPOP', list) -- done (or expired by itself)
+      if lease_id then r_call('UNLINK', ended) end
+    else
+      local owner, kvs = lease_id .. SEP .. token, {}
+      for _, k in ipairs(fields) do
+        local kv = base .. 'kv:' .. k
+        if r_call('HGET', kv, 'o') == owner then kvs[#kvs + 1] = kv end
+      end
+      if #kvs > 0 then r_call('UNLINK', unpack(kvs)) end
+      r_call('HDEL', ended, unpack(fields))
+      deleted, budget = deleted + #kvs, budget - #fields
+    end
+  end
+  return deleted, r_call('EXISTS', list) == 1
+end
 
 local function sweep(keys, args)
   local now = now_ms()
@@ -48,9 +79,11 @@ local function sweep(keys, args)
       r_call('ZREM', queue, digest)
     end
   end
+  local chunk_deleted, sets_left = delete_ended_attachments(base, ATTACH_CHUNK)
+  attached = attached + chunk_deleted
   local left = r_call('ZCOUNT', queue, '-inf', fmt(now))
   local active = r_call('ZCARD', queue) - left
-  local more = left > 0 or r_call('LLEN', base .. 'expired') > 0
+  local more = left > 0 or sets_left or r_call('LLEN', base .. 'expired') > 0
   local reply = { 'swept', fmt(now), fmt(#drained + #due), fmt(attached), more and '1' or '0',
     fmt(math.max(active, 0)) }
   for _, entry in ipairs(out) do reply[#reply + 1] = entry end
