@@ -54,6 +54,16 @@ final class RedisCounters implements AutoCloseable {
 		return "?";
 	}
 
+	/** The server's {@code used_memory_human} from {@code INFO memory}, or {@code ?}. */
+	String memory() {
+		for (String line : this.connection.sync().info("memory").split("\r?\n")) {
+			if (line.startsWith("used_memory_human:")) {
+				return line.substring("used_memory_human:".length()).trim();
+			}
+		}
+		return "?";
+	}
+
 	@Override
 	public void close() {
 		this.connection.close();
