@@ -46,7 +46,8 @@ public final class InterleavedReport {
 	 * @param nanos the slice's elapsed time (audit drain included for the audited paths)
 	 * @param redisCpuSeconds the library's Redis server CPU ({@code INFO cpu} user + sys) over the slice
 	 * @param replicaCpuSeconds the same of its replica, or 0 without one
-	 * @param commands Redis commands over the slice ({@code INFO commandstats}, {@code info} left out)
+	 * @param commands Redis commands over the slice ({@code INFO commandstats}; {@code info} and the replica's
+	 * {@code replconf} left out)
 	 * @param commandsByName the same by command
 	 * @param clientCpuNanos this JVM's process CPU over the slice
 	 * @param allocatedBytes bytes allocated by every thread of this JVM over the slice
@@ -279,7 +280,8 @@ public final class InterleavedReport {
 						.append(spread(a.ratios(b))).append('\n');
 				}
 			}
-			md.append("\nRedis commands per cycle, by command:\n\n");
+			md.append("\nRedis commands per cycle, by command (`replconf`: the replica's acknowledgements, not counted ")
+				.append("in cmds/cycle):\n\n");
 			for (Figures f : cell.libraries().values()) {
 				List<String> parts = new ArrayList<>();
 				f.commandsByName().forEach((c, n) -> parts.add(c + " " + fmt(n, 2)));

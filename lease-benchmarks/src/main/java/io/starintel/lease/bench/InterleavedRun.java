@@ -312,7 +312,7 @@ public final class InterleavedRun {
 					+ " (" + keys + ", " + threads + " threads): " + failed, failed);
 		}
 		Map<String, Long> byName = after.callsSince(before);
-		long commands = byName.values().stream().mapToLong(Long::longValue).sum();
+		long commands = RedisCounters.clientCommands(byName);
 		return new InterleavedReport.Slice(round, entry.name(), keys, threads, attempts, acquired, end - start,
 				after.cpuSeconds() - before.cpuSeconds(), replicaCpu, commands, byName, cpu, allocated,
 				InterleavedReport.Slice.encode(latencies));

@@ -214,7 +214,7 @@ public class LockCycleBenchmark {
 		line.put("redisCpuSeconds", this.redisCpuSeconds);
 		line.put("replicaCpuSeconds", this.replicaCpuSeconds);
 		line.put("clientCpuNanos", this.clientCpuNanos);
-		line.put("redisCommands", this.commands.values().stream().mapToLong(Long::longValue).sum());
+		line.put("redisCommands", RedisCounters.clientCommands(this.commands));
 		line.put("commandsByName", this.commands);
 		Map<String, Double> latency = new LinkedHashMap<>();
 		latency.put("p50", micros(this.measuredLatencies.getValueAtPercentile(50)));

@@ -70,6 +70,14 @@ final class RedisCounters implements AutoCloseable {
 		this.client.shutdown();
 	}
 
+	/**
+	 * The commands of a call count that are not the clients': {@code replconf}, the replica's acknowledgements of the
+	 * replication stream (one per {@code WAIT} and about one per second), listed by command but not counted.
+	 */
+	static long clientCommands(Map<String, Long> calls) {
+		return calls.entrySet().stream().filter((e) -> !e.getKey().equals("replconf")).mapToLong(Map.Entry::getValue).sum();
+	}
+
 	/** One reading. */
 	record Snapshot(Map<String, Long> calls, double cpuSeconds) {
 
