@@ -183,6 +183,11 @@ public final class RenewalRun {
 					process / 1e9, 100 * process / 1e9 / wall, (renewed > 0) ? process / 1e3 / renewed : Double.NaN,
 					threadGroups(threadsBefore, threadsAfter, renewed));
 			print(report, "Redis used_memory %s", server.memory());
+			io.starintel.lease.audit.internal.AsyncAuditPipeline pipeline = StarterLibrary.auditPipeline(context);
+			if (pipeline != null) {
+				print(report, "audit pipeline: %,d events delivered, %,d dropped (queue full) since the start",
+						pipeline.deliveredCount(), pipeline.droppedCount());
+			}
 			long releasedBefore = count(meters, "release", "lease_released");
 			long releaseStart = System.nanoTime();
 			ExecutorService releasers = Executors.newFixedThreadPool(acquirers);
