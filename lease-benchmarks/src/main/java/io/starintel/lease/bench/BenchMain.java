@@ -18,6 +18,8 @@ import org.openjdk.jmh.runner.options.TimeValue;
  *
  * <p>System properties (all optional): {@code bench.out} (default {@code target/bench}), {@code bench.redis},
  * {@code bench.redisPerLibrary} ({@code library=url,...}: each library's own server, {@link BenchRedis#forLibrary}),
+ * {@code bench.replicaPerLibrary} and {@code bench.replica} (their replicas, {@code --replica}), {@code bench.fillKeys}
+ * and {@code bench.fillBytes} (other keys added to every server first, {@link BenchRedis#fill}),
  * {@code bench.run} (a short run id, used in key names), {@code bench.threads} ({@code 1,8}), {@code bench.libraries}
  * (comma list, default all), {@code bench.keys} ({@code distinct,contended}), {@code bench.warmup} (iterations, 2),
  * {@code bench.iterations} (3), {@code bench.seconds} (per iteration, 5), {@code bench.rounds} (whole runs one after another, 1; the
@@ -41,10 +43,13 @@ public final class BenchMain {
 		if (redis != null) {
 			forkArgs.add("-Dbench.redis=" + redis);
 		}
-		String perLibrary = System.getProperty("bench.redisPerLibrary");
-		if (perLibrary != null && !perLibrary.isBlank()) {
-			forkArgs.add("-Dbench.redisPerLibrary=" + perLibrary);
+		for (String property : List.of("bench.redisPerLibrary", "bench.replicaPerLibrary", "bench.replica")) {
+			String value = System.getProperty(property);
+			if (value != null && !value.isBlank()) {
+				forkArgs.add("-D" + property + "=" + value);
+			}
 		}
+		fill();
 		String jvmArgs = System.getProperty("bench.jvmArgs");
 		if (jvmArgs != null && !jvmArgs.isBlank()) {
 			forkArgs.addAll(List.of(jvmArgs.trim().split("\\s+")));
@@ -58,6 +63,22 @@ public final class BenchMain {
 		}
 		if (!Boolean.getBoolean("bench.noReport")) {
 			BenchReport.main(new String[] { out.toString() });
+		}
+	}
+
+	/** {@code bench.fillKeys} other keys into every server of the run, before any fork (see {@link BenchRedis#fill}). */
+	private static void fill() {
+		long count = Long.getLong("bench.fillKeys", 0);
+		if (count <= 0) {
+			return;
+		}
+		int bytes = Integer.getInteger("bench.fillBytes", 200);
+		java.util.Set<String> done = new java.util.HashSet<>();
+		for (String library : LockLibrary.ALL) {
+			BenchRedis server = BenchRedis.forLibrary(library);
+			if (done.add(server.url())) {
+				System.out.printf("fill: %,d keys added to %s%n", server.fill(count, bytes), server.url());
+			}
 		}
 	}
 
@@ -77,9 +98,12 @@ public final class BenchMain {
 			.resultFormat(ResultFormatType.JSON)
 			.result(out.resolve("jmh-t" + t + "-r" + round + ".json").toString());
 		String libraries = System.getProperty("bench.libraries");
-		if (libraries != null && !libraries.isBlank()) {
-			options.param("library", libraries.split(","));
+		if (libraries == null || libraries.isBlank()) {
+			boolean replica = !System.getProperty("bench.replicaPerLibrary", "").isBlank()
+					|| !System.getProperty("bench.replica", "").isBlank();
+			libraries = String.join(",", replica ? LockLibrary.REPLICA_DEFAULTS : LockLibrary.DEFAULTS);
 		}
+		options.param("library", libraries.split(","));
 		String keys = System.getProperty("bench.keys");
 		if (keys != null && !keys.isBlank()) {
 			options.param("keys", keys.split(","));

@@ -38,7 +38,7 @@ public final class CycleCost {
 		for (String name : System.getProperty("bench.libraries", "store,audited").split(",")) {
 			boolean memory = name.startsWith("memory-");
 			try (LockLibrary library = memory
-					? new StarterLibrary(BenchRedis.fromEnvironment(), run + "-" + name, name.endsWith("audited"), true)
+					? new StarterLibrary(BenchRedis.fromEnvironment(), run + "-" + name, name.endsWith("audited"), true, true)
 					: LockLibrary.create(name, BenchRedis.fromEnvironment(), run + "-" + name)) {
 				LockCycle cycle = library.open(run + "-" + name + "-k", 0);
 				run(cycle, warmup);

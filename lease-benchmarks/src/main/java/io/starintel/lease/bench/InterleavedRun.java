@@ -1,6 +1,7 @@
 package io.starintel.lease.bench;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,7 +23,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.ToLongFunction;
 
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
@@ -33,41 +33,35 @@ import tools.jackson.databind.json.JsonMapper;
  * Paired ratios under one machine state: the libraries of a cell (keys, threads) all live in this JVM at once and take
  * turns, one time slice each per round, in a shuffled order per round, so that each library's cycles/s is divided by
  * the reference's of the same round, a few seconds apart, instead of by a JMH fork measured minutes earlier on a VM
- * whose speed drifts by ±40 %. Writes {@code ${bench.out}/interleaved.md} (also printed) and
- * {@code interleaved.jsonl} (one line per measured slice). The audited path's slice lasts until its audit pipeline has
- * delivered its backlog (inside the slice's time), so that its audit work is charged to it, not to the next library. Run by
- * {@code bash scripts/bench.sh --interleaved}.
+ * whose speed drifts by ±40 %. Writes {@code ${bench.out}/interleaved.jsonl} (one line per measured slice) and, from
+ * it, {@code interleaved.md} ({@link InterleavedReport}; also printed). The audited paths' slices ({@code audited},
+ * {@code job}) last until their audit pipeline has delivered its backlog (inside the slice's time), so that their
+ * audit work is charged to them, not to the next library. Run by {@code bash scripts/bench.sh --interleaved}.
  *
  * <p>System properties (all optional): {@code bench.out} ({@code target/bench}), {@code bench.redis},
- * {@code bench.threads} ({@code 1,8}), {@code bench.keys} ({@code distinct,contended}), {@code bench.libraries} (all),
+ * {@code bench.redisPerLibrary} and {@code bench.replicaPerLibrary} ({@code library=url,...}),
+ * {@code bench.threads} ({@code 1,8}), {@code bench.keys} ({@code distinct,contended}), {@code bench.libraries}
+ * ({@link LockLibrary#DEFAULTS}, or {@link LockLibrary#REPLICA_DEFAULTS} when the servers have replicas),
  * {@code bench.warmupSlices} (per library, 5), {@code bench.slices} (measured rounds, 12), {@code bench.sliceMillis}
- * (1000), {@code bench.seed} (of the shuffles; default random, printed), {@code bench.redisMode} (a note for the report).
+ * (1000), {@code bench.seed} (of the shuffles; default random, printed), {@code bench.fillKeys} (other keys added to
+ * every server before the run, 0) and {@code bench.fillBytes} (their value size, 200), {@code bench.redisMode} (a note
+ * for the report).
  */
 public final class InterleavedRun {
 
 	private static final JsonMapper JSON = JsonMapper.builder().build();
 
+	private static final com.sun.management.ThreadMXBean THREADS = (com.sun.management.ThreadMXBean) ManagementFactory
+		.getThreadMXBean();
+
+	private static final com.sun.management.OperatingSystemMXBean PROCESS = (com.sun.management.OperatingSystemMXBean) ManagementFactory
+		.getOperatingSystemMXBean();
+
 	private InterleavedRun() {
 	}
 
-	/** One measured slice of one library, also a line of {@code interleaved.jsonl}. */
-	private record Slice(int round, String library, String keys, int threads, long attempts, long acquired, long nanos,
-			double redisCpuSeconds, long commands) {
-
-		double cyclesPerSecond() {
-			return this.attempts * 1e9 / this.nanos;
-		}
-
-	}
-
-	/** One library of a cell: a cycle per thread, the latency recorder, and what its measured slices recorded. */
-	private record Entry(String name, LockLibrary library, List<LockCycle> cycles, Recorder recorder,
-			Histogram latencies, List<Slice> slices) {
-
-		long sum(ToLongFunction<Slice> metric) {
-			return this.slices.stream().mapToLong(metric).sum();
-		}
-
+	/** One library of a cell: a cycle per thread and the latency recorder. */
+	private record Entry(String name, LockLibrary library, List<LockCycle> cycles, Recorder recorder) {
 	}
 
 	/** What one worker thread counted in one slice. */
@@ -75,21 +69,16 @@ public final class InterleavedRun {
 	}
 
 	/** The libraries of one cell, closed together (the last opened first). */
-	private record Cell(String name, List<Entry> entries) implements AutoCloseable {
+	private record Cell(List<Entry> entries) implements AutoCloseable {
 
 		/** Creates the library and opens its cycles, one per thread, on the cell's keys. */
 		void open(String library, BenchRedis redis, String cellName, String keys, int threads) {
 			LockLibrary opened = LockLibrary.create(library, redis, cellName);
-			Entry entry = new Entry(library, opened, new ArrayList<>(), new Recorder(3), new Histogram(3),
-					new ArrayList<>());
+			Entry entry = new Entry(library, opened, new ArrayList<>(), new Recorder(3));
 			this.entries.add(entry);
 			for (int t = 0; t < threads; t++) {
 				entry.cycles().add(opened.open(keys.equals("contended") ? "shared" : "t-" + t, t));
 			}
-		}
-
-		@Nullable Entry find(String library) {
-			return this.entries.stream().filter((e) -> e.name().equals(library)).findFirst().orElse(null);
 		}
 
 		@Override
@@ -116,8 +105,8 @@ public final class InterleavedRun {
 	}
 
 	/**
-	 * Each library's server and one {@link RedisCounters} per distinct server: a slice's Redis figures are read from
-	 * the server its library uses.
+	 * Each library's server and one {@link RedisCounters} per distinct server and replica: a slice's Redis figures
+	 * are read from the server its library uses (and from that server's replica).
 	 */
 	private record Counters(Map<String, BenchRedis> servers, Map<String, RedisCounters> byUrl)
 			implements AutoCloseable {
@@ -130,6 +119,10 @@ public final class InterleavedRun {
 					BenchRedis server = BenchRedis.forLibrary(library);
 					servers.put(library, server);
 					byUrl.computeIfAbsent(server.url(), (url) -> new RedisCounters(server));
+					BenchRedis replica = server.replicaServer();
+					if (replica != null) {
+						byUrl.computeIfAbsent(replica.url(), (url) -> new RedisCounters(replica));
+					}
 				}
 			}
 			catch (RuntimeException ex) {
@@ -147,15 +140,44 @@ public final class InterleavedRun {
 			return this.byUrl.get(server(library).url());
 		}
 
+		@Nullable RedisCounters replicaOf(String library) {
+			String replica = server(library).replicaUrl();
+			return (replica != null) ? this.byUrl.get(replica) : null;
+		}
+
+		boolean replicated() {
+			return this.servers.values().stream().anyMatch((s) -> s.replica() != null);
+		}
+
+		/** Adds the fill keys to every distinct primary; a note for the report. */
+		String fill(long count, int bytes) {
+			if (count <= 0) {
+				return "";
+			}
+			Map<String, BenchRedis> primaries = new LinkedHashMap<>();
+			this.servers.values().forEach((s) -> primaries.putIfAbsent(s.url(), s));
+			long added = 0;
+			for (BenchRedis server : primaries.values()) {
+				added += server.fill(count, bytes);
+			}
+			return String.format(Locale.ROOT, "%,d other keys of %d bytes (PX 25 h) in each of %d server(s) (%,d added "
+					+ "now)", count, bytes, primaries.size(), added);
+		}
+
 		/** The version and address of the server(s), for the report. */
 		String describe() {
 			String version = this.byUrl.values().iterator().next().version();
-			if (this.byUrl.size() == 1) {
-				return version + " at " + this.byUrl.keySet().iterator().next() + " (shared by all libraries)";
+			Map<String, List<String>> byServer = new LinkedHashMap<>();
+			this.servers.forEach((library, server) -> byServer
+				.computeIfAbsent(server.url() + ((server.replicaUrl() != null) ? " (replica " + server.replicaUrl() + ")" : ""),
+						(k) -> new ArrayList<>())
+				.add(library));
+			if (byServer.size() == 1) {
+				return version + " at " + byServer.keySet().iterator().next() + " (shared by all libraries)";
 			}
 			StringBuilder text = new StringBuilder(version).append(", one server per library:");
-			this.servers.forEach((library, server) -> text.append(' ').append(library).append(' ').append(server.url())
-				.append(';'));
+			byServer.forEach((server, names) -> text.append(' ').append(String.join(",", names)).append(' ')
+				.append(server).append(';'));
 			text.setLength(text.length() - 1);
 			return text.toString();
 		}
@@ -177,18 +199,28 @@ public final class InterleavedRun {
 		int warmup = Integer.getInteger("bench.warmupSlices", 5);
 		int rounds = Integer.getInteger("bench.slices", 12);
 		int sliceMillis = Integer.getInteger("bench.sliceMillis", 1000);
-		List<String> libraries = list("bench.libraries", String.join(",", BenchReport.LIBRARIES));
 		System.out.println("interleaved run " + run + ", shuffle seed " + seed);
 		Random random = new Random(seed);
 		List<String> environment = new ArrayList<>();
 		environment.add("date " + Instant.now().truncatedTo(ChronoUnit.SECONDS) + ", commit " + commit());
 		environment.add("load average before: " + loadAverage());
-		List<Cell> cells = new ArrayList<>();
+		boolean anyReplica = BenchRedis.fromEnvironment().replica() != null
+				|| !System.getProperty("bench.replicaPerLibrary", "").isBlank();
+		List<String> libraries = list("bench.libraries",
+				String.join(",", anyReplica ? LockLibrary.REPLICA_DEFAULTS : LockLibrary.DEFAULTS));
 		try (Counters counters = Counters.open(libraries)) {
 			String mode = System.getProperty("bench.redisMode", "");
 			environment.add(Runtime.getRuntime().availableProcessors() + " cores, Java "
 					+ System.getProperty("java.version") + ", Redis " + counters.describe()
 					+ (mode.isBlank() ? "" : ": " + mode));
+			String fill = counters.fill(Long.getLong("bench.fillKeys", 0), Integer.getInteger("bench.fillBytes", 200));
+			if (!fill.isEmpty()) {
+				environment.add("keyspace: " + fill);
+			}
+			if (counters.replicated()) {
+				environment.add("each server has a replica (replicaof); the store waits for it (WAIT after every "
+						+ "change), Redisson runs with its replica check, the -wait references send WAIT 1");
+			}
 			for (String threadCount : list("bench.threads", "1,8")) {
 				int threads = Integer.parseInt(threadCount);
 				ExecutorService pool = Executors.newFixedThreadPool(threads);
@@ -197,26 +229,24 @@ public final class InterleavedRun {
 						String name = threads + (threads == 1 ? " thread, " : " threads, ") + keys;
 						System.out.println("cell " + name + ": " + warmup + " warm-up and " + rounds
 								+ " measured slices of " + sliceMillis + " ms per library");
-						try (Cell cell = new Cell(name, new ArrayList<>())) {
+						try (Cell cell = new Cell(new ArrayList<>())) {
 							for (String library : libraries) {
-								cell.open(library, counters.server(library), run + "-" + library + "-" + keys + "-t" + threads,
-										keys, threads);
+								cell.open(library, counters.server(library),
+										run + "-" + library + "-" + keys + "-t" + threads, keys, threads);
 							}
 							for (int round = 1 - warmup; round <= rounds; round++) {
 								List<Entry> order = new ArrayList<>(cell.entries());
 								Collections.shuffle(order, random);
 								for (Entry entry : order) {
-									Slice slice = slice(pool, entry, keys, threads, sliceMillis,
-											counters.of(entry.name()), round);
+									InterleavedReport.Slice slice = slice(pool, entry, keys, threads, sliceMillis,
+											counters.of(entry.name()), counters.replicaOf(entry.name()), round);
 									if (round >= 1) {
-										entry.slices().add(slice);
 										Files.writeString(jsonl, JSON.writeValueAsString(slice) + "\n",
 												StandardCharsets.UTF_8, StandardOpenOption.CREATE,
 												StandardOpenOption.APPEND);
 									}
 								}
 							}
-							cells.add(cell);
 						}
 					}
 				}
@@ -229,14 +259,15 @@ public final class InterleavedRun {
 		environment.add("load average after: " + loadAverage());
 		environment.add("shuffle seed " + seed + "; per cell and library " + warmup + " warm-up slices, then " + rounds
 				+ " rounds of one " + sliceMillis + " ms slice each, libraries in a shuffled order per round");
-		String report = render(cells, libraries, environment);
+		Files.write(out.resolve("interleaved-environment.txt"), environment, StandardCharsets.UTF_8);
+		String report = InterleavedReport.render(InterleavedReport.cells(InterleavedReport.read(out)), environment);
 		Files.writeString(out.resolve("interleaved.md"), report, StandardCharsets.UTF_8);
 		System.out.println(report);
 	}
 
 	/** Runs one slice of one library on all threads; a cycle's exception stops the others and fails the run. */
-	private static Slice slice(ExecutorService pool, Entry entry, String keys, int threads, int sliceMillis,
-			RedisCounters counters, int round) throws Exception {
+	private static InterleavedReport.Slice slice(ExecutorService pool, Entry entry, String keys, int threads,
+			int sliceMillis, RedisCounters counters, @Nullable RedisCounters replica, int round) throws Exception {
 		CountDownLatch ready = new CountDownLatch(threads);
 		CountDownLatch go = new CountDownLatch(1);
 		AtomicLong deadline = new AtomicLong();
@@ -249,6 +280,9 @@ public final class InterleavedRun {
 		ready.await();
 		entry.recorder().reset();
 		RedisCounters.Snapshot before = counters.snapshot();
+		RedisCounters.Snapshot replicaBefore = (replica != null) ? replica.snapshot() : null;
+		long cpuBefore = PROCESS.getProcessCpuTime();
+		long allocatedBefore = THREADS.getTotalThreadAllocatedBytes();
 		long start = System.nanoTime();
 		deadline.set(start + TimeUnit.MILLISECONDS.toNanos(sliceMillis));
 		go.countDown();
@@ -262,23 +296,26 @@ public final class InterleavedRun {
 			end = Math.max(end, counts.endNanos());
 		}
 		if (entry.library().awaitAuditDelivered()) {
-			// the audited path: the slice lasts until its audit backlog is delivered, so its audit work is counted
-			// in its own slice (time and Redis CPU), not in the next library's
+			// the audited paths: the slice lasts until its audit backlog is delivered, so its audit work is counted
+			// in its own slice (time, CPU and Redis CPU), not in the next library's
 			end = Math.max(end, System.nanoTime());
 		}
+		long allocated = THREADS.getTotalThreadAllocatedBytes() - allocatedBefore;
+		long cpu = PROCESS.getProcessCpuTime() - cpuBefore;
 		RedisCounters.Snapshot after = counters.snapshot();
+		double replicaCpu = (replica != null && replicaBefore != null)
+				? replica.snapshot().cpuSeconds() - replicaBefore.cpuSeconds() : 0;
 		Histogram latencies = entry.recorder().getIntervalHistogram();
-		if (round >= 1) {
-			entry.latencies().add(latencies);
-		}
 		Throwable failed = failure.get();
 		if (failed != null) {
 			throw new IllegalStateException(entry.name() + " failed in " + ((round >= 1) ? "round " + round : "warm-up")
 					+ " (" + keys + ", " + threads + " threads): " + failed, failed);
 		}
-		long commands = after.callsSince(before).values().stream().mapToLong(Long::longValue).sum();
-		return new Slice(round, entry.name(), keys, threads, attempts, acquired, end - start,
-				after.cpuSeconds() - before.cpuSeconds(), commands);
+		Map<String, Long> byName = after.callsSince(before);
+		long commands = RedisCounters.clientCommands(byName);
+		return new InterleavedReport.Slice(round, entry.name(), keys, threads, attempts, acquired, end - start,
+				after.cpuSeconds() - before.cpuSeconds(), replicaCpu, commands, byName, cpu, allocated,
+				InterleavedReport.Slice.encode(latencies));
 	}
 
 	private static Counts work(LockCycle cycle, Recorder latencies, CountDownLatch ready, CountDownLatch go,
@@ -305,77 +342,6 @@ public final class InterleavedRun {
 		return new Counts(attempts, acquired, now);
 	}
 
-	private static String render(List<Cell> cells, List<String> libraries, List<String> environment) {
-		StringBuilder md = new StringBuilder("## Interleaved paired ratios\n\n");
-		environment.forEach((line) -> md.append("- ").append(line).append('\n'));
-		md.append("\nOne cycle = one acquire attempt plus, when acquired, its release. ×ref: the median over rounds of ")
-			.append("the library's cycles/s divided by the reference's in the same round (min–max in brackets). ")
-			.append("cycles/s: median over the slices; p50/p99: all measured attempts; Redis figures: sums over the ")
-			.append("measured slices ÷ attempts.\n");
-		for (Cell cell : cells) {
-			md.append("\n### ").append(cell.name()).append("\n\n| library | cycles/s | ×ref | acquired/attempted ")
-				.append("| p50 µs | p99 µs | Redis cmds/cycle | Redis CPU µs/cycle |\n")
-				.append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
-			for (Entry e : cell.entries()) {
-				double attempts = e.sum(Slice::attempts);
-				double cpuSeconds = e.slices().stream().mapToDouble(Slice::redisCpuSeconds).sum();
-				md.append("| ").append(e.name()).append(" | ")
-					.append(fmt(BenchReport.median(e.slices().stream().mapToDouble(Slice::cyclesPerSecond).toArray()), 0))
-					.append(" | ").append(ratio(e, cell.find("reference"))).append(" | ")
-					.append(fmt(e.sum(Slice::acquired), 0)).append(" / ").append(fmt(attempts, 0)).append(" | ")
-					.append(fmt(e.latencies().getValueAtPercentile(50) / 1e3, 1)).append(" | ")
-					.append(fmt(e.latencies().getValueAtPercentile(99) / 1e3, 1)).append(" | ")
-					.append(fmt(e.sum(Slice::commands) / attempts, 2)).append(" | ")
-					.append(fmt(cpuSeconds * 1e6 / attempts, 1)).append(" |\n");
-			}
-			Entry audited = cell.find("audited");
-			if (audited != null && cell.find("store") != null) {
-				md.append("\naudited ÷ store, per round: ").append(ratio(audited, cell.find("store"))).append('\n');
-			}
-		}
-		List<String> columns = libraries.stream().filter((l) -> !l.equals("reference")).toList();
-		boolean auditedVsStore = libraries.containsAll(List.of("store", "audited"));
-		md.append("\n### Median per-round ratio of cycles/s to the reference\n\n| cell |");
-		columns.forEach((l) -> md.append(' ').append(l).append(" |"));
-		md.append(auditedVsStore ? " audited ÷ store |" : "").append("\n|---|")
-			.append("---:|".repeat(columns.size() + (auditedVsStore ? 1 : 0))).append('\n');
-		for (Cell cell : cells) {
-			md.append("| ").append(cell.name()).append(" |");
-			for (String library : columns) {
-				md.append(' ').append(medianRatio(cell.find(library), cell.find("reference"))).append(" |");
-			}
-			if (auditedVsStore) {
-				md.append(' ').append(medianRatio(cell.find("audited"), cell.find("store"))).append(" |");
-			}
-			md.append('\n');
-		}
-		return md.toString();
-	}
-
-	private static String medianRatio(@Nullable Entry entry, @Nullable Entry base) {
-		return (entry != null) ? fmt(BenchReport.median(ratios(entry, base)), 2) : "–";
-	}
-
-	/** Per round: the library's cycles/s ÷ the base's in the same round (none without a base). */
-	private static double[] ratios(Entry entry, @Nullable Entry base) {
-		if (base == null) {
-			return new double[0];
-		}
-		return entry.slices().stream()
-			.mapToDouble((s) -> s.cyclesPerSecond() / base.slices().get(s.round() - 1).cyclesPerSecond())
-			.toArray();
-	}
-
-	/** {@code median (min–max)} of the per-round ratios. */
-	private static String ratio(Entry entry, @Nullable Entry base) {
-		double[] ratios = ratios(entry, base);
-		if (ratios.length == 0) {
-			return "–";
-		}
-		return fmt(BenchReport.median(ratios), 2) + " (" + fmt(Arrays.stream(ratios).min().orElseThrow(), 2) + "–"
-				+ fmt(Arrays.stream(ratios).max().orElseThrow(), 2) + ")";
-	}
-
 	private static List<String> list(String property, String defaults) {
 		String value = System.getProperty(property);
 		return Arrays.stream(((value == null || value.isBlank()) ? defaults : value).split(","))
@@ -384,7 +350,7 @@ public final class InterleavedRun {
 			.toList();
 	}
 
-	private static String loadAverage() {
+	static String loadAverage() {
 		try {
 			return Files.readString(Path.of("/proc/loadavg"), StandardCharsets.UTF_8).strip();
 		}
@@ -393,7 +359,7 @@ public final class InterleavedRun {
 		}
 	}
 
-	private static String commit() {
+	static String commit() {
 		try {
 			Process git = new ProcessBuilder("git", "rev-parse", "--short", "HEAD").redirectErrorStream(true).start();
 			String hash = new String(git.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
@@ -402,10 +368,6 @@ public final class InterleavedRun {
 		catch (IOException | InterruptedException ex) {
 			return "?";
 		}
-	}
-
-	private static String fmt(double value, int decimals) {
-		return Double.isFinite(value) ? String.format(Locale.ROOT, "%,." + decimals + "f", value) : "–";
 	}
 
 }

@@ -52,7 +52,8 @@ import tools.jackson.databind.json.JsonMapper;
 public class LockCycleBenchmark {
 
 	/** The library under test (see {@link LockLibrary#create}). */
-	@Param({ "reference", "store", "audited", "redisson-fenced", "shedlock", "spring-integration" })
+	@Param({ "reference", "bare-v3", "store", "audited", "job", "redisson-fenced", "redisson-lock", "shedlock",
+			"spring-integration", "reference-wait", "bare-v3-wait", "store-nowait" })
 	public String library = "reference";
 
 	/** {@code distinct}: each thread its own key; {@code contended}: every thread the same key. */
@@ -77,6 +78,12 @@ public class LockCycleBenchmark {
 
 	private double redisCpuSeconds;
 
+	private double replicaCpuSeconds;
+
+	private @Nullable RedisCounters replicaCounters;
+
+	private RedisCounters.@Nullable Snapshot replicaBefore;
+
 	private long clientCpuNanos;
 
 	private int threads;
@@ -99,6 +106,8 @@ public class LockCycleBenchmark {
 		this.cell = System.getProperty("bench.run", "run") + "-r" + Integer.getInteger("bench.round", 1) + "-" + this.library + "-" + this.keys + "-t" + this.threads;
 		BenchRedis redis = BenchRedis.forLibrary(this.library);
 		this.counters = new RedisCounters(redis);
+		BenchRedis replica = redis.replicaServer();
+		this.replicaCounters = (replica != null) ? new RedisCounters(replica) : null;
 		this.lockLibrary = LockLibrary.create(this.library, redis, this.cell);
 	}
 
@@ -108,6 +117,7 @@ public class LockCycleBenchmark {
 		this.attempts.reset();
 		this.acquired.reset();
 		this.before = counters().snapshot();
+		this.replicaBefore = (this.replicaCounters != null) ? this.replicaCounters.snapshot() : null;
 		this.startCpuNanos = processCpuNanos();
 		this.startNanos = System.nanoTime();
 	}
@@ -117,6 +127,7 @@ public class LockCycleBenchmark {
 		long elapsed = System.nanoTime() - this.startNanos;
 		long cpu = processCpuNanos() - this.startCpuNanos;
 		RedisCounters.Snapshot after = counters().snapshot();
+		RedisCounters.Snapshot replicaAfter = (this.replicaCounters != null) ? this.replicaCounters.snapshot() : null;
 		Histogram interval = this.latencies.getIntervalHistogram();
 		if (iteration.getType() != IterationType.MEASUREMENT || this.before == null) {
 			return;
@@ -126,6 +137,9 @@ public class LockCycleBenchmark {
 		this.measuredAttempts += this.attempts.sum();
 		this.measuredAcquired += this.acquired.sum();
 		this.redisCpuSeconds += after.cpuSeconds() - this.before.cpuSeconds();
+		if (replicaAfter != null && this.replicaBefore != null) {
+			this.replicaCpuSeconds += replicaAfter.cpuSeconds() - this.replicaBefore.cpuSeconds();
+		}
 		after.callsSince(this.before).forEach((name, n) -> this.commands.merge(name, n, Long::sum));
 		this.measuredLatencies.add(interval);
 	}
@@ -140,6 +154,9 @@ public class LockCycleBenchmark {
 				this.lockLibrary.close();
 			}
 			counters().close();
+			if (this.replicaCounters != null) {
+				this.replicaCounters.close();
+			}
 		}
 	}
 
@@ -195,8 +212,9 @@ public class LockCycleBenchmark {
 		line.put("acquired", this.measuredAcquired);
 		line.put("measuredNanos", this.measuredNanos);
 		line.put("redisCpuSeconds", this.redisCpuSeconds);
+		line.put("replicaCpuSeconds", this.replicaCpuSeconds);
 		line.put("clientCpuNanos", this.clientCpuNanos);
-		line.put("redisCommands", this.commands.values().stream().mapToLong(Long::longValue).sum());
+		line.put("redisCommands", RedisCounters.clientCommands(this.commands));
 		line.put("commandsByName", this.commands);
 		Map<String, Double> latency = new LinkedHashMap<>();
 		latency.put("p50", micros(this.measuredLatencies.getValueAtPercentile(50)));

@@ -1,7 +1,20 @@
 package io.starintel.lease.bench;
 
+import java.util.List;
+
 /** A lock library under test, set up once per JMH trial (one forked JVM per cell). */
 public interface LockLibrary extends AutoCloseable {
+
+	/** Every library, in report order. */
+	List<String> ALL = List.of("reference", "reference-wait", "bare-v3", "bare-v3-wait", "store", "store-nowait",
+			"audited", "job", "redisson-fenced", "redisson-lock", "shedlock", "spring-integration");
+
+	/** The libraries of a run without a replica (the {@code -wait}/{@code -nowait} ones compare the replica wait). */
+	List<String> DEFAULTS = List.of("reference", "bare-v3", "store", "audited", "job", "redisson-fenced",
+			"redisson-lock", "shedlock", "spring-integration");
+
+	/** The libraries of a run with a replica ({@code scripts/bench.sh --replica}). */
+	List<String> REPLICA_DEFAULTS = ALL;
 
 	/**
 	 * The cycle one benchmark thread runs.
@@ -29,11 +42,17 @@ public interface LockLibrary extends AutoCloseable {
 	 */
 	static LockLibrary create(String name, BenchRedis redis, String cell) {
 		return switch (name) {
-			case "reference" -> new ReferenceLibrary(redis, cell);
+			case "reference" -> new ReferenceLibrary(redis, cell, false);
+			case "reference-wait" -> new ReferenceLibrary(redis, cell, true);
+			case "bare-v3" -> new BareV3Library(redis, cell, false);
+			case "bare-v3-wait" -> new BareV3Library(redis, cell, true);
 			case "store" -> new StarterLibrary(redis, cell, false);
+			case "store-nowait" -> new StarterLibrary(redis, cell, false, false, false);
 			case "audited" -> new StarterLibrary(redis, cell, true);
+			case "job" -> new JobLibrary(redis, cell);
 			case "shedlock" -> new ShedLockLibrary(redis, cell);
-			case "redisson-fenced" -> new RedissonLibrary(redis, cell);
+			case "redisson-fenced" -> new RedissonLibrary(redis, cell, true);
+			case "redisson-lock" -> new RedissonLibrary(redis, cell, false);
 			case "spring-integration" -> new IntegrationLibrary(redis, cell);
 			default -> throw new IllegalArgumentException("unknown library " + name);
 		};

@@ -54,10 +54,28 @@ final class RedisCounters implements AutoCloseable {
 		return "?";
 	}
 
+	/** The server's {@code used_memory_human} from {@code INFO memory}, or {@code ?}. */
+	String memory() {
+		for (String line : this.connection.sync().info("memory").split("\r?\n")) {
+			if (line.startsWith("used_memory_human:")) {
+				return line.substring("used_memory_human:".length()).trim();
+			}
+		}
+		return "?";
+	}
+
 	@Override
 	public void close() {
 		this.connection.close();
 		this.client.shutdown();
+	}
+
+	/**
+	 * The commands of a call count that are not the clients': {@code replconf}, the replica's acknowledgements of the
+	 * replication stream (one per {@code WAIT} and about one per second), listed by command but not counted.
+	 */
+	static long clientCommands(Map<String, Long> calls) {
+		return calls.entrySet().stream().filter((e) -> !e.getKey().equals("replconf")).mapToLong(Map.Entry::getValue).sum();
 	}
 
 	/** One reading. */

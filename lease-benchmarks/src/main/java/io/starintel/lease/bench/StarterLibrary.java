@@ -32,9 +32,14 @@ import org.springframework.context.ConfigurableApplicationContext;
 /**
  * The product as a user gets it: a Spring Boot context with the starter's auto-configurations (and nothing of our
  * own), pointed at the benchmark's Redis. {@code store} calls the auto-configured {@link RedisLeaseStore} bean
- * directly through the {@link LeaseStore} SPI; {@code audited} calls the auto-configured {@link LeaseService}, the
- * path {@code @TargetLeased} jobs take (fresh request ids and deadlines, the audit decorator with the default log and
- * application-event sinks, metrics and observations). The audit log line goes to a file, not the console.
+ * directly through the {@link LeaseStore} SPI, with the store's default settings (among them the replica wait: every
+ * replica the primary reports, so a run with a replica waits and one without sends no {@code WAIT});
+ * {@code store-nowait} is the same with the replica wait off
+ * ({@code starintel.lease.redis.replica-acknowledgement.mode=fixed}, {@code replicas=0}), to put a price on the wait
+ * in a run with a replica; {@code audited} calls the auto-configured {@link LeaseService}, the facade under
+ * {@code @TargetLeased} jobs (fresh request ids and deadlines, the audit decorator with the default log and
+ * application-event sinks, metrics and observations). The whole job path, aspect included, is {@link JobLibrary}.
+ * The audit log line goes to a file, not the console.
  */
 final class StarterLibrary implements LockLibrary {
 
@@ -53,18 +58,37 @@ final class StarterLibrary implements LockLibrary {
 	private final String program;
 
 	StarterLibrary(BenchRedis redis, String cell, boolean audited) {
-		this(redis, cell, audited, false);
+		this(redis, cell, audited, false, true);
 	}
 
-	/** As the other constructor; {@code memory}: the in-memory store instead of Redis ({@link CycleCost}). */
-	StarterLibrary(BenchRedis redis, String cell, boolean audited, boolean memory) {
+	/**
+	 * As the other constructor; {@code memory}: the in-memory store instead of Redis ({@link CycleCost});
+	 * {@code replicaWait}: false for {@code store-nowait}.
+	 */
+	StarterLibrary(BenchRedis redis, String cell, boolean audited, boolean memory, boolean replicaWait) {
 		this.audited = audited;
 		this.program = cell;
+		Map<String, Object> properties = properties(redis, cell);
+		if (memory) {
+			properties.put("starintel.lease.store", "memory");
+		}
+		if (!replicaWait) {
+			properties.put("starintel.lease.redis.replica-acknowledgement.mode", "fixed");
+			properties.put("starintel.lease.redis.replica-acknowledgement.replicas", "0");
+		}
+		this.context = run(properties, Application.class);
+	}
+
+	/**
+	 * The properties of a benchmark context: the benchmark's Redis, the tenant, the cell as the program, the service
+	 * principal, and the log in a file of the cell's own.
+	 */
+	static Map<String, Object> properties(BenchRedis redis, String cell) {
 		Map<String, Object> properties = new LinkedHashMap<>();
 		properties.put("spring.data.redis.host", redis.host());
 		properties.put("spring.data.redis.port", redis.port());
 		properties.put("starintel.lease.tenant", TENANT);
-		properties.put("starintel.lease.program", this.program);
+		properties.put("starintel.lease.program", cell);
 		properties.put("starintel.lease.service-principal", "prn_bench");
 		properties.put("logging.file.name",
 				Path.of(System.getProperty("bench.out", "target/bench"), "logs", cell + ".log").toString());
@@ -74,10 +98,12 @@ final class StarterLibrary implements LockLibrary {
 		// application's log retention policy, not the audit decorator's cost
 		properties.put("logging.logback.rollingpolicy.max-file-size", "10GB");
 		properties.put("spring.main.banner-mode", "off");
-		if (memory) {
-			properties.put("starintel.lease.store", "memory");
-		}
-		this.context = new SpringApplicationBuilder(Application.class).web(WebApplicationType.NONE)
+		return properties;
+	}
+
+	/** A started non-web context of the given sources with the given properties. */
+	static ConfigurableApplicationContext run(Map<String, Object> properties, Class<?>... sources) {
+		return new SpringApplicationBuilder(sources).web(WebApplicationType.NONE)
 			.logStartupInfo(false)
 			.properties(properties)
 			.run();
@@ -129,12 +155,24 @@ final class StarterLibrary implements LockLibrary {
 
 	/** The context's audit pipeline, or null when the context has none (the store paths need none). */
 	@Nullable AsyncAuditPipeline auditPipeline() {
-		return this.context.getBeanProvider(AsyncAuditPipeline.class).getIfAvailable();
+		return this.audited ? auditPipeline(this.context) : null;
+	}
+
+	/** A context's audit pipeline, or null when it has none. */
+	static @Nullable AsyncAuditPipeline auditPipeline(ConfigurableApplicationContext context) {
+		return context.getBeanProvider(AsyncAuditPipeline.class).getIfAvailable();
 	}
 
 	@Override
 	public boolean awaitAuditDelivered() {
-		AsyncAuditPipeline pipeline = auditPipeline();
+		return awaitAuditDelivered(auditPipeline());
+	}
+
+	/**
+	 * Waits (at most 10 s) until the pipeline's backlog is delivered; false at once without a pipeline.
+	 * @throws IllegalStateException when it does not drain in 10 s
+	 */
+	static boolean awaitAuditDelivered(@Nullable AsyncAuditPipeline pipeline) {
 		if (pipeline == null) {
 			return false;
 		}

@@ -1,6 +1,8 @@
 /**
- * JMH benchmarks of one acquire+release cycle: the lease store, the audited operations path, a bare fenced EVALSHA
- * reference and the fenced peers, all against the same Redis in the same run ({@code scripts/bench.sh}).
+ * Benchmarks of one acquire+release cycle (JMH and the interleaved harness): the lease store, the audited operations
+ * path, the {@code @TargetLeased} job path, a bare fenced EVALSHA reference, a contract-complete bare v3 script and the
+ * peers, each against its own Redis (optionally with a replica) in the same run; and the renewal cost of many held
+ * leases ({@code scripts/bench.sh}, docs/benchmarks.md).
  */
 @NullMarked
 package io.starintel.lease.bench;
