@@ -1,7 +1,5 @@
 package io.starintel.lease.store.redis;
 
-import java.nio.charset.StandardCharsets;
-
 import io.starintel.lease.store.redis.internal.LeaseLibrary;
 
 /**
@@ -10,12 +8,4 @@ import io.starintel.lease.store.redis.internal.LeaseLibrary;
  * program ({@code P{T}:...}).
  */
 record FunctionCall(LeaseLibrary.Function function, byte[][] keys, byte[][] args) {
-
-	/** The program's key base {@code P{T}:}, read from the first key. */
-	String programBase() {
-		String first = new String(this.keys[0], StandardCharsets.UTF_8);
-		int end = first.indexOf("}:");
-		return (end < 0) ? first : first.substring(0, end + 2);
-	}
-
 }

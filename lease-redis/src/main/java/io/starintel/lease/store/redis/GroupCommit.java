@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -46,7 +47,7 @@ final class GroupCommit {
 
 	private final ScriptExecutor executor;
 
-	private final Map<String, Slot> slots = new ConcurrentHashMap<>();
+	private final Map<ProgramKey, Slot> slots = new ConcurrentHashMap<>();
 
 	GroupCommit(ScriptExecutor executor) {
 		this.executor = executor;
@@ -91,24 +92,34 @@ final class GroupCommit {
 		if (!batchable(call.function())) {
 			return this.executor.run(call.function(), deadlineAt, call.keys(), call.args());
 		}
-		Slot slot = this.slots.computeIfAbsent(call.programBase(), (base) -> new Slot());
-		Item item = new Item(call, deadlineAt);
-		boolean lead;
+		Slot slot = this.slots.computeIfAbsent(new ProgramKey(call.keys()[0]), (base) -> new Slot());
+		Item item = null;
+		boolean alone = false;
 		synchronized (slot) {
-			if (slot.leading && slot.queue.size() >= MAX_QUEUE) {
-				lead = false;
-				item = null;
-			}
-			else {
-				slot.queue.addLast(item);
-				lead = !slot.leading;
+			if (!slot.leading) {
 				slot.leading = true;
+				alone = true;
+			}
+			else if (slot.queue.size() < MAX_QUEUE) {
+				item = new Item(call, deadlineAt);
+				slot.queue.addLast(item);
+			}
+		}
+		if (alone) {
+			// nothing in flight: the call goes out at once, and whoever queued meanwhile is handed the queue after it
+			try {
+				return this.executor.run(call.function(), deadlineAt, call.keys(), call.args());
+			}
+			finally {
+				synchronized (slot) {
+					handOver(slot);
+				}
 			}
 		}
 		if (item == null) {
 			return this.executor.run(call.function(), deadlineAt, call.keys(), call.args());
 		}
-		if (lead || awaitTurn(slot, item)) {
+		if (awaitTurn(slot, item)) {
 			lead(slot, item);
 		}
 		return outcome(slot, item);
@@ -162,7 +173,7 @@ final class GroupCommit {
 			}
 		}
 		try {
-			send(batch, leader.deadlineAt);
+			send(batch);
 		}
 		finally {
 			synchronized (slot) {
@@ -182,8 +193,12 @@ final class GroupCommit {
 		}
 	}
 
-	/** One call for a single item, a batched call for several; completes every item's result. */
-	private void send(List<Item> batch, Instant deadlineAt) {
+	/**
+	 * One call for a single item, a batched call for several; completes every item's result. The batch's reply is
+	 * awaited until the latest of its items' deadlines (each item checks its own at backend time, and each caller stops
+	 * waiting at its own).
+	 */
+	private void send(List<Item> batch) {
 		if (batch.size() == 1) {
 			Item only = batch.get(0);
 			try {
@@ -201,7 +216,11 @@ final class GroupCommit {
 		List<byte[]> keys = new ArrayList<>();
 		List<byte[]> args = new ArrayList<>();
 		args.add(ArgumentBytes.number(batch.size()));
+		Instant deadlineAt = batch.get(0).deadlineAt;
 		for (Item item : batch) {
+			if (item.deadlineAt.isAfter(deadlineAt)) {
+				deadlineAt = item.deadlineAt;
+			}
 			FunctionCall call = item.call;
 			args.add(call.function().operation().getBytes(StandardCharsets.US_ASCII));
 			args.add(ArgumentBytes.number(call.keys().length));
@@ -232,7 +251,7 @@ final class GroupCommit {
 				int length = Integer.parseInt(ReplyReader.text(reply, at));
 				List<Object> one = new ArrayList<>(reply.subList(at + 1, at + 1 + length));
 				at += 1 + length;
-				if (length == 1 && one.get(0) instanceof byte[] bytes && java.util.Arrays.equals(bytes, ITEM_ERROR)) {
+				if (length == 1 && one.get(0) instanceof byte[] bytes && Arrays.equals(bytes, ITEM_ERROR)) {
 					item.result.completeExceptionally(new ScriptFailure(ScriptFailure.Kind.OUTCOME_UNKNOWN,
 							"batch item failed in the script"));
 				}
@@ -269,6 +288,48 @@ final class GroupCommit {
 
 	private static long remaining(Instant deadlineAt) {
 		return Math.max(1, deadlineAt.toEpochMilli() - System.currentTimeMillis());
+	}
+
+	/**
+	 * A program's key base {@code P{T}:} as a map key, read in place from a call's first key (no string per call):
+	 * the bytes up to and including the hash tag's closing brace.
+	 */
+	private static final class ProgramKey {
+
+		private final byte[] key;
+
+		private final int length;
+
+		private final int hash;
+
+		ProgramKey(byte[] key) {
+			this.key = key;
+			int end = key.length;
+			for (int i = 0; i < key.length; i++) {
+				if (key[i] == '}') {
+					end = i + 1;
+					break;
+				}
+			}
+			this.length = end;
+			int h = 1;
+			for (int i = 0; i < end; i++) {
+				h = 31 * h + key[i];
+			}
+			this.hash = h;
+		}
+
+		@Override
+		public boolean equals(Object other) {
+			return other instanceof ProgramKey that && this.hash == that.hash
+					&& Arrays.equals(this.key, 0, this.length, that.key, 0, that.length);
+		}
+
+		@Override
+		public int hashCode() {
+			return this.hash;
+		}
+
 	}
 
 	/** Programs with a queue (for tests). */
