@@ -18,9 +18,11 @@ import org.jspecify.annotations.Nullable;
  * @param more whether due entries remain after this call (the caller may sweep again at once)
  * @param activeLeases active, unexpired leases of the program after the call ({@code -1} when unknown)
  * @param decidedAt backend time of the decision, {@code null} when no backend decided
+ * @param nextDueAt the earliest expiry still queued after the call ({@code null}: none, or unknown): when the program
+ * needs its next sweep
  */
 public record SweepResult(Status status, List<LeaseRecord> expired, int scanned, long attachedKeysDeleted,
-		boolean more, long activeLeases, @Nullable Instant decidedAt) {
+		boolean more, long activeLeases, @Nullable Instant decidedAt, @Nullable Instant nextDueAt) {
 
 	/** The outcome of a sweep call. */
 	public enum Status {
@@ -37,7 +39,9 @@ public record SweepResult(Status status, List<LeaseRecord> expired, int scanned,
 		 */
 		OUTCOME_UNKNOWN,
 		/** The store has no sweep operation: expired leases end when an operation next touches them. */
-		NOT_SUPPORTED
+		NOT_SUPPORTED,
+		/** Another claimant sweeps this program ({@link SweepRequest#claimant()}); nothing was done. */
+		CLAIMED
 
 	}
 
@@ -48,7 +52,7 @@ public record SweepResult(Status status, List<LeaseRecord> expired, int scanned,
 
 	/** A call that ended nothing, with a failure status. */
 	public static SweepResult failure(Status status, @Nullable Instant decidedAt) {
-		return new SweepResult(status, List.of(), 0, 0, false, -1, decidedAt);
+		return new SweepResult(status, List.of(), 0, 0, false, -1, decidedAt, null);
 	}
 
 	/** Whether the call ran at backend time. */

@@ -1,12 +1,14 @@
 package io.starintel.lease.store;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
 import io.starintel.lease.core.internal.AcquireBackoff;
 import io.starintel.lease.core.AcquireRequest;
+import io.starintel.lease.core.ActivePrograms;
 import io.starintel.lease.core.AdminRequest;
 import io.starintel.lease.core.AttachDeleteRequest;
 import io.starintel.lease.core.AttachGetRequest;
@@ -167,6 +169,17 @@ public interface LeaseStore {
 	 */
 	default SweepResult sweepExpired(SweepRequest request) {
 		return SweepResult.failure(SweepResult.Status.NOT_SUPPORTED, null);
+	}
+
+	/**
+	 * The programs in which leases may be active or due, most recently active first, at most {@code limit}: what the
+	 * expiry sweeper sweeps besides its configured programs (programs used only over the worker API, for instance).
+	 * The default answers {@link ActivePrograms.Status#NOT_SUPPORTED}.
+	 * @param limit the most programs to return (at least 1)
+	 * @param deadlineAt the call's deadline
+	 */
+	default ActivePrograms activePrograms(int limit, Instant deadlineAt) {
+		return ActivePrograms.failure(ActivePrograms.Status.NOT_SUPPORTED);
 	}
 
 	/**

@@ -155,7 +155,7 @@ class ExpirySweeperTests {
 			public SweepResult sweepExpired(SweepRequest request) {
 				deadlines.add(request.deadlineAt());
 				calls.incrementAndGet();
-				return new SweepResult(SweepResult.Status.SWEPT, List.of(), 0, 0, calls.get() < 3, 0, Instant.now());
+				return new SweepResult(SweepResult.Status.SWEPT, List.of(), 0, 0, calls.get() < 3, 0, Instant.now(), null);
 			}
 		};
 		Instant before = Instant.now();

@@ -3,9 +3,11 @@ package io.starintel.lease.store.memory;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
+import java.util.Set;
 import java.util.function.BiFunction;
 
 import io.starintel.lease.core.AcquireRequest;
+import io.starintel.lease.core.ActivePrograms;
 import io.starintel.lease.core.AdminRequest;
 import io.starintel.lease.core.AttachDeleteRequest;
 import io.starintel.lease.core.AttachGetRequest;
@@ -241,6 +243,18 @@ public final class InMemoryLeaseStore implements LeaseStore {
 		return this.point.locked(now -> now.isAfter(request.deadlineAt())
 				? SweepResult.failure(SweepResult.Status.DEADLINE_EXCEEDED, now)
 				: this.table.sweep(request.scope(), request.batchLimit(), now));
+	}
+
+	@Override
+	public ActivePrograms activePrograms(int limit, Instant deadlineAt) {
+		return this.point.locked(now -> {
+			if (now.isAfter(deadlineAt)) {
+				return ActivePrograms.failure(ActivePrograms.Status.DEADLINE_EXCEEDED);
+			}
+			Set<ProgramScope> programs = this.table.programs();
+			return new ActivePrograms(ActivePrograms.Status.LISTED,
+					programs.stream().limit(Math.max(1, limit)).toList(), programs.size(), now);
+		});
 	}
 
 }

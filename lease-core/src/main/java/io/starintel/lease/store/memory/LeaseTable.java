@@ -7,8 +7,10 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 
@@ -156,6 +158,20 @@ final class LeaseTable {
 		return count;
 	}
 
+	/** The programs with an active (or due) lease or an unreported expiry. */
+	Set<ProgramScope> programs() {
+		Set<ProgramScope> programs = new LinkedHashSet<>();
+		for (LeaseRecord record : this.active.values()) {
+			programs.add(record.identity().scope());
+		}
+		this.expiredOutbox.forEach((scope, outbox) -> {
+			if (!outbox.isEmpty()) {
+				programs.add(scope);
+			}
+		});
+		return programs;
+	}
+
 	/** Moves the active record to bounded terminal history; the counter is never touched. */
 	LeaseRecord end(LeaseRecord record, LeaseState terminal) {
 		LeaseRecord ended = record.withState(terminal);
@@ -192,7 +208,14 @@ final class LeaseTable {
 			ended.add(end(record, LeaseState.EXPIRED));
 		}
 		boolean more = due.size() > room || !outbox.isEmpty();
-		return new SweepResult(SweepResult.Status.SWEPT, ended, ended.size(), 0, more, activeLeases(scope, now), now);
+		Instant nextDue = null;
+		for (LeaseRecord record : this.active.values()) {
+			if (record.identity().scope().equals(scope) && (nextDue == null || record.expiresAt().isBefore(nextDue))) {
+				nextDue = record.expiresAt();
+			}
+		}
+		return new SweepResult(SweepResult.Status.SWEPT, ended, ended.size(), 0, more, activeLeases(scope, now), now,
+				nextDue);
 	}
 
 	/** Terminal history of an identity, newest first. */

@@ -1,11 +1,15 @@
 package io.starintel.lease.store.redis;
 
+import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
 
 import io.starintel.lease.core.ListFilter;
 import io.starintel.lease.core.ProgramScope;
-import io.starintel.lease.store.redis.internal.RedisKeys;
 import io.starintel.lease.store.redis.internal.LeaseLibrary;
+import io.starintel.lease.store.redis.internal.RedisKeys;
 
 import static io.starintel.lease.store.redis.ArgumentBytes.millis;
 import static io.starintel.lease.store.redis.ArgumentBytes.number;
@@ -61,12 +65,32 @@ final class ProgramArguments {
 		return new FunctionCall(LeaseLibrary.Function.RECOVER, k, args);
 	}
 
-	FunctionCall sweep(ProgramScope scope, int limit, Instant deadlineAt) {
+	FunctionCall sweep(ProgramScope scope, int limit, @Nullable String claimant, Duration claimFor,
+			Instant deadlineAt) {
 		RedisKeys keys = new RedisKeys(scope);
 		byte[][] k = { bytes(keys.expiryQueue()), bytes(keys.audit()) };
 		byte[][] args = { millis(deadlineAt), bytes(keys.base()), this.settings.policy(), number(limit),
-				this.settings.recovery(), this.settings.auditLength() };
+				this.settings.recovery(), this.settings.auditLength(), bytes((claimant != null) ? claimant : ""),
+				number(Math.max(1, claimFor.toMillis())) };
 		return new FunctionCall(LeaseLibrary.Function.SWEEP, k, args);
+	}
+
+	/** Reports lease operations in the programs (their registry entries' time set to backend time). */
+	static FunctionCall programsTouch(List<ProgramScope> programs, Instant deadlineAt) {
+		byte[][] args = new byte[programs.size() + 1][];
+		args[0] = millis(deadlineAt);
+		for (int i = 0; i < programs.size(); i++) {
+			args[i + 1] = bytes(ProgramRegistry.member(programs.get(i)));
+		}
+		return new FunctionCall(LeaseLibrary.Function.PROGRAMS_TOUCH, new byte[][] { bytes(RedisKeys.programRegistry()) },
+				args);
+	}
+
+	/** The programs touched within the horizon, most recent first, at most limit. */
+	static FunctionCall programsList(Duration horizon, int limit, Instant deadlineAt) {
+		return new FunctionCall(LeaseLibrary.Function.PROGRAMS_LIST,
+				new byte[][] { bytes(RedisKeys.programRegistry()) },
+				new byte[][] { millis(deadlineAt), number(horizon.toMillis()), number(limit) });
 	}
 
 }

@@ -43,7 +43,8 @@ final class ProgramMaintenance {
 	 * {@link SweepResult.Status#OUTCOME_UNKNOWN} (the leases it ended keep their terminal evidence).
 	 */
 	SweepResult sweepExpired(SweepRequest request) {
-		FunctionCall call = this.arguments.sweep(request.scope(), request.batchLimit(), request.deadlineAt());
+		FunctionCall call = this.arguments.sweep(request.scope(), request.batchLimit(), request.claimant(),
+				request.claimFor(), request.deadlineAt());
 		List<Object> reply;
 		try {
 			reply = this.calls.run(call, request.deadlineAt());
@@ -69,11 +70,16 @@ final class ProgramMaintenance {
 		if (LeaseCalls.refusedForRecovery(reply)) {
 			return SweepResult.failure(SweepResult.Status.BACKEND_UNAVAILABLE, decidedAt);
 		}
-		if (!"swept".equals(ReplyReader.text(reply, 0))) {
+		String code = ReplyReader.text(reply, 0);
+		if ("claimed".equals(code)) {
+			return SweepResult.failure(SweepResult.Status.CLAIMED, decidedAt);
+		}
+		if (!"swept".equals(code)) {
 			return SweepResult.failure(SweepResult.Status.DEADLINE_EXCEEDED, decidedAt);
 		}
-		List<LeaseRecord> ended = new ArrayList<>(reply.size() - 6);
-		for (int i = 6; i < reply.size(); i++) {
+		String nextDue = ReplyReader.text(reply, 6);
+		List<LeaseRecord> ended = new ArrayList<>(reply.size() - 7);
+		for (int i = 7; i < reply.size(); i++) {
 			try {
 				ended.add(ReplyReader.keyedRecord(ReplyReader.text(reply, i), scope));
 			}
@@ -84,7 +90,8 @@ final class ProgramMaintenance {
 		}
 		return new SweepResult(SweepResult.Status.SWEPT, ended, Integer.parseInt(ReplyReader.text(reply, 2)),
 				Long.parseLong(ReplyReader.text(reply, 3)), "1".equals(ReplyReader.text(reply, 4)),
-				Long.parseLong(ReplyReader.text(reply, 5)), decidedAt);
+				Long.parseLong(ReplyReader.text(reply, 5)), decidedAt,
+				nextDue.isEmpty() ? null : Instant.ofEpochMilli(Long.parseLong(nextDue)));
 	}
 
 	/**

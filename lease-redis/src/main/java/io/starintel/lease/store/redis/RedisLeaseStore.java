@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Objects;
 
 import io.starintel.lease.core.AcquireRequest;
+import io.starintel.lease.core.ActivePrograms;
 import io.starintel.lease.core.AdminRequest;
 import io.starintel.lease.core.AttachDeleteRequest;
 import io.starintel.lease.core.AttachGetRequest;
@@ -84,6 +85,8 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
 
 	private final FenceCalls fenceCalls;
 
+	private final ProgramRegistry programs;
+
 	/**
 	 * A store on a connection factory with the defaults of {@link #builder}: every change acknowledged by every
 	 * replica the primary reports, automatic failover recovery, list cursors under a random per-store secret.
@@ -121,6 +124,7 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
 		this.maintenance = new ProgramMaintenance(programArguments, this.calls,
 				new ProgramRecovery(this.executor, programArguments));
 		this.fenceCalls = new FenceCalls(this.executor, settings);
+		this.programs = new ProgramRegistry(this.executor, this.policy.maximumLifetime());
 		if (builder.warmUp) {
 			this.executor.warmUp();
 		}
@@ -220,8 +224,17 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
 		IdentityKeys target = IdentityKeys.of(request.identity());
 		byte[] key = LeaseArguments.acquireKey(target, request);
 		String leaseId = target.newLeaseId(key);
-		return this.calls.lease(this.arguments.acquire(target, request, key, leaseId), "acquire", true, target,
-				request.deadlineAt(), request, leaseId);
+		return reported(this.calls.lease(this.arguments.acquire(target, request, key, leaseId), "acquire", true,
+				target, request.deadlineAt(), request, leaseId));
+	}
+
+	/** Reports the program of a granted or renewed lease to the registry the expiry sweeper reads. */
+	private LeaseResult reported(LeaseResult result) {
+		if ((result.code() == ResultCode.LEASE_ACQUIRED || result.code() == ResultCode.LEASE_RENEWED)
+				&& result.lease() != null) {
+			this.programs.touch(result.lease().identity().scope());
+		}
+		return result;
 	}
 
 	@Override
@@ -231,8 +244,8 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
 			return invalid;
 		}
 		IdentityKeys target = IdentityKeys.of(request.handle().identity());
-		return this.calls.lease(this.arguments.renew(target, request), "renew", true, target, request.deadlineAt(),
-				null, null);
+		return reported(this.calls.lease(this.arguments.renew(target, request), "renew", true, target,
+				request.deadlineAt(), null, null));
 	}
 
 	/**
@@ -241,7 +254,9 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
 	 */
 	@Override
 	public List<LeaseResult> renewAll(List<RenewRequest> requests) {
-		return this.renewBatches.renewAll(requests);
+		List<LeaseResult> results = this.renewBatches.renewAll(requests);
+		results.forEach(this::reported);
+		return results;
 	}
 
 	@Override
@@ -367,6 +382,15 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
 	}
 
 	/** The fence functions on this store's deployment, with its connections and settings. */
+	/**
+	 * The programs whose leases may be active or due: those in which a process of this library granted or renewed a
+	 * lease within the policy's maximum lifetime (plus a margin), most recently active first (sweep.lua's registry).
+	 */
+	@Override
+	public ActivePrograms activePrograms(int limit, Instant deadlineAt) {
+		return this.programs.list(limit, deadlineAt);
+	}
+
 	public FenceCalls fenceCalls() {
 		return this.fenceCalls;
 	}
@@ -374,6 +398,7 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
 	/** Closes the store's own connections (the connection factory stays the application's). */
 	@Override
 	public void close() {
+		this.programs.close();
 		this.executor.close();
 	}
 

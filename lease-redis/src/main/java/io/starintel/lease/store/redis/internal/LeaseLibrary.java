@@ -46,7 +46,8 @@ public final class LeaseLibrary {
 		RECOVER("recover", true), ATTACH_PUT("attach_put", true), ATTACH_DELETE("attach_delete", true),
 		ATTACH_GET("attach_get", false), ATTACH_LIST("attach_list", false), SWEEP("sweep", true),
 		CHECKPOINT("checkpoint", true), CHECKPOINT_READ("checkpoint_read", false), CONSUME("consume", true),
-		MARK_RAISE("mark_raise", true), MARK_READ("mark_read", false), BATCH("batch", true);
+		MARK_RAISE("mark_raise", true), MARK_READ("mark_read", false), BATCH("batch", true),
+		PROGRAMS_TOUCH("programs_touch", false), PROGRAMS_LIST("programs_list", false);
 
 		private final String functionName;
 

@@ -53,6 +53,14 @@ public final class RedisKeys {
 	 * not by name.
 	 * @throws IllegalArgumentException for a text that is not a program's base
 	 */
+	/**
+	 * The registry of programs with leases ({@code sweep.lua}): one key for all programs, without a hash tag (never
+	 * touched inside a program's call).
+	 */
+	public static String programRegistry() {
+		return LockIdentity.KEY_PREFIX + "programs";
+	}
+
 	public static RedisKeys ofBase(String base) {
 		if (!base.startsWith(LockIdentity.KEY_PREFIX + "{") || !base.endsWith("}:")) {
 			throw new IllegalArgumentException("not a program's key base");
