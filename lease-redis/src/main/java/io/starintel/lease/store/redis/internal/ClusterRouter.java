@@ -107,8 +107,9 @@ final class ClusterRouter implements Router {
 			throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, "node connection not open");
 		}
 		String name = host + ":" + port;
-		NodeState node = this.nodes.computeIfAbsent(name, (key) -> new NodeState(name, hasReplica(partitions, host,
-				port)));
+		boolean replicated = hasReplicas(partitions);
+		NodeState node = this.nodes.computeIfAbsent(name, (key) -> new NodeState(name, replicated));
+		node.topologyHasReplicas(replicated);
 		return new Route(connection.async(), node, true, () -> this.pool.release(loan));
 	}
 
@@ -145,19 +146,15 @@ final class ClusterRouter implements Router {
 		return routes;
 	}
 
-	/** Whether the topology shows a replica of the primary at host:port (then its changes wait for at least one). */
-	private static boolean hasReplica(Partitions partitions, String host, int port) {
-		@Nullable String primaryId = null;
+	/**
+	 * Whether the cluster has replicas at all (any node, whatever its state, is a replica): then every primary's changes
+	 * wait for at least one. Deciding per shard is not safe: a primary just promoted shows no replica until its former
+	 * primary rejoins and resynchronizes, and a change acknowledged by no replica in that window is lost by the next
+	 * failover of that shard (found by the failover load run).
+	 */
+	private static boolean hasReplicas(Partitions partitions) {
 		for (RedisClusterNode node : partitions) {
-			if (node.getUri() != null && host.equals(node.getUri().getHost()) && node.getUri().getPort() == port) {
-				primaryId = node.getNodeId();
-			}
-		}
-		if (primaryId == null) {
-			return false;
-		}
-		for (RedisClusterNode node : partitions) {
-			if (primaryId.equals(node.getSlaveOf())) {
+			if (node.getSlaveOf() != null || node.is(RedisClusterNode.NodeFlag.REPLICA)) {
 				return true;
 			}
 		}

@@ -19,7 +19,7 @@ final class NodeState {
 
 	private final String name;
 
-	private final boolean topologyHasReplicas;
+	private volatile boolean topologyHasReplicas;
 
 	private volatile boolean libraryLoaded;
 
@@ -47,6 +47,11 @@ final class NodeState {
 
 	boolean topologyHasReplicas() {
 		return this.topologyHasReplicas;
+	}
+
+	/** What the latest topology says (a cluster node's role and its shard change with every failover). */
+	void topologyHasReplicas(boolean hasReplicas) {
+		this.topologyHasReplicas = hasReplicas;
 	}
 
 	/** The replicas the node last reported online, or -1 before the first report. */

@@ -8,6 +8,8 @@ import java.util.Set;
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.it.redis.RedisServerKind;
 import org.assertj.core.api.SoftAssertions;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -133,8 +135,24 @@ class AcknowledgedEndSurvivesClusterPromotionTests {
 		soft.assertAll();
 	}
 
-	/** A primary with an in-sync replica that no other test of this class has used. */
+	/**
+	 * A primary with an in-sync replica that no other test of this class has used; waits (bounded) for one, since the
+	 * replicas of a fresh cluster, or of a shard a previous test failed over, may still be synchronizing.
+	 */
 	private static int unusedHealthyPrimary() {
+		try {
+			return Awaitility.await("an unused shard with an in-sync replica")
+				.atMost(Duration.ofSeconds(30))
+				.pollInterval(Duration.ofMillis(100))
+				.ignoreException(IllegalStateException.class)
+				.until(AcknowledgedEndSurvivesClusterPromotionTests::claimUnusedHealthyPrimary, (port) -> port > 0);
+		}
+		catch (ConditionTimeoutException ex) {
+			return claimUnusedHealthyPrimary();
+		}
+	}
+
+	private static int claimUnusedHealthyPrimary() {
 		List<Integer> healthy = cluster.healthyPrimaries();
 		for (int primary : healthy) {
 			int replica = cluster.replicaOf(primary);
