@@ -14,7 +14,7 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
  */
 class FenceArchitectureTests {
 
-	private final JavaClasses classes = new ClassFileImporter()
+	private static final JavaClasses CLASSES = new ClassFileImporter()
 		.withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
 		.importPackages("io.starintel.lease");
 
@@ -23,7 +23,7 @@ class FenceArchitectureTests {
 		noClasses().that().resideInAPackage("io.starintel.lease.fence..")
 			.should().dependOnClassesThat().resideInAnyPackage("io.starintel.lease.autoconfigure..",
 					"io.starintel.lease.store.memory..")
-			.check(this.classes);
+			.check(CLASSES);
 	}
 
 	@Test
@@ -31,7 +31,7 @@ class FenceArchitectureTests {
 		noClasses().that().resideInAPackage("io.starintel.lease.fence")
 			.should().dependOnClassesThat().resideInAnyPackage("org.ektorp..", "org.springframework.amqp..",
 					"org.springframework.data.redis..", "io.starintel.lease.store.redis..")
-			.check(this.classes);
+			.check(CLASSES);
 	}
 
 	@Test
@@ -39,21 +39,21 @@ class FenceArchitectureTests {
 		noClasses().that().resideInAPackage("io.starintel.lease.fence.couchdb..")
 			.should().dependOnClassesThat().resideInAnyPackage("org.springframework.amqp..",
 					"io.starintel.lease.fence.amqp..", "io.starintel.lease.fence.checkpoint..")
-			.check(this.classes);
+			.check(CLASSES);
 		noClasses().that().resideInAPackage("io.starintel.lease.fence.amqp..")
 			.should().dependOnClassesThat().resideInAnyPackage("org.ektorp..", "io.starintel.lease.fence.couchdb..",
 					"io.starintel.lease.fence.checkpoint..")
-			.check(this.classes);
+			.check(CLASSES);
 	}
 
 	@Test
 	void internalPackagesAndTheirApiPackagesHaveNoCycle() {
 		noClasses().that().resideInAPackage("io.starintel.lease.fence.couchdb.internal")
 			.should().dependOnClassesThat().resideInAPackage("io.starintel.lease.fence.couchdb")
-			.check(this.classes);
+			.check(CLASSES);
 		noClasses().that().resideInAPackage("io.starintel.lease.fence.amqp")
 			.should().dependOnClassesThat().resideInAPackage("io.starintel.lease.fence.amqp.internal")
-			.check(this.classes);
+			.check(CLASSES);
 	}
 
 }

@@ -37,7 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ArchitectureTests {
 
 	/** The library modules' classes (this module's own main classes, the test kit, are not the library). */
-	private final JavaClasses classes = new ClassFileImporter()
+	private static final JavaClasses CLASSES = new ClassFileImporter()
 		.withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
 		.withImportOption((location) -> !location.contains("/lease-test-support/")
 				&& !location.contains("lease-test-support-") && !location.contains("-tests.jar"))
@@ -47,7 +47,7 @@ class ArchitectureTests {
 	void coreIsFreeOfSpringAndRedis() {
 		noClasses().that().resideInAPackage("io.starintel.lease.core..")
 			.should().dependOnClassesThat().resideInAnyPackage("org.springframework..", "io.lettuce..", "redis..")
-			.check(this.classes);
+			.check(CLASSES);
 	}
 
 	@Test
@@ -55,7 +55,7 @@ class ArchitectureTests {
 		noClasses().that().resideInAPackage("io.starintel.lease.core..")
 			.should().dependOnClassesThat().resideInAnyPackage("io.starintel.lease.store..", "io.starintel.lease.job..",
 					"io.starintel.lease.fence..", "io.starintel.lease.service..", "io.starintel.lease.autoconfigure..")
-			.check(this.classes);
+			.check(CLASSES);
 	}
 
 	@Test
@@ -63,14 +63,14 @@ class ArchitectureTests {
 		noClasses().that().resideInAPackage("io.starintel.lease.store")
 			.should().dependOnClassesThat().resideInAnyPackage("io.starintel.lease.store.memory..",
 					"io.starintel.lease.store.redis..")
-			.check(this.classes);
+			.check(CLASSES);
 	}
 
 	@Test
 	void auditCoreIsFreeOfSpringAndRedis() {
 		noClasses().that().resideInAPackage("io.starintel.lease.audit")
 			.should().dependOnClassesThat().resideInAnyPackage("org.springframework..", "io.lettuce..")
-			.check(this.classes);
+			.check(CLASSES);
 	}
 
 	@Test
@@ -79,7 +79,7 @@ class ArchitectureTests {
 			.should().dependOnClassesThat().resideInAnyPackage("io.starintel.lease.job..", "io.starintel.lease.fence..",
 					"io.starintel.lease.autoconfigure..", "io.starintel.lease.store.memory..",
 					"io.starintel.lease.store.redis..", "org.springframework..")
-			.check(this.classes);
+			.check(CLASSES);
 	}
 
 	@Test
@@ -87,7 +87,7 @@ class ArchitectureTests {
 		noClasses().that().resideInAPackage("io.starintel.lease.audit..")
 			.should().dependOnClassesThat().resideInAnyPackage("io.starintel.lease.store.memory..",
 					"io.starintel.lease.store.redis..")
-			.check(this.classes);
+			.check(CLASSES);
 	}
 
 	@Test
@@ -95,14 +95,14 @@ class ArchitectureTests {
 		noClasses().that().resideInAPackage("io.starintel.lease.job..")
 			.should().dependOnClassesThat().resideInAnyPackage("io.starintel.lease.autoconfigure..",
 					"io.starintel.lease.store.memory..", "io.starintel.lease.store.redis..", "io.lettuce..")
-			.check(this.classes);
+			.check(CLASSES);
 	}
 
 	@Test
 	void fenceDoesNotDependOnJobs() {
 		noClasses().that().resideInAPackage("io.starintel.lease.fence..")
 			.should().dependOnClassesThat().resideInAPackage("io.starintel.lease.job..")
-			.check(this.classes);
+			.check(CLASSES);
 	}
 
 	@Test
@@ -111,12 +111,12 @@ class ArchitectureTests {
 			.should().dependOnClassesThat().resideInAnyPackage("io.starintel.lease.store..", "io.starintel.lease.job..",
 					"io.starintel.lease.fence..", "io.starintel.lease.service..", "io.starintel.lease.audit..",
 					"io.starintel.lease.autoconfigure..", "org.springframework..")
-			.check(this.classes);
+			.check(CLASSES);
 	}
 
 	@Test
 	void everyPackageIsNullMarked() {
-		List<String> packages = this.classes.stream().map(JavaClass::getPackageName).distinct().sorted().toList();
+		List<String> packages = CLASSES.stream().map(JavaClass::getPackageName).distinct().sorted().toList();
 		assertThat(packages).isNotEmpty().allSatisfy((name) -> assertThat(nullMarked(name)).as(name).isTrue());
 	}
 
@@ -133,14 +133,14 @@ class ArchitectureTests {
 							+ "internal package but not listed as 'api' in " + PUBLIC_TYPES));
 				}
 			})
-			.check(this.classes);
+			.check(CLASSES);
 	}
 
 	@Test
 	void internalPackagesAreUsedOnlyByThisProject() {
 		classes().that().resideInAPackage("..internal..")
 			.should().onlyBeAccessed().byClassesThat().resideInAPackage("io.starintel.lease..")
-			.check(this.classes);
+			.check(CLASSES);
 	}
 
 	@Test
@@ -160,7 +160,7 @@ class ArchitectureTests {
 					}
 				}
 			})
-			.check(this.classes);
+			.check(CLASSES);
 	}
 
 	private static Set<JavaClass> signature(JavaCodeUnit unit) {
