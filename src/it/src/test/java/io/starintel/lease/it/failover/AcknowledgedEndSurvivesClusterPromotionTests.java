@@ -90,6 +90,10 @@ class AcknowledgedEndSurvivesClusterPromotionTests {
 		long markers = cluster.on(replica, (node) -> node.exists(marker));
 		assertThat(markers).as("the promoted replica lagged (the marker "
 				+ "written before the kill is not there)").isZero();
+		// the killed node comes back empty as the promoted node's replica: in a cluster with replicas every change
+		// waits for at least one (issue 36), so the shard acknowledges nothing until a replica is attached again
+		cluster.restartAsReplica(primary);
+		scenario.note("the killed node " + primary + " restarted empty as a replica of " + replica);
 		scenario.awaitClientsFollow(Duration.ofSeconds(30));
 		SoftAssertions soft = new SoftAssertions();
 		scenario.verifyAfterPromotion(soft);
