@@ -64,11 +64,14 @@ public final class LeaseJobAutoConfiguration {
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
 	LeaseRenewalScheduler leaseRenewalScheduler(ObjectProvider<LeaseService> services, LeaseProperties properties,
-			LeaseLostListener listener) {
+			LeaseLostListener listener, ObjectProvider<MeterRegistry> registries) {
 		LeaseService service = service(services, properties);
 		LeaseRenewalScheduler scheduler = new LeaseRenewalScheduler(service, Clock.systemUTC(),
 				properties.renewalMargin(), listener, properties.renewalThreads());
-		MeterRegistry meters = service.meters();
+		MeterRegistry meters = registries.getIfAvailable();
+		if (meters == null) {
+			return scheduler;
+		}
 		Gauge.builder(HELD_GAUGE, scheduler, LeaseRenewalScheduler::heldCount)
 			.description("Leases held and renewed by this JVM")
 			.register(meters);

@@ -23,8 +23,8 @@ import io.starintel.lease.sweep.SweepObserver;
 
 /**
  * The expiry sweeper ({@code starintel.lease.sweeper.enabled}, default on): ends expired leases of the configured
- * program (and {@code additional-programs}) every {@code interval}, through the audited store of the
- * {@link LeaseService}, so each swept lease gets one {@code target_lease_expire} event; with its meters when a
+ * program (and {@code additional-programs}) every {@code interval}, through the {@link LeaseService} (over the
+ * audited store), so each swept lease gets one {@code target_lease_expire} event; with its meters when a
  * {@link MeterRegistry} exists. It starts with the context and stops first on shutdown, without waiting for a call
  * in flight. A user {@link ExpirySweeper} bean replaces it.
  */
@@ -52,7 +52,7 @@ public final class LeaseSweeperAutoConfiguration {
 			programs.forEach(metrics::register);
 			observer = metrics;
 		}
-		return new ExpirySweeper(service.store(), programs, sweeper.interval(), sweeper.batchSize(),
+		return new ExpirySweeper(service, programs, sweeper.interval(), sweeper.batchSize(),
 				sweeper.maxBatchesPerTick(), properties.operationTimeout(), observer, Clock.systemUTC());
 	}
 

@@ -83,12 +83,14 @@ class LeaseAutoConfigurationTests {
 			.run((context) -> {
 				assertThat(context).hasSingleBean(io.starintel.lease.audit.internal.LogAuditSink.class)
 					.hasSingleBean(io.starintel.lease.audit.spring.ApplicationEventAuditSink.class);
-				io.starintel.lease.core.LeaseResult result = context.getBean(LeaseService.class)
-					.acquire(io.starintel.lease.core.LockIdentity.of("tenant-main", "program-a", "starintel-target",
+				LeaseService service = context.getBean(LeaseService.class);
+				io.starintel.lease.core.LeaseResult result = service.acquire(io.starintel.lease.core.AcquireRequest
+					.builder(io.starintel.lease.core.LockIdentity.of("tenant-main", "program-a", "starintel-target",
 							"t1", "usernamegen", "default", null),
-							new io.starintel.lease.core.LeaseOwner("prn_test", "c", "k", "i"),
-							java.time.Duration.ofSeconds(30), java.time.Duration.ofMinutes(5), "e", "j", "t",
-							io.starintel.lease.core.LeaseMetadata.empty());
+							new io.starintel.lease.core.LeaseOwner("prn_test", "c", "k", "i"))
+					.ttl(java.time.Duration.ofSeconds(30))
+					.maximumLifetime(java.time.Duration.ofMinutes(5))
+					.build(service.newId(), service.deadline()));
 				assertThat(result.isSuccess()).isTrue();
 				// routine events go through the asynchronous audit pipeline
 				org.awaitility.Awaitility.await()
@@ -146,9 +148,17 @@ class LeaseAutoConfigurationTests {
 			.withBean(TaskDecorator.class, () -> (runnable) -> runnable)
 			.run((context) -> {
 				assertThat(context.getBean(LeaseStore.class)).isSameAs(store);
-				assertThat(context.getBean(LeaseService.class).store())
-					.isInstanceOfSatisfying(io.starintel.lease.audit.internal.AuditingLeaseStore.class,
-							(audited) -> assertThat(audited.delegate()).isSameAs(store));
+				// the service's requests reach the user's store (through the audit decorator)
+				LeaseService service = context.getBean(LeaseService.class);
+				io.starintel.lease.core.LockIdentity identity = io.starintel.lease.core.LockIdentity.of("tenant-main",
+						"program-a", "starintel-target", "t-user", "usernamegen", "default", null);
+				assertThat(service.acquire(io.starintel.lease.core.AcquireRequest
+					.builder(identity, owners.currentOwner())
+					.ttl(java.time.Duration.ofSeconds(30))
+					.maximumLifetime(java.time.Duration.ofMinutes(5))
+					.build(service.newId(), service.deadline())).isSuccess()).isTrue();
+				assertThat(store.inspect(io.starintel.lease.core.InspectRequest.byIdentity(identity, "correlation_1",
+						java.time.Instant.now().plusSeconds(5))).isSuccess()).isTrue();
 				assertThat(context.getBean(TargetResolver.class)).isSameAs(resolver);
 				assertThat(context.getBean(LeaseOwnerProvider.class)).isSameAs(owners);
 				assertThat(context).doesNotHaveBean(ContextPropagatingTaskDecorator.class);

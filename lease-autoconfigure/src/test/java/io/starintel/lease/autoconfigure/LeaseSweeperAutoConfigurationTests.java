@@ -12,6 +12,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.SmartLifecycle;
 
+import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.core.ActiveLeaseLimits;
 import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.ProgramScope;
@@ -60,7 +61,8 @@ class LeaseSweeperAutoConfigurationTests {
 	@Test
 	void whenTheUserDeclaresASweeperThenOursBacksOff() {
 		this.runner.withBean("userSweeper", ExpirySweeper.class,
-				() -> new ExpirySweeper(new InMemoryLeaseStore(), List.of(ProgramScope.of("t", "p")),
+				() -> new ExpirySweeper(new LeaseService(new InMemoryLeaseStore(), Clock.systemUTC(),
+						Duration.ofSeconds(5), null, null), List.of(ProgramScope.of("t", "p")),
 						Duration.ofSeconds(5), 10, 1, Duration.ofSeconds(1), SweepObserver.NONE, Clock.systemUTC()))
 			.run((context) -> assertThat(context).hasSingleBean(ExpirySweeper.class).hasBean("userSweeper"));
 	}

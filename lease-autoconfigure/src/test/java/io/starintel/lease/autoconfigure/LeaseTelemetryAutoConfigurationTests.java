@@ -10,7 +10,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-import io.starintel.lease.core.LeaseMetadata;
+import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.LeaseOwner;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.service.LeaseService;
@@ -33,9 +33,11 @@ class LeaseTelemetryAutoConfigurationTests {
 			assertThat(context).hasSingleBean(LeaseLifecycleMetrics.class);
 			LockIdentity identity = LockIdentity.of("tenant-main", "program-a", "starintel-target", "t1",
 					"usernamegen", "default", null);
-			context.getBean(LeaseService.class)
-				.acquire(identity, new LeaseOwner("prn_test", "c", "k", "i"), Duration.ofSeconds(30),
-						Duration.ofMinutes(5), "execution_1", "job_1", "trace_1", LeaseMetadata.empty());
+			LeaseService service = context.getBean(LeaseService.class);
+			service.acquire(AcquireRequest.builder(identity, new LeaseOwner("prn_test", "c", "k", "i"))
+				.ttl(Duration.ofSeconds(30))
+				.maximumLifetime(Duration.ofMinutes(5))
+				.build(service.newId(), service.deadline()));
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
 			await().atMost(Duration.ofSeconds(5))
 				.until(() -> registry.find(LeaseLifecycleMetrics.GRANTED).tag("program", "program-a").counter() != null

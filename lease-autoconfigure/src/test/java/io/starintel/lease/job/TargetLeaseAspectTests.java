@@ -136,10 +136,13 @@ class TargetLeaseAspectTests {
 
 	/** Holds the target's lease as another owner, through the service. */
 	private static LeaseResult holdElsewhere(AssertableApplicationContext context, String target) {
-		return context.getBean(LeaseService.class)
-			.acquire(identity(target), new io.starintel.lease.core.LeaseOwner("prn_other", "client_other", "key_other",
-					"instance_other"), Duration.ofSeconds(30), Duration.ofMinutes(1), "execution_x", "job_x",
-					"trace_x", null);
+		LeaseService service = context.getBean(LeaseService.class);
+		return service.acquire(io.starintel.lease.core.AcquireRequest
+			.builder(identity(target), new io.starintel.lease.core.LeaseOwner("prn_other", "client_other", "key_other",
+					"instance_other"))
+			.ttl(Duration.ofSeconds(30))
+			.maximumLifetime(Duration.ofMinutes(1))
+			.build(service.newId(), service.deadline()));
 	}
 
 	@Test
@@ -197,7 +200,8 @@ class TargetLeaseAspectTests {
 			await().atMost(Duration.ofSeconds(5))
 				.until(() -> context.getBean(MeterRegistry.class)
 					.find(LeaseService.OPERATION_TIMER).tag("code", "lease_conflict").timer() != null);
-			assertThat(service.release(other.lease().handle()).code()).isEqualTo(ResultCode.LEASE_RELEASED);
+			assertThat(service.release(new io.starintel.lease.core.ReleaseRequest(other.lease().handle(), service.newId(),
+					service.deadline())).code()).isEqualTo(ResultCode.LEASE_RELEASED);
 			assertThat(waiting.get(5, TimeUnit.SECONDS)).isEqualTo("ran");
 		});
 	}

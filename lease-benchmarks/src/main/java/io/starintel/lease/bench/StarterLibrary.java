@@ -109,13 +109,17 @@ final class StarterLibrary implements LockLibrary {
 
 	private static LockCycle auditedCycle(LeaseService service, LockIdentity identity, LeaseOwner owner) {
 		return () -> {
-			LeaseResult acquired = service.acquire(identity, owner, TTL, MAXIMUM_LIFETIME, "execution_1", "job_1",
-					"trace_1", LeaseMetadata.empty());
+			LeaseResult acquired = service.acquire(AcquireRequest.builder(identity, owner)
+				.ttl(TTL)
+				.maximumLifetime(MAXIMUM_LIFETIME)
+				.execution("execution_1", "job_1", "trace_1")
+				.build(service.newId(), service.deadline()));
 			if (acquired.code() == ResultCode.LEASE_CONFLICT) {
 				return false;
 			}
 			expect(acquired, ResultCode.LEASE_ACQUIRED);
-			expect(service.release(acquired.lease().handle()), ResultCode.LEASE_RELEASED);
+			expect(service.release(new ReleaseRequest(acquired.lease().handle(), service.newId(), service.deadline())),
+					ResultCode.LEASE_RELEASED);
 			return true;
 		};
 	}

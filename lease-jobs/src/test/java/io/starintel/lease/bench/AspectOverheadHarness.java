@@ -129,9 +129,13 @@ public final class AspectOverheadHarness {
 
 	private static void serviceCycle(LeaseService service, LeaseOwner owner,
 			io.starintel.lease.core.LockIdentity identity) {
-		LeaseResult acquired = service.acquire(identity, owner, Duration.ofSeconds(30), Duration.ofMinutes(5),
-				"execution_bench", "job_bench", "trace_bench", null);
-		service.release(acquired.lease().handle());
+		LeaseResult acquired = service.acquire(io.starintel.lease.core.AcquireRequest.builder(identity, owner)
+			.ttl(Duration.ofSeconds(30))
+			.maximumLifetime(Duration.ofMinutes(5))
+			.execution("execution_bench", "job_bench", "trace_bench")
+			.build(service.newId(), service.deadline()));
+		service.release(new io.starintel.lease.core.ReleaseRequest(acquired.lease().handle(), service.newId(),
+				service.deadline()));
 	}
 
 	private static long[] run(Target proxied, CountingStore store, int calls) {

@@ -1,5 +1,6 @@
 package io.starintel.lease.sweep;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -32,6 +33,7 @@ import io.starintel.lease.core.ResolveRequest;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.core.SweepRequest;
 import io.starintel.lease.core.SweepResult;
+import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.LeaseStore;
 import io.starintel.lease.store.OffsetClock;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;
@@ -64,7 +66,8 @@ class ExpirySweeperTests {
 	}
 
 	private ExpirySweeper sweeper(LeaseStore store, Duration interval, int batch, int maxBatches) {
-		return new ExpirySweeper(store, List.of(SCOPE), interval, batch, maxBatches, Duration.ofSeconds(5),
+		return new ExpirySweeper(new LeaseService(store, Clock.systemUTC(), Duration.ofSeconds(5), null, null),
+				List.of(SCOPE), interval, batch, maxBatches, Duration.ofSeconds(5),
 				(scope, tick) -> this.ticks.add(tick), new OffsetClock(this.offset));
 	}
 
@@ -173,7 +176,8 @@ class ExpirySweeperTests {
 		SweepMetrics metrics = new SweepMetrics(registry);
 		metrics.register(SCOPE);
 		assertThat(registry.get(SweepMetrics.ACTIVE).tag("program", "program-a").gauge().value()).isZero();
-		new ExpirySweeper(this.store, List.of(SCOPE), Duration.ofSeconds(1), 50, 5, Duration.ofSeconds(5), metrics,
+		new ExpirySweeper(new LeaseService(this.store, Clock.systemUTC(), Duration.ofSeconds(5), null, null),
+				List.of(SCOPE), Duration.ofSeconds(1), 50, 5, Duration.ofSeconds(5), metrics,
 				new OffsetClock(this.offset)).tick();
 		assertThat(registry.get(SweepMetrics.EXPIRED).tag("program", "program-a").counter().count()).isEqualTo(3);
 		assertThat(registry.get(SweepMetrics.ACTIVE).gauge().value()).isEqualTo(2);

@@ -82,12 +82,11 @@ class SweepAuditTests {
 	}
 
 	@Test
-	void theFacadesOperationsViewDelegatesTheSweep() {
+	void theServiceDelegatesTheSweep() {
 		LeaseRecord a = acquire("t1", 200);
 		this.offset.addAndGet(1_000);
 		io.starintel.lease.core.SweepResult result = new io.starintel.lease.service.LeaseService(this.audited,
 				Clock.systemUTC(), Duration.ofSeconds(5), null, null)
-			.operations()
 			.sweepExpired(new SweepRequest(ProgramScope.of("tenant-a", "program-a"), 50, Instant.now().plusSeconds(5)));
 		assertThat(result.isSwept()).isTrue();
 		assertThat(result.expired()).extracting(LeaseRecord::leaseId).containsExactly(a.leaseId());

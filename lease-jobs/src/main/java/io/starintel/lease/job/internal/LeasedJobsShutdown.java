@@ -11,6 +11,7 @@ import org.springframework.context.SmartLifecycle;
 
 import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.core.LeaseResult;
+import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.service.LeaseService;
 
@@ -86,7 +87,8 @@ public final class LeasedJobsShutdown implements SmartLifecycle {
 				continue; // the job is releasing it itself
 			}
 			registration.close();
-			LeaseResult released = this.service.release(context.handle());
+			LeaseResult released = this.service.release(new ReleaseRequest(context.handle(), this.service.newId(),
+				this.service.deadline()));
 			if (released.isSuccess()) {
 				context.markLost(Reason.STALE_LEASE); // the running job no longer holds it
 				logger.info("Lease released at shutdown while its job was still running: {}", context);

@@ -13,6 +13,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.starintel.lease.context.AttachedKeyOperations;
 import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.core.InvalidLeaseRequestException;
 import io.starintel.lease.core.LeaseOwner;
@@ -48,7 +49,7 @@ public class TargetLeaseAspect {
 
 	private final JobSettings settings;
 
-	private final LeaseService service;
+	private final AttachedKeyOperations attachedKeys;
 
 	private final LeaseAcquirer acquirer;
 
@@ -61,11 +62,12 @@ public class TargetLeaseAspect {
 	/** An aspect over the given collaborators. */
 	public TargetLeaseAspect(LeaseService service, LeaseRenewalScheduler scheduler, TargetResolver resolver,
 			LeaseOwnerProvider owners, JobSettings settings) {
-		this.service = Objects.requireNonNull(service, "service");
+		Objects.requireNonNull(service, "service");
 		Objects.requireNonNull(scheduler, "scheduler");
 		this.resolver = Objects.requireNonNull(resolver, "resolver");
 		this.owners = Objects.requireNonNull(owners, "owners");
 		this.settings = Objects.requireNonNull(settings, "settings");
+		this.attachedKeys = new ServiceAttachedKeys(service);
 		this.acquirer = new LeaseAcquirer(service, settings);
 		this.invocation = new LeasedInvocation(service, scheduler, settings.cancellation(), this::isAccepting);
 	}
@@ -117,7 +119,7 @@ public class TargetLeaseAspect {
 					"Could not acquire the target lease for " + plan.name
 							+ ((result.detail() != null) ? " (" + result.detail() + ")" : ""));
 		}
-		LeaseContext context = new LeaseContext(result.lease(), this.service);
+		LeaseContext context = new LeaseContext(result.lease(), this.attachedKeys);
 		logger.debug("Lease acquired for {}: {}", plan.name, context);
 		return this.invocation.proceed(joinPoint, context, plan.async);
 	}

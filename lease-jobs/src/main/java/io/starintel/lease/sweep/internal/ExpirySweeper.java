@@ -16,12 +16,12 @@ import org.slf4j.LoggerFactory;
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.core.SweepRequest;
 import io.starintel.lease.core.SweepResult;
-import io.starintel.lease.store.LeaseStore;
+import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.sweep.SweepObserver;
 
 /**
  * Ends expired leases promptly (the seed's per-second expiration tick): every {@code interval}, for each program,
- * up to {@code maxBatchesPerTick} calls of {@link LeaseStore#sweepExpired} of at most {@code batchSize} leases each,
+ * up to {@code maxBatchesPerTick} calls of {@link LeaseService#sweepExpired} of at most {@code batchSize} leases each,
  * while the store reports more due entries. A backlog beyond the cap waits for the next tick, so a mass expiry is
  * spread over ticks instead of spiking the backend.
  *
@@ -35,7 +35,7 @@ public final class ExpirySweeper implements AutoCloseable {
 
 	private static final Logger logger = LoggerFactory.getLogger(ExpirySweeper.class);
 
-	private final LeaseStore store;
+	private final LeaseService service;
 
 	private final List<ProgramScope> programs;
 
@@ -57,7 +57,8 @@ public final class ExpirySweeper implements AutoCloseable {
 
 	/**
 	 * A sweeper (not started).
-	 * @param store the store (the audited one, so that every swept lease gets its {@code target_lease_expire} event)
+	 * @param service the lease service (over the audited store, so that every swept lease gets its
+	 * {@code target_lease_expire} event)
 	 * @param programs the programs to sweep
 	 * @param interval time between the end of one tick and the start of the next
 	 * @param batchSize leases per call, 1..{@value SweepRequest#MAX_BATCH}
@@ -66,9 +67,9 @@ public final class ExpirySweeper implements AutoCloseable {
 	 * @param observer receives each program's tick (telemetry)
 	 * @param clock server clock for the call deadlines
 	 */
-	public ExpirySweeper(LeaseStore store, List<ProgramScope> programs, Duration interval, int batchSize,
+	public ExpirySweeper(LeaseService service, List<ProgramScope> programs, Duration interval, int batchSize,
 			int maxBatchesPerTick, Duration callTimeout, SweepObserver observer, Clock clock) {
-		this.store = Objects.requireNonNull(store, "store");
+		this.service = Objects.requireNonNull(service, "service");
 		this.programs = List.copyOf(programs);
 		this.interval = Objects.requireNonNull(interval, "interval");
 		if (interval.isNegative() || interval.isZero()) {
@@ -147,14 +148,8 @@ public final class ExpirySweeper implements AutoCloseable {
 		SweepResult.Status status = SweepResult.Status.SWEPT;
 		while (calls < this.maxBatchesPerTick && !this.stopped.get()) {
 			Instant deadline = this.clock.instant().plus(this.callTimeout);
-			SweepResult result;
-			try {
-				result = this.store.sweepExpired(new SweepRequest(scope, this.batchSize, deadline));
-			}
-			catch (RuntimeException ex) {
-				logger.warn("Lease store threw on sweep ({})", ex.getClass().getName());
-				result = SweepResult.failure(SweepResult.Status.BACKEND_UNAVAILABLE, null);
-			}
+			// the service answers a store that throws with backend_unavailable
+			SweepResult result = this.service.sweepExpired(new SweepRequest(scope, this.batchSize, deadline));
 			calls++;
 			status = result.status();
 			if (!result.isSwept()) {

@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.ActiveLeaseLimits;
 import io.starintel.lease.core.internal.Identifiers;
@@ -108,7 +109,8 @@ public final class SweeperBenchmarkHarness {
 				lastSweptAt.set(System.currentTimeMillis());
 			}
 		};
-		ExpirySweeper sweeper = new ExpirySweeper(store, List.of(scope), Duration.ofSeconds(1), batch, maxBatches,
+		ExpirySweeper sweeper = new ExpirySweeper(
+				new LeaseService(store, Clock.systemUTC(), Duration.ofSeconds(5), null, null), List.of(scope), Duration.ofSeconds(1), batch, maxBatches,
 				Duration.ofSeconds(5), observer, Clock.systemUTC());
 		try (ManyLeasesRenewalHarness.ServerStats stats = new ManyLeasesRenewalHarness.ServerStats(
 				"redis://" + server)) {

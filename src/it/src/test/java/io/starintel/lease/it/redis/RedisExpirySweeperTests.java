@@ -11,6 +11,7 @@ import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.audit.internal.AuditingLeaseStore;
@@ -89,7 +90,8 @@ class RedisExpirySweeperTests {
 		RedisLeaseStore store = new RedisLeaseStore(factory(), RedisServers.POLICY, LeaseAlerts.LOG);
 		AuditingLeaseStore audited = new AuditingLeaseStore(store, List.of(this.events::add), Clock.systemUTC(),
 				store.writesAdminAuditAtomically());
-		ExpirySweeper sweeper = new ExpirySweeper(audited, List.of(scope()), INTERVAL, 50, 20, Duration.ofSeconds(5),
+		ExpirySweeper sweeper = new ExpirySweeper(
+				new LeaseService(audited, Clock.systemUTC(), Duration.ofSeconds(5), null, null), List.of(scope()), INTERVAL, 50, 20, Duration.ofSeconds(5),
 				(s, tick) -> this.ticks.incrementAndGet(), Clock.systemUTC());
 		this.sweepers.add(sweeper);
 		sweeper.start();
