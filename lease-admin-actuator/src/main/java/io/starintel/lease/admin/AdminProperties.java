@@ -9,7 +9,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
  * Configuration of the target-lease admin endpoint ({@code starintel.lease.admin.*}). Deadline and page-size bounds
- * are the lease policy's ({@code starintel.lease.maximum-deadline}, {@code starintel.lease.maximum-page-size}); the
+ * are the lease policy's ({@code starintel.lease.request.maximum-deadline}, {@code starintel.lease.list.maximum-page-size}); the
  * store's own capability says whether it writes admin audit atomically.
  *
  * @param enabled Whether the admin endpoint is enabled.

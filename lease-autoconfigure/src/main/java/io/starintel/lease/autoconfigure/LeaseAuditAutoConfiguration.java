@@ -68,7 +68,7 @@ public final class LeaseAuditAutoConfiguration {
 			ObjectProvider<AuditSink> auditSinks, ObjectProvider<AsyncAuditPipeline> pipelines,
 			ObjectProvider<MeterRegistry> meters, ObjectProvider<ObservationRegistry> observations) {
 		LeaseStore audited = audited(store, audit.enabled(), auditSinks, pipelines.getIfAvailable());
-		return new LeaseService(audited, store, Clock.systemUTC(), properties.operationTimeout(),
+		return new LeaseService(audited, store, Clock.systemUTC(), properties.getRequest().timeout(),
 				meters.getIfAvailable(), observations.getIfAvailable());
 	}
 

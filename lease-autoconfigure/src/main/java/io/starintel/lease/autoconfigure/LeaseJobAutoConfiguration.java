@@ -67,7 +67,7 @@ public final class LeaseJobAutoConfiguration {
 			LeaseLostListener listener, ObjectProvider<MeterRegistry> registries) {
 		LeaseService service = service(services, properties);
 		LeaseRenewalScheduler scheduler = new LeaseRenewalScheduler(service, Clock.systemUTC(),
-				properties.renewalMargin(), listener, properties.renewalThreads());
+				properties.getRenewal().margin(), listener, properties.getRenewal().threads());
 		MeterRegistry meters = registries.getIfAvailable();
 		if (meters == null) {
 			return scheduler;
@@ -89,8 +89,8 @@ public final class LeaseJobAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	JobSettings leaseJobSettings(LeaseProperties properties) {
-		return new JobSettings(properties.tenant(), properties.program(), properties.operationClassSet(),
-				properties.maximumWait(), properties.cancellation());
+		return new JobSettings(properties.getTenant(), properties.getProgram(), properties.operationClassSet(),
+				properties.getRequest().maximumWait(), properties.getJob().cancellation());
 	}
 
 	@Bean
@@ -105,7 +105,7 @@ public final class LeaseJobAutoConfiguration {
 	static LeaseService service(ObjectProvider<LeaseService> services, LeaseProperties properties) {
 		return services.getIfAvailable(() -> {
 			throw new IllegalStateException("No lease store: starintel.lease.store="
-					+ properties.store().name().toLowerCase(Locale.ROOT) + " needs a RedisConnectionFactory "
+					+ properties.getStore().name().toLowerCase(Locale.ROOT) + " needs a RedisConnectionFactory "
 					+ "bean (add spring-boot-starter-data-redis and set spring.data.redis.*), or set "
 					+ "starintel.lease.store=memory for the single-JVM in-memory store");
 		});
@@ -115,7 +115,7 @@ public final class LeaseJobAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	TargetLeasedVerifier targetLeasedVerifier(LeasePolicy policy, LeaseProperties properties) {
-		return new TargetLeasedVerifier(policy, properties.maximumWait(), properties.job().misuse());
+		return new TargetLeasedVerifier(policy, properties.getRequest().maximumWait(), properties.getJob().misuse());
 	}
 
 	/** Names the bean and method when a @TargetLeased bean's class is final (before proxying fails). */
@@ -130,12 +130,13 @@ public final class LeaseJobAutoConfiguration {
 	LeasedJobsShutdown leasedJobsShutdown(TargetLeaseAspect aspect, LeaseRenewalScheduler scheduler,
 			ObjectProvider<LeaseService> services, LeaseProperties properties) {
 		return new LeasedJobsShutdown(aspect, scheduler, service(services, properties),
-				properties.job().shutdownTimeout());
+				properties.getJob().shutdownTimeout());
 	}
 
 	static LeaseOwnerProvider servicePrincipal(LeaseProperties properties) {
-		LeaseOwner owner = new LeaseOwner(properties.servicePrincipal(), properties.clientId(),
-				properties.credentialId(), properties.effectiveServiceInstanceId());
+		LeaseProperties.Owner configured = properties.getOwner();
+		LeaseOwner owner = new LeaseOwner(configured.servicePrincipal(), configured.clientId(),
+				configured.credentialId(), configured.effectiveServiceInstanceId());
 		return () -> owner;
 	}
 

@@ -39,7 +39,7 @@ public final class LeaseSweeperAutoConfiguration {
 	ExpirySweeper targetLeaseExpirySweeper(LeaseService service, LeaseProperties properties,
 			LeaseSweeperProperties sweeper, ObjectProvider<MeterRegistry> meters) {
 		List<ProgramScope> programs = new ArrayList<>();
-		programs.add(ProgramScope.of(properties.tenant(), properties.program()));
+		programs.add(ProgramScope.of(properties.getTenant(), properties.getProgram()));
 		for (ProgramScope scope : sweeper.additionalScopes()) {
 			if (!programs.contains(scope)) {
 				programs.add(scope);
@@ -53,7 +53,7 @@ public final class LeaseSweeperAutoConfiguration {
 			observer = metrics;
 		}
 		return new ExpirySweeper(service, programs, sweeper.interval(), sweeper.batchSize(),
-				sweeper.maxBatchesPerTick(), properties.operationTimeout(), observer, Clock.systemUTC());
+				sweeper.maxBatchesPerTick(), properties.getRequest().timeout(), observer, Clock.systemUTC());
 	}
 
 	@Bean

@@ -50,7 +50,7 @@ class AuditWiringTests {
 		.withConfiguration(AutoConfigurations.of(LeaseStoreAutoConfiguration.class, LeaseAuditAutoConfiguration.class,
 				LeaseJobAutoConfiguration.class, LeaseHealthAutoConfiguration.class, FenceAutoConfiguration.class))
 		.withPropertyValues("starintel.lease.tenant=tenant-main", "starintel.lease.program=program-a",
-				"starintel.lease.service-principal=prn_test", "starintel.lease.store=memory");
+				"starintel.lease.owner.service-principal=prn_test", "starintel.lease.store=memory");
 
 	private static final LockIdentity IDENTITY = LockIdentity.of("tenant-main", "program-a", "starintel-target", "t1",
 			"usernamegen", "default", null);

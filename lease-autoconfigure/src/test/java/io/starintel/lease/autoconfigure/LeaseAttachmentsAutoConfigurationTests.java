@@ -34,7 +34,7 @@ class LeaseAttachmentsAutoConfigurationTests {
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, LeaseStoreAutoConfiguration.class,
 				LeaseAuditAutoConfiguration.class, LeaseJobAutoConfiguration.class))
 		.withPropertyValues("starintel.lease.store=memory", "starintel.lease.tenant=tenant-main",
-				"starintel.lease.program=program-a", "starintel.lease.service-principal=prn_test");
+				"starintel.lease.program=program-a", "starintel.lease.owner.service-principal=prn_test");
 
 	@Test
 	void whenNothingIsSetThenThePolicyHasTheDefaultAttachedKeyBounds() {

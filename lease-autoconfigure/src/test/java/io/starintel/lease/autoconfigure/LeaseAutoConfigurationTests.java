@@ -41,7 +41,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 class LeaseAutoConfigurationTests {
 
 	private static final String[] REQUIRED = { "starintel.lease.tenant=tenant-main",
-			"starintel.lease.program=program-a", "starintel.lease.service-principal=prn_test" };
+			"starintel.lease.program=program-a", "starintel.lease.owner.service-principal=prn_test" };
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(LeaseStoreAutoConfiguration.class, LeaseAuditAutoConfiguration.class,
@@ -221,7 +221,7 @@ class LeaseAutoConfigurationTests {
 
 	@Test
 	void whenSpringSecurityHasAnAuthenticatedPrincipalThenItOwnsTheLease() {
-		this.memory.withPropertyValues("starintel.lease.service-instance-id=instance_fixed").run((context) -> {
+		this.memory.withPropertyValues("starintel.lease.owner.service-instance-id=instance_fixed").run((context) -> {
 			TestingAuthenticationToken user = new TestingAuthenticationToken("prn_alice", "n/a", List.of());
 			user.setAuthenticated(true);
 			SecurityContextHolder.getContext().setAuthentication(user);
@@ -242,7 +242,7 @@ class LeaseAutoConfigurationTests {
 	void whenTenantIsMissingThenStartupFailsNamingTheProperty() {
 		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(LeaseStoreAutoConfiguration.class))
 			.withPropertyValues("starintel.lease.store=memory", "starintel.lease.program=program-a",
-					"starintel.lease.service-principal=prn_test")
+					"starintel.lease.owner.service-principal=prn_test")
 			.run((context) -> assertThat(context).hasFailed()
 				.getFailure()
 				.rootCause()
@@ -256,7 +256,7 @@ class LeaseAutoConfigurationTests {
 
 	@Test
 	void whenTtlBoundsAreInvertedThenStartupFailsNamingTheProperty() {
-		assertFailure("starintel.lease.minimum-ttl=10m", "starintel.lease.minimum-ttl");
+		assertFailure("starintel.lease.ttl.minimum=10m", "starintel.lease.ttl.minimum");
 	}
 
 	@Test
@@ -271,22 +271,22 @@ class LeaseAutoConfigurationTests {
 
 	@Test
 	void whenOperationTimeoutExceedsMaximumDeadlineThenStartupFailsNamingTheProperty() {
-		assertFailure("starintel.lease.operation-timeout=5m", "starintel.lease.operation-timeout");
+		assertFailure("starintel.lease.request.timeout=5m", "starintel.lease.request.timeout");
 	}
 
 	@Test
 	void whenServicePrincipalIsNotAnIdentifierThenStartupFailsNamingTheProperty() {
-		assertFailure("starintel.lease.service-principal=has space", "starintel.lease.service-principal");
+		assertFailure("starintel.lease.owner.service-principal=has space", "starintel.lease.owner.service-principal");
 	}
 
 	@Test
 	void whenListCursorSecretIsNotBase64Of16To32BytesThenStartupFailsNamingTheProperty() {
-		assertFailure("starintel.lease.list-cursor-secret=c2hvcnQ=", "starintel.lease.list-cursor-secret");
+		assertFailure("starintel.lease.list.cursor-secret=c2hvcnQ=", "starintel.lease.list.cursor-secret");
 	}
 
 	@Test
 	void whenInstancesShareTheListCursorSecretThenOneAcceptsTheOthersCursor() {
-		String secret = "starintel.lease.list-cursor-secret=MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
+		String secret = "starintel.lease.list.cursor-secret=MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
 		ListFilter filter = new ListFilter.ByProgram(ProgramScope.of("tenant-main", "program-a"));
 		this.memory.withPropertyValues(secret).run((first) -> this.memory.withPropertyValues(secret).run((second) -> {
 			String cursor = first.getBean(LeaseProperties.class).listCursors().encode("position-1", filter);

@@ -29,7 +29,7 @@ class LeaseSweeperAutoConfigurationTests {
 		.withConfiguration(AutoConfigurations.of(LeaseStoreAutoConfiguration.class, LeaseAuditAutoConfiguration.class,
 				LeaseSweeperAutoConfiguration.class))
 		.withPropertyValues("starintel.lease.tenant=tenant-main", "starintel.lease.program=program-a",
-				"starintel.lease.service-principal=prn_test", "starintel.lease.store=memory");
+				"starintel.lease.owner.service-principal=prn_test", "starintel.lease.store=memory");
 
 	@Test
 	void whenALeaseServiceExistsThenTheSweeperRunsWithTheContext() {

@@ -25,7 +25,7 @@ class LeaseTelemetryAutoConfigurationTests {
 		.withConfiguration(AutoConfigurations.of(LeaseStoreAutoConfiguration.class, LeaseTelemetryAutoConfiguration.class,
 				LeaseAuditAutoConfiguration.class))
 		.withPropertyValues("starintel.lease.tenant=tenant-main", "starintel.lease.program=program-a",
-				"starintel.lease.service-principal=prn_test", "starintel.lease.store=memory");
+				"starintel.lease.owner.service-principal=prn_test", "starintel.lease.store=memory");
 
 	@Test
 	void whenAuditIsOnThenGrantsAreCountedPerProgram() {

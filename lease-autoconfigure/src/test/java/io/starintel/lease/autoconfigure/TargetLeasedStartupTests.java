@@ -30,7 +30,7 @@ class TargetLeasedStartupTests {
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, LeaseStoreAutoConfiguration.class,
 				LeaseAuditAutoConfiguration.class, LeaseJobAutoConfiguration.class))
 		.withPropertyValues("starintel.lease.store=memory", "starintel.lease.tenant=tenant-main",
-				"starintel.lease.program=program-a", "starintel.lease.service-principal=prn_test");
+				"starintel.lease.program=program-a", "starintel.lease.owner.service-principal=prn_test");
 
 	static class PrivateJob {
 
@@ -190,14 +190,14 @@ class TargetLeasedStartupTests {
 		this.runner.withBean("longTtlJob", LongTtlJob.class)
 			.run((context) -> assertThat(failure(context.getStartupFailure())).contains(
 					"bean 'longTtlJob' method LongTtlJob.run @TargetLeased(ttl = \"20m\") parsed as 20m must satisfy "
-							+ "starintel.lease.minimum-ttl (1s) < ttl <= starintel.lease.maximum-ttl (10m)"));
+							+ "starintel.lease.ttl.minimum (1s) < ttl <= starintel.lease.ttl.maximum (10m)"));
 	}
 
 	@Test
 	void whenWaitForExceedsMaximumWaitThenStartupFailsNamingTheProperty() {
 		this.runner.withBean("longWaitJob", LongWaitJob.class)
 			.run((context) -> assertThat(failure(context.getStartupFailure()))
-				.contains("@TargetLeased(waitFor = \"2m\") parsed as 2m must not exceed starintel.lease.maximum-wait "
+				.contains("@TargetLeased(waitFor = \"2m\") parsed as 2m must not exceed starintel.lease.request.maximum-wait "
 						+ "(30s)"));
 	}
 

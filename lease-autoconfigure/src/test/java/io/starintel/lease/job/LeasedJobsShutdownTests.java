@@ -37,8 +37,8 @@ class LeasedJobsShutdownTests {
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, LeaseStoreAutoConfiguration.class,
 				LeaseAuditAutoConfiguration.class, LeaseJobAutoConfiguration.class))
 		.withPropertyValues("starintel.lease.store=memory", "starintel.lease.tenant=tenant-main",
-				"starintel.lease.program=program-a", "starintel.lease.service-principal=prn_test",
-				"starintel.lease.minimum-ttl=100ms", "starintel.lease.renewal-margin=100ms")
+				"starintel.lease.program=program-a", "starintel.lease.owner.service-principal=prn_test",
+				"starintel.lease.ttl.minimum=100ms", "starintel.lease.renewal.margin=100ms")
 		.withBean(JobState.class)
 		.withBean(LeasedJobs.class);
 
@@ -74,7 +74,7 @@ class LeasedJobsShutdownTests {
 
 	@Test
 	void whenJobIgnoresCancellationThenShutdownReleasesItsLeaseWithinTheTimeout(CapturedOutput output) {
-		this.runner.withPropertyValues("starintel.lease.cancellation=none", "starintel.lease.job.shutdown-timeout=2s")
+		this.runner.withPropertyValues("starintel.lease.job.cancellation=none", "starintel.lease.job.shutdown-timeout=2s")
 			.run((context) -> {
 				LeasedJobs jobs = context.getBean(LeasedJobs.class);
 				JobState state = context.getBean(JobState.class);

@@ -59,8 +59,8 @@ class TargetLeaseAspectTests {
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, LeaseStoreAutoConfiguration.class,
 				io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration.class, LeaseJobAutoConfiguration.class))
 		.withPropertyValues("starintel.lease.store=memory", "starintel.lease.tenant=tenant-main",
-				"starintel.lease.program=program-a", "starintel.lease.service-principal=prn_test",
-				"starintel.lease.minimum-ttl=100ms", "starintel.lease.renewal-margin=100ms")
+				"starintel.lease.program=program-a", "starintel.lease.owner.service-principal=prn_test",
+				"starintel.lease.ttl.minimum=100ms", "starintel.lease.renewal.margin=100ms")
 		.withUserConfiguration(Jobs.class);
 
 	@Configuration(proxyBeanMethods = false)
@@ -316,7 +316,7 @@ class TargetLeaseAspectTests {
 
 	@Test
 	void whenCancellationIsNoneThenTheThreadIsNotInterruptedButTheContextReadsLost() {
-		this.runner.withPropertyValues("starintel.lease.cancellation=none").run((context) -> {
+		this.runner.withPropertyValues("starintel.lease.job.cancellation=none").run((context) -> {
 			LeasedJobs jobs = jobs(context);
 			CompletableFuture<Void> job = CompletableFuture.runAsync(() -> jobs.holdPastLifetime("target_13"));
 			assertThat(state(context).started.await(5, TimeUnit.SECONDS)).isTrue();

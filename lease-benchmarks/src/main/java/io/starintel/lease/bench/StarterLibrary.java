@@ -65,7 +65,7 @@ final class StarterLibrary implements LockLibrary {
 		properties.put("spring.data.redis.port", redis.port());
 		properties.put("starintel.lease.tenant", TENANT);
 		properties.put("starintel.lease.program", this.program);
-		properties.put("starintel.lease.service-principal", "prn_bench");
+		properties.put("starintel.lease.owner.service-principal", "prn_bench");
 		properties.put("logging.file.name",
 				Path.of(System.getProperty("bench.out", "target/bench"), "logs", cell + ".log").toString());
 		properties.put("logging.threshold.console", "WARN");

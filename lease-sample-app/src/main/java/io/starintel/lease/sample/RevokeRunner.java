@@ -63,8 +63,8 @@ class RevokeRunner implements ApplicationRunner {
 	}
 
 	private void revoke(String target) {
-		ProgramScope scope = ProgramScope.of(Objects.requireNonNull(this.lease.tenant(), "starintel.lease.tenant"),
-				Objects.requireNonNull(this.lease.program(), "starintel.lease.program"));
+		ProgramScope scope = ProgramScope.of(Objects.requireNonNull(this.lease.getTenant(), "starintel.lease.tenant"),
+				Objects.requireNonNull(this.lease.getProgram(), "starintel.lease.program"));
 		LeasePage page = this.service.list(new ListRequest(new ListFilter.ByTarget(scope, "starintel-target", target),
 				null, 10, this.service.newId(), this.service.deadline()));
 		if (page.leases().isEmpty()) {

@@ -33,7 +33,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class AutoConfigurationChainTests {
 
 	private static final String[] REQUIRED = { "starintel.lease.tenant=tenant-main",
-			"starintel.lease.program=program-a", "starintel.lease.service-principal=prn_chain" };
+			"starintel.lease.program=program-a", "starintel.lease.owner.service-principal=prn_chain" };
 
 	private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(allLeaseAutoConfigurations()))

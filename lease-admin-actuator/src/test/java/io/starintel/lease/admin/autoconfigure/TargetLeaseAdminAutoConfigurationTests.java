@@ -38,7 +38,7 @@ class TargetLeaseAdminAutoConfigurationTests {
 				TargetLeaseAdminAutoConfiguration.class, LeaseStoreAutoConfiguration.class,
 				LeaseAuditAutoConfiguration.class))
 		.withPropertyValues("starintel.lease.tenant=t", "starintel.lease.program=p",
-				"starintel.lease.service-principal=prn_admin_test");
+				"starintel.lease.owner.service-principal=prn_admin_test");
 
 	@Test
 	void whenNoLeaseStoreThenEndpointBacksOff() {

@@ -16,7 +16,7 @@ import io.starintel.lease.service.LeaseService;
  * Acquires the lease of one leased call, once or within the method's bounded wait.
  *
  * <p>Contract: acquisition is non-blocking unless a wait is requested; a requested wait is capped by
- * {@code starintel.lease.maximum-wait} and retried with a jittered backoff no longer than the store's
+ * {@code starintel.lease.request.maximum-wait} and retried with a jittered backoff no longer than the store's
  * {@code retry_after_ms}; every attempt of one call carries the same execution, job and trace ids and a fresh
  * request id; an outcome-unknown answer is resolved once by that request id (contract: resolve by request_id before
  * more work).

@@ -20,7 +20,7 @@ import io.starintel.lease.service.LeaseService;
  * Spring Boot's 30s lifecycle phase timeout).
  *
  * <p>On stop: the aspect stops accepting new leased work; every running job's cancellation is signalled (interrupt
- * or future cancellation, per {@code starintel.lease.cancellation}); jobs that end within the first half of the
+ * or future cancellation, per {@code starintel.lease.job.cancellation}); jobs that end within the first half of the
  * timeout release their own leases; the leases of jobs still running then are released here (the job loses its
  * authority: fencing rejects its later commits), as long as the timeout has not passed. Every release is logged with
  * its real answer; a lease not released is logged as left to expire at its {@code expires_at}.

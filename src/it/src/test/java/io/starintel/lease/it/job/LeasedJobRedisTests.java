@@ -69,8 +69,8 @@ class LeasedJobRedisTests {
 				applicationContext.getBeanFactory().registerSingleton("meterRegistry", new SimpleMeterRegistry());
 			})
 			.properties("spring.data.redis.url=" + redisUrl, "starintel.lease.tenant=tenant-it",
-					"starintel.lease.program=" + this.program, "starintel.lease.service-principal=prn_it_worker",
-					"starintel.lease.service-instance-id=" + instanceId, "starintel.lease.minimum-ttl=100ms")
+					"starintel.lease.program=" + this.program, "starintel.lease.owner.service-principal=prn_it_worker",
+					"starintel.lease.owner.service-instance-id=" + instanceId, "starintel.lease.ttl.minimum=100ms")
 			.run();
 		this.contexts.add(context);
 		return context;
