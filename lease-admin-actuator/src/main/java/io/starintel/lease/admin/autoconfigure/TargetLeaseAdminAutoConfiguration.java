@@ -54,9 +54,7 @@ public final class TargetLeaseAdminAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	TenantAdmission targetLeaseAdmissionControl(AdminProperties properties) {
-		AdminProperties.Admission admission = properties.admission();
-		return new TenantAdmission(admission.maxInFlight(), admission.permitsPerSecond(),
-				admission.burst(), "starintel.lease.admin.admission");
+		return new TenantAdmission(properties.admission(), "starintel.lease.admin.admission");
 	}
 
 	@Bean
