@@ -1,6 +1,5 @@
 package io.starintel.lease.autoconfigure;
 
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -17,9 +16,7 @@ import org.springframework.context.annotation.Bean;
 
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.service.LeaseService;
-import io.starintel.lease.sweep.internal.ExpirySweeper;
-import io.starintel.lease.sweep.internal.SweepMetrics;
-import io.starintel.lease.sweep.SweepObserver;
+import io.starintel.lease.sweep.ExpirySweeper;
 
 /**
  * The expiry sweeper ({@code starintel.lease.sweeper.enabled}, default on): ends expired leases of the configured
@@ -45,15 +42,14 @@ public final class LeaseSweeperAutoConfiguration {
 				programs.add(scope);
 			}
 		}
-		MeterRegistry registry = meters.getIfAvailable();
-		SweepObserver observer = SweepObserver.NONE;
-		if (registry != null) {
-			SweepMetrics metrics = new SweepMetrics(registry);
-			programs.forEach(metrics::register);
-			observer = metrics;
-		}
-		return new ExpirySweeper(service, programs, sweeper.interval(), sweeper.batchSize(),
-				sweeper.maxBatchesPerTick(), properties.getRequest().timeout(), observer, Clock.systemUTC());
+		ExpirySweeper.Builder builder = ExpirySweeper.builder(service)
+			.programs(programs)
+			.interval(sweeper.interval())
+			.batchSize(sweeper.batchSize())
+			.maxBatchesPerTick(sweeper.maxBatchesPerTick())
+			.callTimeout(properties.getRequest().timeout());
+		meters.ifAvailable(builder::meters);
+		return builder.build();
 	}
 
 	@Bean

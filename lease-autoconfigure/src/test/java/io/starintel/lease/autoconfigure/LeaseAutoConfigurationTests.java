@@ -81,7 +81,7 @@ class LeaseAutoConfigurationTests {
 						}
 					})
 			.run((context) -> {
-				assertThat(context).hasSingleBean(io.starintel.lease.audit.internal.LogAuditSink.class)
+				assertThat(context).hasBean("targetLeaseLogAuditSink")
 					.hasSingleBean(io.starintel.lease.audit.spring.ApplicationEventAuditSink.class);
 				LeaseService service = context.getBean(LeaseService.class);
 				io.starintel.lease.core.LeaseResult result = service.acquire(io.starintel.lease.core.AcquireRequest

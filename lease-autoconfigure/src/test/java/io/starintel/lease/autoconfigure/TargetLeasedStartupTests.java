@@ -12,13 +12,12 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import io.starintel.lease.core.LeaseConfigurationException;
 import io.starintel.lease.job.internal.LeaseDurationFormat;
-import io.starintel.lease.job.internal.TargetLeasedVerifier;
 import io.starintel.lease.job.TargetLeased;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Start-up checks of {@code @TargetLeased} methods ({@link TargetLeasedVerifier}): every misuse case fails start-up
+ * Start-up checks of {@code @TargetLeased} methods ({@code TargetLeaseAspect.startupChecks}): every misuse case fails start-up
  * with a message naming the bean, the method and the reason; durations are parsed strictly and checked against the
  * policy with the parsed value, the bounds and the properties that set them; {@code starintel.lease.job.misuse=warn}
  * starts with one WARN per method instead.

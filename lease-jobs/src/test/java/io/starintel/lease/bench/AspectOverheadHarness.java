@@ -77,7 +77,7 @@ public final class AspectOverheadHarness {
 		// -Dbench.audit=true: the jobs' store as the auto-configuration wires it (audited to the default sinks)
 		io.starintel.lease.store.LeaseStore serviceStore = Boolean.getBoolean("bench.audit")
 				? new io.starintel.lease.audit.internal.AuditingLeaseStore(store,
-						java.util.List.of(new io.starintel.lease.audit.internal.LogAuditSink(),
+						java.util.List.of(io.starintel.lease.audit.AuditSink.log(),
 								new io.starintel.lease.audit.spring.ApplicationEventAuditSink((event) -> {
 								})),
 						Clock.systemUTC(), true)

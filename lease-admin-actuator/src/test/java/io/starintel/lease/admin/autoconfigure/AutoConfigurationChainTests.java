@@ -6,7 +6,6 @@ import java.util.List;
 import io.starintel.lease.admin.internal.TargetLeaseAdminController;
 import io.starintel.lease.admin.internal.TargetLeaseAdminOperations;
 import io.starintel.lease.audit.internal.AsyncAuditPipeline;
-import io.starintel.lease.audit.internal.LogAuditSink;
 import io.starintel.lease.audit.redis.RedisStreamAuditSink;
 import io.starintel.lease.fence.FenceGuard;
 import io.starintel.lease.service.LeaseService;
@@ -73,7 +72,7 @@ class AutoConfigurationChainTests {
 				.hasSingleBean(TargetLeaseAdminController.class)
 				.hasSingleBean(TargetLeaseAdminOperations.class)
 				.hasSingleBean(FenceGuard.class)
-				.hasSingleBean(LogAuditSink.class)
+				.hasBean("targetLeaseLogAuditSink")
 				.hasSingleBean(AsyncAuditPipeline.class)
 				.hasBean(TargetLeaseAdminSecurityAutoConfiguration.FILTER_CHAIN_BEAN)
 				.hasBean(TargetLeaseAdminAutoConfiguration.AUDIT_FILTER_BEAN);

@@ -4,7 +4,6 @@ import io.starintel.lease.admin.AdminCaller;
 import io.starintel.lease.admin.internal.TargetLeaseAdminController;
 import io.starintel.lease.admin.internal.TargetLeaseAdminOperations;
 import io.starintel.lease.audit.AuditSink;
-import io.starintel.lease.audit.internal.LogAuditSink;
 import io.starintel.lease.audit.redis.RedisStreamAuditSink;
 import io.starintel.lease.audit.spring.ApplicationEventAuditSink;
 import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;
@@ -50,7 +49,7 @@ class TargetLeaseAdminAutoConfigurationTests {
 		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new).run((context) -> {
 			assertThat(context).hasSingleBean(TargetLeaseAdminController.class)
 				.hasSingleBean(TargetLeaseAdminOperations.class)
-				.hasSingleBean(LogAuditSink.class)
+				.hasBean("targetLeaseLogAuditSink")
 				.hasSingleBean(ApplicationEventAuditSink.class)
 				.doesNotHaveBean(RedisStreamAuditSink.class)
 				.hasBean(TargetLeaseAdminSecurityAutoConfiguration.FILTER_CHAIN_BEAN);
@@ -115,7 +114,7 @@ class TargetLeaseAdminAutoConfigurationTests {
 	void theEndpointUsesTheOneAuditedFacadeAndDeclaresNoSinkOfItsOwn() {
 		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new).run((context) -> {
 			assertThat(context).hasSingleBean(LeaseService.class)
-				.hasSingleBean(LogAuditSink.class)
+				.hasBean("targetLeaseLogAuditSink")
 				.hasSingleBean(ApplicationEventAuditSink.class)
 				.hasBean(TargetLeaseAdminAutoConfiguration.AUDIT_FILTER_BEAN);
 		});

@@ -28,10 +28,10 @@ import io.starintel.lease.service.LeaseService;
  * <p>Stops in phase {@link #PHASE}: after the web server stopped taking requests and before the Redis connection
  * factory (phase 0) closes, so releases still reach the backend.
  */
-public final class LeasedJobsShutdown implements SmartLifecycle {
+final class LeasedJobsShutdown implements SmartLifecycle {
 
 	/** The lifecycle phase: stops before phase-0 beans such as the Lettuce connection factory. */
-	public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
+	static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
 
 	private static final Logger logger = LoggerFactory.getLogger(LeasedJobsShutdown.class);
 
@@ -46,7 +46,7 @@ public final class LeasedJobsShutdown implements SmartLifecycle {
 	private volatile boolean running;
 
 	/** A shutdown over the aspect, the scheduler holding the leases and the service releasing them. */
-	public LeasedJobsShutdown(TargetLeaseAspect aspect, LeaseRenewalScheduler scheduler, LeaseService service,
+	LeasedJobsShutdown(TargetLeaseAspect aspect, LeaseRenewalScheduler scheduler, LeaseService service,
 			Duration timeout) {
 		this.aspect = Objects.requireNonNull(aspect, "aspect");
 		this.scheduler = Objects.requireNonNull(scheduler, "scheduler");

@@ -43,7 +43,7 @@ import io.starintel.lease.job.TargetLeased;
  * Every message names the bean, the method and the attribute, the parsed value, the bounds and the properties that
  * set them. Self-invocation (a call through {@code this}) cannot be seen here: see docs/jobs.md.
  */
-public final class TargetLeasedVerifier implements SmartInitializingSingleton, BeanFactoryAware {
+final class TargetLeasedVerifier implements SmartInitializingSingleton, BeanFactoryAware {
 
 	private static final Logger logger = LoggerFactory.getLogger(TargetLeasedVerifier.class);
 
@@ -63,7 +63,7 @@ public final class TargetLeasedVerifier implements SmartInitializingSingleton, B
 	 * @param maximumWait {@code starintel.lease.request.maximum-wait}
 	 * @param mode what to do about misuse ({@code starintel.lease.job.misuse})
 	 */
-	public TargetLeasedVerifier(LeasePolicy policy, Duration maximumWait, MisuseMode mode) {
+	TargetLeasedVerifier(LeasePolicy policy, Duration maximumWait, MisuseMode mode) {
 		this.policy = Objects.requireNonNull(policy, "policy");
 		this.maximumWait = Objects.requireNonNull(maximumWait, "maximumWait");
 		this.mode = Objects.requireNonNull(mode, "mode");

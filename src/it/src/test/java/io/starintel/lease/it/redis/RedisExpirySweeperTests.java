@@ -27,7 +27,7 @@ import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.store.LeaseAlerts;
 import io.starintel.lease.store.redis.internal.RedisKeys;
 import io.starintel.lease.store.redis.RedisLeaseStore;
-import io.starintel.lease.sweep.internal.ExpirySweeper;
+import io.starintel.lease.sweep.ExpirySweeper;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -90,9 +90,13 @@ class RedisExpirySweeperTests {
 		RedisLeaseStore store = new RedisLeaseStore(factory(), RedisServers.POLICY, LeaseAlerts.LOG);
 		AuditingLeaseStore audited = new AuditingLeaseStore(store, List.of(this.events::add), Clock.systemUTC(),
 				store.writesAdminAuditAtomically());
-		ExpirySweeper sweeper = new ExpirySweeper(
-				new LeaseService(audited, Clock.systemUTC(), Duration.ofSeconds(5), null, null), List.of(scope()), INTERVAL, 50, 20, Duration.ofSeconds(5),
-				(s, tick) -> this.ticks.incrementAndGet(), Clock.systemUTC());
+		ExpirySweeper sweeper = ExpirySweeper
+			.builder(new LeaseService(audited, Clock.systemUTC(), Duration.ofSeconds(5), null, null))
+			.programs(List.of(scope()))
+			.interval(INTERVAL)
+			.maxBatchesPerTick(20)
+			.observer((s, tick) -> this.ticks.incrementAndGet())
+			.build();
 		this.sweepers.add(sweeper);
 		sweeper.start();
 		return sweeper;
