@@ -1,5 +1,10 @@
 #!/usr/bin/env bash
-# CI entry point (.ci/run): start the servers, then prove both supported Spring Boot lines.
+# CI entry point (.ci/run, which exports CI=true): start the servers, then prove both supported Spring Boot lines.
+#   0. the servers: the local ones (scripts/services.sh: pouchdb-server and Chromium are always local; the others are
+#      the fallback), then a Docker engine and the locally built images (scripts/containers.sh). When that is ready the
+#      suites run Redis, Valkey, RabbitMQ, Apache CouchDB and the Redis Cluster in containers (STARINTEL_CONTAINERS=true
+#      for both Maven runs); when it is not, they use the local servers (STARINTEL_CONTAINERS=false). Under CI=true a
+#      missing server fails its suite, never skips. Containers of a killed test JVM are removed at the end (reap).
 #   1. the full build (unit tests, every integration suite, the consumer app) on the pinned Spring Boot 4.0.x;
 #   2. the same full verify with -Pspring-boot-4.1 (the newest 4.1.x: Lettuce 7, Spring Data Redis 4.1,
 #      Spring AMQP 4.1): unit tests plus the Redis, fence, job and admin suites.
@@ -7,6 +12,20 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/services.sh
+containers=0
+bash scripts/containers.sh up || containers=$?
+case "$containers" in
+  0)
+    export STARINTEL_CONTAINERS="${STARINTEL_CONTAINERS:-true}"
+    trap 'bash scripts/containers.sh reap || true' EXIT
+    echo "== servers: containers (Testcontainers; images built by scripts/containers.sh)"
+    ;;
+  3)
+    export STARINTEL_CONTAINERS=false
+    echo "== servers: local (scripts/services.sh): containers are not available, see above"
+    ;;
+  *) exit "$containers" ;;
+esac
 start=$(date +%s)
 echo "== Spring Boot 4.0.x (pinned): full build"
 # install (not just verify): the consumer test (src/it ConsumerAppTwoProcessTests) builds src/it/consumer-app

@@ -24,6 +24,10 @@ import static org.awaitility.Awaitility.await;
  * themselves: loopback only, no persistence ({@code --save "" --appendonly no}), its files and log in the given
  * folder. A restart therefore loses every key (the data-loss row of the contract); cluster nodes add their own
  * arguments. Every wait has a deadline.
+ *
+ * <p>The failover suites also {@link #kill() kill -9} a server (nothing flushed, connections reset), freeze it
+ * ({@link #suspend() SIGSTOP}, {@link #resume() SIGCONT}) and start a server from a configuration file
+ * ({@link #startWithConfigFile}: a sentinel, which needs a file it can rewrite).
  */
 public final class RedisServerProcess implements AutoCloseable {
 
@@ -41,12 +45,19 @@ public final class RedisServerProcess implements AutoCloseable {
 
 	private @Nullable Process process;
 
-	private RedisServerProcess(Path binary, int port, Path directory, List<String> extraArguments) {
+	private volatile boolean suspended;
+
+	private RedisServerProcess(Path binary, @Nullable Path configFile, int port, Path directory,
+			List<String> extraArguments) {
 		this.port = port;
 		this.directory = directory;
 		this.log = directory.resolve("redis-" + port + ".log");
-		List<String> command = new ArrayList<>(List.of(binary.toString(), "--port", Integer.toString(port), "--bind",
-				"127.0.0.1", "--save", "", "--appendonly", "no", "--dir", directory.toString()));
+		List<String> command = new ArrayList<>(List.of(binary.toString()));
+		if (configFile != null) {
+			command.add(configFile.toString()); // the server reads a configuration file only as its first argument
+		}
+		command.addAll(List.of("--port", Integer.toString(port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
+				"no", "--dir", directory.toString()));
 		command.addAll(extraArguments);
 		this.command = List.copyOf(command);
 	}
@@ -65,8 +76,22 @@ public final class RedisServerProcess implements AutoCloseable {
 	/** Starts {@code binary} without waiting: for callers that start several nodes and then wait for all. */
 	public static RedisServerProcess launch(Path binary, int port, Path directory, String... extraArguments)
 			throws IOException {
-		RedisServerProcess server = new RedisServerProcess(binary, port, directory, List.of(extraArguments));
+		RedisServerProcess server = new RedisServerProcess(binary, null, port, directory, List.of(extraArguments));
 		server.spawn();
+		return server;
+	}
+
+	/**
+	 * Starts {@code binary configFile --port port ... extraArguments} and waits until it answers {@code PING}: for a
+	 * sentinel ({@code extraArguments} {@code --sentinel}), which refuses to run without a configuration file it can
+	 * rewrite. The file is the server's own from then on (a sentinel rewrites it with what it learns).
+	 */
+	public static RedisServerProcess startWithConfigFile(Path binary, Path configFile, int port, Path directory,
+			String... extraArguments) throws IOException {
+		RedisServerProcess server = new RedisServerProcess(binary, configFile, port, directory,
+				List.of(extraArguments));
+		server.spawn();
+		server.awaitPing();
 		return server;
 	}
 
@@ -91,6 +116,75 @@ public final class RedisServerProcess implements AutoCloseable {
 	public boolean isAlive() {
 		Process current = this.process;
 		return current != null && current.isAlive();
+	}
+
+	/** The operating system's process id of the running server. */
+	public long pid() {
+		Process current = this.process;
+		if (current == null) {
+			throw new IllegalStateException("server on port " + this.port + " is not running");
+		}
+		return current.pid();
+	}
+
+	/**
+	 * Kills the server with SIGKILL (kill -9: nothing flushed, no shutdown handshake, its connections reset) and
+	 * waits (bounded) until the process is gone. {@link #restartEmpty()} starts it again, empty.
+	 */
+	public void kill() {
+		Process current = this.process;
+		if (current == null) {
+			return;
+		}
+		current.destroyForcibly(); // SIGKILL on Linux; works on a suspended process too
+		try {
+			if (!current.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+				throw new IllegalStateException("server on port " + this.port + " survived SIGKILL");
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		this.process = null;
+		this.suspended = false;
+	}
+
+	/**
+	 * Freezes the server with SIGSTOP: it answers nothing (clients, replicas, cluster bus) until {@link #resume()},
+	 * while the kernel still buffers what peers send it.
+	 */
+	public void suspend() {
+		signal("STOP");
+		this.suspended = true;
+	}
+
+	/** Lets a {@link #suspend() suspended} server run again (SIGCONT). */
+	public void resume() {
+		signal("CONT");
+		this.suspended = false;
+	}
+
+	/** Whether the server is {@link #suspend() suspended}. */
+	public boolean isSuspended() {
+		return this.suspended;
+	}
+
+	private void signal(String signal) {
+		long pid = pid();
+		try {
+			Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).redirectErrorStream(true).start();
+			if (!kill.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS) || kill.exitValue() != 0) {
+				throw new IllegalStateException("kill -" + signal + " " + pid + " failed: "
+						+ new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+			}
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("could not send SIG" + signal + " to " + pid, ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("interrupted while sending SIG" + signal + " to " + pid, ex);
+		}
 	}
 
 	/** The server's log so far (for failure messages). */
@@ -128,6 +222,9 @@ public final class RedisServerProcess implements AutoCloseable {
 		if (current == null) {
 			return;
 		}
+		if (this.suspended && current.isAlive()) {
+			resume(); // a stopped process would not act on the TERM
+		}
 		current.destroy();
 		try {
 			if (!current.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
@@ -139,6 +236,7 @@ public final class RedisServerProcess implements AutoCloseable {
 			current.destroyForcibly();
 		}
 		this.process = null;
+		this.suspended = false;
 		await("server on port " + this.port + " gone").atMost(STOP_TIMEOUT).until(() -> !answersPing(this.port));
 	}
 

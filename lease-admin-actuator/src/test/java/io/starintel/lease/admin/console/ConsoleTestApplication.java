@@ -10,17 +10,21 @@ import io.starintel.lease.fence.FenceDecision;
 import io.starintel.lease.fence.FenceGuard;
 import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.job.TargetLeased;
+import io.starintel.lease.test.RedisContainerConnection;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 
 /**
  * The console's test application: only the auto-configuration chain of the starter and the admin module (the Redis
  * store on real Redis, the audit pipeline, the stream sink, the fence guard, both security chains) and one leased job.
- * No lease bean of its own.
+ * No lease bean of its own. Redis is a container through {@code @ServiceConnection} when the run uses containers
+ * ({@link RedisContainerConnection}), else {@code STARINTEL_REDIS_URL}.
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
+@Import(RedisContainerConnection.class)
 public class ConsoleTestApplication {
 
 	@Bean

@@ -32,14 +32,16 @@ import org.springframework.context.annotation.Import;
 import org.springframework.context.event.EventListener;
 import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The admin endpoint over real HTTP on the Redis store against real Redis ({@code STARINTEL_REDIS_URL}, default
- * redis://127.0.0.1:6379). The store writes force-release/revoke audit events in its transition script; the endpoint's own
+ * The admin endpoint over real HTTP on the Redis store against real Redis (a container through
+ * {@code @ServiceConnection} when the run uses containers, see {@link AdminTestApplication}; else
+ * {@code STARINTEL_REDIS_URL}, default redis://127.0.0.1:6379). The store writes force-release/revoke audit events in its transition script; the endpoint's own
  * stream sink skips exactly those, so each admin decision appears once in the program's stream.
  */
 @SpringBootTest(classes = AdminTestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
@@ -82,6 +84,16 @@ class RedisStoreAdminEndpointTests extends AbstractAdminEndpointTests {
 
 	@Autowired
 	RequestEventCounter counter;
+
+	/** ":port" of the Redis behind the endpoint (a container's port with containers): a leaked endpoint has it. */
+	static volatile String redisPort = ":6379";
+
+	@Autowired
+	void redisEndpoint(RedisConnectionFactory connectionFactory) {
+		if (connectionFactory instanceof LettuceConnectionFactory lettuce) {
+			redisPort = ":" + lettuce.getPort();
+		}
+	}
 
 	/**
 	 * Issue 10: every request under the endpoint emits exactly one audit event. Over 1,000 raw HTTP requests: the
@@ -224,7 +236,7 @@ class RedisStoreAdminEndpointTests extends AbstractAdminEndpointTests {
 		String body = reply.body();
 		for (String leak : List.of(LockIdentity.KEY_PREFIX, lease.identity().keyDigest(), "Exception", "exception",
 				"\tat ", "redis", "Redis", "lettuce", "Lettuce", "valkey", "org.springframework", "java.", "tomcat",
-				"Tomcat", ADMIN_PASSWORD, "127.0.0.1", ":6379")) {
+				"Tomcat", ADMIN_PASSWORD, "127.0.0.1", ":6379", redisPort)) {
 			// ":6379", not "6379": random ids and tokens may contain those digits; a leaked endpoint has the colon
 			if (body.contains(leak)) {
 				return "leaks " + leak;

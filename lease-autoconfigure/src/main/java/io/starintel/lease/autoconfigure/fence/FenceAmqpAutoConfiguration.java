@@ -20,6 +20,7 @@ import io.starintel.lease.fence.amqp.internal.MicrometerFenceRejectionMeter;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.starintel.lease.core.ProgramScope;
+import io.starintel.lease.store.redis.RedisLeaseStore;
 import io.starintel.lease.fence.FenceGuard;
 import io.starintel.lease.fence.amqp.internal.ConsumerRejectionRecorder;
 import io.starintel.lease.fence.amqp.internal.FencedListenerAdvice;
@@ -79,11 +80,14 @@ public final class FenceAmqpAutoConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnClass(StringRedisTemplate.class)
 	@ConditionalOnProperty(prefix = "starintel.lease.fence.amqp.consumer", name = { "tenant-id", "program-id" })
-	FencedListenerAdvice fencedListenerAdvice(StringRedisTemplate redis, FenceProperties properties,
-			ConsumerRejectionRecorder rejections) {
+	FencedListenerAdvice fencedListenerAdvice(StringRedisTemplate redis, ObjectProvider<RedisLeaseStore> store,
+			FenceProperties properties, ConsumerRejectionRecorder rejections) {
 		FenceProperties.Consumer consumer = properties.amqp().consumer();
-		return new FencedListenerAdvice(redis, ProgramScope.of(consumer.tenantId(), consumer.programId()),
-				consumer.requireFence(), rejections);
+		ProgramScope scope = ProgramScope.of(consumer.tenantId(), consumer.programId());
+		RedisLeaseStore leases = store.getIfAvailable();
+		return (leases != null) ? new FencedListenerAdvice(leases.fenceCalls(), FencedListenerAdvice.DEFAULT_TIMEOUT,
+				scope, consumer.requireFence(), rejections)
+				: new FencedListenerAdvice(redis, scope, consumer.requireFence(), rejections);
 	}
 
 	@Bean

@@ -1,5 +1,8 @@
 package io.starintel.lease.autoconfigure.fence;
 
+import java.time.Clock;
+import java.time.Duration;
+
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -25,8 +28,9 @@ public final class FenceCheckpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(CheckpointStore.class)
-	RedisCheckpointStore checkpointStore(StringRedisTemplate redis) {
-		return new RedisCheckpointStore(redis);
+	RedisCheckpointStore checkpointStore(RedisLeaseStore store) {
+		return new RedisCheckpointStore(store.fenceCalls(), Duration.ofSeconds(2), RedisCheckpointStore.DEFAULT_RETENTION,
+				Clock.systemUTC());
 	}
 
 }

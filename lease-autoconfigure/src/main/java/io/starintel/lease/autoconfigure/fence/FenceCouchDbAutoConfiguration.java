@@ -15,6 +15,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.starintel.lease.fence.FenceGuard;
 import io.starintel.lease.fence.couchdb.DocumentMarkStore;
+import io.starintel.lease.store.redis.RedisLeaseStore;
 import io.starintel.lease.fence.couchdb.internal.FenceDesignDocument;
 import io.starintel.lease.fence.couchdb.FencedCouchDbReader;
 import io.starintel.lease.fence.couchdb.FencedCouchDbConnector;
@@ -48,8 +49,10 @@ public final class FenceCouchDbAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		DocumentMarkStore documentMarkStore(StringRedisTemplate redis) {
-			return new DocumentMarkStore(redis);
+		DocumentMarkStore documentMarkStore(StringRedisTemplate redis, ObjectProvider<RedisLeaseStore> store) {
+			RedisLeaseStore leases = store.getIfAvailable();
+			return (leases != null) ? new DocumentMarkStore(leases.fenceCalls(), DocumentMarkStore.DEFAULT_TIMEOUT)
+					: new DocumentMarkStore(redis);
 		}
 
 		@Bean

@@ -25,10 +25,9 @@ import io.starintel.lease.fence.FenceOutcome;
 import io.starintel.lease.fence.FenceStamp;
 import io.starintel.lease.fence.FencedWriteResult;
 import io.starintel.lease.context.LeaseContext;
-import io.starintel.lease.store.redis.internal.LeaseLibrary;
-import io.starintel.lease.store.redis.internal.RedisKeys;
-import io.starintel.lease.store.redis.internal.ScriptExecutor;
-import io.starintel.lease.store.redis.internal.ScriptFailure;
+import io.starintel.lease.store.redis.FenceCallException;
+import io.starintel.lease.store.redis.FenceCalls;
+import io.starintel.lease.store.redis.FenceFunction;
 
 /**
  * Redis {@link CheckpointStore}: the lease function library's {@code checkpoint}
@@ -50,7 +49,7 @@ public final class RedisCheckpointStore implements CheckpointStore {
 
 	private static final Logger logger = LoggerFactory.getLogger(RedisCheckpointStore.class);
 
-	private final ScriptExecutor executor;
+	private final FenceCalls calls;
 
 	private final Duration timeout;
 
@@ -70,10 +69,19 @@ public final class RedisCheckpointStore implements CheckpointStore {
 
 	/** As above, keeping each request's decision for {@code retention}. */
 	public RedisCheckpointStore(StringRedisTemplate redis, Duration timeout, Duration retention, Clock clock) {
+		this(FenceCalls.create(redis::getRequiredConnectionFactory, "starintel-lease"), timeout, retention, clock);
+	}
+
+	/**
+	 * A store on the lease store's fence calls ({@code RedisLeaseStore#fenceCalls}: the same connections, replica
+	 * acknowledgement and failover recovery), with a deadline of {@code timeout} per call, keeping each request's
+	 * decision for {@code retention}.
+	 */
+	public RedisCheckpointStore(FenceCalls calls, Duration timeout, Duration retention, Clock clock) {
 		if (timeout.isNegative() || timeout.isZero() || retention.isNegative() || retention.isZero()) {
 			throw new IllegalArgumentException("timeout and retention must be positive");
 		}
-		this.executor = new ScriptExecutor(redis.getRequiredConnectionFactory());
+		this.calls = calls;
 		this.timeout = timeout;
 		this.retention = retention;
 		this.clock = clock;
@@ -81,7 +89,7 @@ public final class RedisCheckpointStore implements CheckpointStore {
 
 	/** The checkpoint key of an identity: {@code P{T}:checkpoint:D}. */
 	public static String key(LockIdentity identity) {
-		return RedisKeys.of(identity).base() + "checkpoint:" + identity.keyDigest();
+		return FenceCalls.base(identity.scope()) + "checkpoint:" + identity.keyDigest();
 	}
 
 	/** The key keeping the decision of one request: {@code P{T}:checkpoint:D:req:R}. */
@@ -121,11 +129,12 @@ public final class RedisCheckpointStore implements CheckpointStore {
 				context.executionId()));
 		List<Object> reply;
 		try {
-			reply = this.executor.run(LeaseLibrary.Function.CHECKPOINT, deadline,
-					CheckpointArguments.checkpointKeys(identity, requestId), CheckpointArguments.checkpointArgs(context,
-							deadline, state, progress, requestId, requestDigest, this.retention.toMillis()));
+			reply = this.calls.run(FenceFunction.CHECKPOINT, deadline,
+					CheckpointArguments.checkpointKeys(this.calls, identity, requestId),
+					CheckpointArguments.checkpointArgs(this.calls, context, deadline, state, progress, requestId,
+							requestDigest, this.retention.toMillis()));
 		}
-		catch (ScriptFailure ex) {
+		catch (FenceCallException ex) {
 			return failed(ex, requestId);
 		}
 		if (reply.size() < 4) {
@@ -163,14 +172,15 @@ public final class RedisCheckpointStore implements CheckpointStore {
 	public CheckpointRead read(LockIdentity identity) {
 		List<Object> reply;
 		try {
-			reply = this.executor.run(LeaseLibrary.Function.CHECKPOINT_READ, this.clock.instant().plus(this.timeout),
-					CheckpointArguments.readKeys(identity), CheckpointArguments.none());
+			Instant deadline = this.clock.instant().plus(this.timeout);
+			reply = this.calls.run(FenceFunction.CHECKPOINT_READ, deadline, CheckpointArguments.readKeys(identity),
+					CheckpointArguments.readArgs(deadline));
 		}
-		catch (ScriptFailure ex) {
+		catch (FenceCallException ex) {
 			logger.warn("Checkpoint read without an answer, error={}", ex.kind());
 			return CheckpointRead.of(CheckpointReadStatus.BACKEND_UNAVAILABLE);
 		}
-		if (reply.isEmpty() || Reason.RECOVERY_REQUIRED.wireName().equals(text(reply.get(0)))) {
+		if (reply.isEmpty() || "deadline_exceeded".equals(text(reply.get(0)))) {
 			return CheckpointRead.of(CheckpointReadStatus.BACKEND_UNAVAILABLE);
 		}
 		if (reply.size() == 1) {
@@ -216,7 +226,7 @@ public final class RedisCheckpointStore implements CheckpointStore {
 		}
 	}
 
-	private static FencedWriteResult failed(ScriptFailure failure, String requestId) {
+	private static FencedWriteResult failed(FenceCallException failure, String requestId) {
 		logger.warn("Checkpoint write without an answer, correlation_id={}, error={}", requestId, failure.kind());
 		return switch (failure.kind()) {
 			case DEADLINE_BEFORE_SUBMISSION ->

@@ -1,10 +1,9 @@
 package io.starintel.lease.fence.couchdb;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.time.Duration;
+import java.time.Instant;
 import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
 import java.util.List;
@@ -12,17 +11,18 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.script.DefaultRedisScript;
-import org.springframework.data.redis.core.script.RedisScript;
 
 import io.starintel.lease.core.ProgramScope;
-import io.starintel.lease.store.redis.internal.RedisKeys;
+import io.starintel.lease.store.redis.FenceCallException;
+import io.starintel.lease.store.redis.FenceCalls;
+import io.starintel.lease.store.redis.FenceFunction;
 
 /**
  * The store of each fenced CouchDB document's durable mark in Redis: the highest token accepted for the document,
- * and its lock identity, in the hash {@code P{T}:couchdb:marks} of the writer's program ({@code mark.lua}). CouchDB
+ * and its lock identity, in the hash {@code P{T}:couchdb:marks} of the writer's program (the library functions
+ * {@code mark_raise} and {@code mark_read}, {@code fence.lua}, with a deadline and the store's replica
+ * acknowledgement). CouchDB
  * cannot guard {@code _purge}: a purged document followed by a re-create with a lower token passes
  * {@code validate_doc_update}; the fenced reader reports such a document because its token is below the mark.
  * Field names are a SHA-256 of database and document id (no document id in key material).
@@ -31,22 +31,30 @@ public final class DocumentMarkStore {
 
 	private static final Logger logger = LoggerFactory.getLogger(DocumentMarkStore.class);
 
-	@SuppressWarnings("rawtypes")
-	private static final RedisScript<List> MARK = new DefaultRedisScript<>(read("mark.lua"), List.class);
+	/** The deadline of each mark call, from when it is sent. */
+	public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
 
-	@SuppressWarnings("rawtypes")
-	private static final RedisScript<List> READ = new DefaultRedisScript<>(read("read_mark.lua"), List.class);
+	private final FenceCalls calls;
 
-	private final StringRedisTemplate redis;
+	private final Duration timeout;
 
-	/** Marks on the given Redis (the lease store's). */
+	/** Marks on the given Redis (the lease store's deployment), on their own fence calls. */
 	public DocumentMarkStore(StringRedisTemplate redis) {
-		this.redis = redis;
+		this(FenceCalls.create(redis::getRequiredConnectionFactory, "starintel-lease"), DEFAULT_TIMEOUT);
+	}
+
+	/** Marks through the lease store's fence calls, each call bounded by {@code timeout}. */
+	public DocumentMarkStore(FenceCalls calls, Duration timeout) {
+		if (timeout.isNegative() || timeout.isZero()) {
+			throw new IllegalArgumentException("timeout must be positive");
+		}
+		this.calls = calls;
+		this.timeout = timeout;
 	}
 
 	/** The marks hash of a program. */
 	public static String key(ProgramScope scope) {
-		return new RedisKeys(scope).base() + "couchdb:marks";
+		return FenceCalls.base(scope) + "couchdb:marks";
 	}
 
 	/** The field of one document. */
@@ -62,31 +70,46 @@ public final class DocumentMarkStore {
 	}
 
 	/**
-	 * Raises the mark after an accepted write; {@code false} when Redis did not confirm it (logged: the write itself
-	 * stands, the mark lags until the next write of the document).
+	 * Raises the mark after an accepted write, within the deadline; {@code false} when Redis did not confirm it
+	 * (logged: the write itself stands, the mark lags until the next write of the document).
 	 */
 	public boolean raise(ProgramScope scope, String database, String id, String digest, long token) {
+		Instant deadline = Instant.now().plus(this.timeout);
 		try {
-			List<?> reply = this.redis.execute(MARK, List.of(key(scope)), field(database, id), digest,
-					Long.toString(token));
-			return reply != null && !reply.isEmpty() && !"identity_differs".equals(String.valueOf(reply.get(0)));
+			List<Object> reply = this.calls.run(FenceFunction.MARK_RAISE, deadline, bytes(key(scope)),
+					bytes(Long.toString(deadline.toEpochMilli()), field(database, id), digest, Long.toString(token)));
+			String outcome = reply.isEmpty() ? "" : text(reply.get(0));
+			return "raised".equals(outcome) || "kept".equals(outcome);
 		}
-		catch (RuntimeException ex) {
-			logger.warn("CouchDB fence mark not raised, error={}", ex.getClass().getSimpleName());
+		catch (FenceCallException ex) {
+			logger.warn("CouchDB fence mark not raised, error={} reason={}", ex.kind(), ex.reason().wireName());
 			return false;
 		}
 	}
 
-	/** The mark and the identity's issued counter; throws a Redis exception that the reader turns into a result. */
+	/**
+	 * The mark and the identity's issued counter, within the deadline.
+	 * @throws IllegalStateException when there is no usable answer (the reader turns it into a result)
+	 */
 	public Mark read(ProgramScope scope, String database, String id, @Nullable String fallbackDigest) {
-		List<?> reply = this.redis.execute(READ, List.of(key(scope)), field(database, id),
-				(fallbackDigest != null) ? fallbackDigest : "", new RedisKeys(scope).fence(""));
-		if (reply == null || reply.size() < 3) {
+		Instant deadline = Instant.now().plus(this.timeout);
+		String expected = (fallbackDigest != null) ? fallbackDigest : "";
+		List<Object> reply;
+		try {
+			reply = this.calls.run(FenceFunction.MARK_READ, deadline,
+					bytes(key(scope), FenceCalls.identityKey(scope, expected.isEmpty() ? "none" : expected)),
+					bytes(Long.toString(deadline.toEpochMilli()), field(database, id), FenceCalls.base(scope),
+							expected));
+		}
+		catch (FenceCallException ex) {
+			throw new IllegalStateException("mark read: " + ex.kind());
+		}
+		if (reply.size() < 3) {
 			throw new IllegalStateException("no reply");
 		}
-		String digest = String.valueOf(reply.get(0));
-		String token = String.valueOf(reply.get(1));
-		String counter = String.valueOf(reply.get(2));
+		String digest = text(reply.get(0));
+		String token = text(reply.get(1));
+		String counter = text(reply.get(2));
 		return new Mark(digest.isEmpty() ? null : digest, token.isEmpty() ? 0 : Long.parseLong(token),
 				counter.isEmpty() ? -1 : Long.parseLong(counter));
 	}
@@ -95,13 +118,16 @@ public final class DocumentMarkStore {
 	public record Mark(@Nullable String digest, long token, long issuedCounter) {
 	}
 
-	private static String read(String name) {
-		try (InputStream in = new ClassPathResource("/io/starintel/lease/fence/couchdb/" + name).getInputStream()) {
-			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+	private static byte[][] bytes(String... values) {
+		byte[][] out = new byte[values.length][];
+		for (int i = 0; i < values.length; i++) {
+			out[i] = values[i].getBytes(StandardCharsets.UTF_8);
 		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
+		return out;
+	}
+
+	private static String text(@Nullable Object value) {
+		return (value instanceof byte[] raw) ? new String(raw, StandardCharsets.UTF_8) : String.valueOf(value);
 	}
 
 }

@@ -20,49 +20,53 @@ import static io.starintel.lease.store.redis.IdentityKeys.bytes;
  */
 final class AttachArguments {
 
-	private final byte[] policy;
+	private final CallSettings settings;
 
 	private final int maximumKeys;
 
 	/**
-	 * @param policy the policy argument ({@link ArgumentBytes#policy})
+	 * @param settings the arguments every call shares (policy, recovery, audit bound)
 	 * @param maximumKeys the policy's maximum of attached keys per lease
 	 */
-	AttachArguments(byte[] policy, int maximumKeys) {
-		this.policy = policy;
+	AttachArguments(CallSettings settings, int maximumKeys) {
+		this.settings = settings;
 		this.maximumKeys = maximumKeys;
 	}
 
 	FunctionCall put(IdentityKeys t, AttachPutRequest r) {
 		LeaseHandle h = r.handle();
-		byte[][] keys = { t.leaseKey, t.idempotency(Operation.ATTACH_PUT, h.ownerPrincipalId(), r.requestId()) };
-		byte[][] args = { millis(r.deadlineAt()), t.base, t.digestBytes, this.policy, bytes(r.digest()),
+		byte[][] keys = { t.identityKey, t.idempotency(Operation.ATTACH_PUT, h.ownerPrincipalId(), r.requestId()),
+				t.auditKey };
+		byte[][] args = { millis(r.deadlineAt()), t.digestBytes, this.settings.policy(), bytes(r.digest()),
 				holderPrefix(t, h), number(h.fencingToken()), bytes(h.leaseId()),
 				bytes(RedisKeys.attachedKeyHash(r.name())), bytes(r.name()), bytes(r.value()),
-				number(this.maximumKeys) };
+				number(this.maximumKeys), this.settings.recovery(), this.settings.auditLength() };
 		return new FunctionCall(LeaseLibrary.Function.ATTACH_PUT, keys, args);
 	}
 
 	FunctionCall delete(IdentityKeys t, AttachDeleteRequest r) {
 		LeaseHandle h = r.handle();
-		byte[][] keys = { t.leaseKey, t.idempotency(Operation.ATTACH_DELETE, h.ownerPrincipalId(), r.requestId()) };
-		byte[][] args = { millis(r.deadlineAt()), t.base, t.digestBytes, this.policy, bytes(r.digest()),
+		byte[][] keys = { t.identityKey, t.idempotency(Operation.ATTACH_DELETE, h.ownerPrincipalId(), r.requestId()),
+				t.auditKey };
+		byte[][] args = { millis(r.deadlineAt()), t.digestBytes, this.settings.policy(), bytes(r.digest()),
 				holderPrefix(t, h), number(h.fencingToken()), bytes(h.leaseId()),
-				bytes(RedisKeys.attachedKeyHash(r.name())) };
+				bytes(RedisKeys.attachedKeyHash(r.name())), this.settings.recovery(), this.settings.auditLength() };
 		return new FunctionCall(LeaseLibrary.Function.ATTACH_DELETE, keys, args);
 	}
 
 	FunctionCall get(AttachGetRequest r) {
 		RedisKeys keys = new RedisKeys(r.scope());
 		byte[][] k = { bytes(keys.attachedKey(r.name())) };
-		byte[][] args = { millis(r.deadlineAt()), bytes(keys.base()), this.policy };
+		byte[][] args = { millis(r.deadlineAt()), bytes(keys.base()), this.settings.policy(),
+				this.settings.recovery() };
 		return new FunctionCall(LeaseLibrary.Function.ATTACH_GET, k, args);
 	}
 
 	FunctionCall list(AttachListRequest r) {
 		RedisKeys keys = new RedisKeys(r.scope());
-		byte[][] k = { bytes(keys.base() + "lid:" + r.leaseId()) };
-		byte[][] args = { millis(r.deadlineAt()), bytes(keys.base()), this.policy, bytes(r.leaseId()) };
+		byte[][] k = { bytes(keys.leaseResolution(r.leaseId())) };
+		byte[][] args = { millis(r.deadlineAt()), bytes(keys.base()), this.settings.policy(), bytes(r.leaseId()),
+				this.settings.recovery() };
 		return new FunctionCall(LeaseLibrary.Function.ATTACH_LIST, k, args);
 	}
 

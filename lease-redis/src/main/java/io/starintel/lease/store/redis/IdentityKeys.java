@@ -1,11 +1,11 @@
 package io.starintel.lease.store.redis;
 
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.starintel.lease.core.internal.IdempotencyKeys;
+import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.Operation;
 import io.starintel.lease.core.internal.StoredRecord;
@@ -33,9 +33,11 @@ final class IdentityKeys {
 	/** The record's identity prefix (see {@link StoredRecord#identityPrefix}). */
 	final String identityPrefix;
 
-	final byte[] leaseKey;
+	/** {@code P{T}:l:D}, the identity hash (storage v3). */
+	final byte[] identityKey;
 
-	final byte[] fenceKey;
+	/** {@code P{T}:audit}. */
+	final byte[] auditKey;
 
 	final byte[] base;
 
@@ -43,17 +45,11 @@ final class IdentityKeys {
 
 	final byte[] identityPrefixBytes;
 
-	/** {@code P{T}:hist:D}. */
-	final byte[] historyKey;
-
 	/** {@code P{T}:idx:program}. */
 	final byte[] programIndexKey;
 
 	/** {@code P{T}:idx:expiry}. */
 	final byte[] expiryQueueKey;
-
-	/** {@code P{T}:lid:}, the prefix of the lease-id keys of the program. */
-	private final byte[] leaseIdPrefix;
 
 	/** {@code P{T}:idem:}, the prefix of every idempotency key of the program. */
 	private final byte[] idempotencyPrefix;
@@ -64,16 +60,14 @@ final class IdentityKeys {
 		this.digest = identity.keyDigest();
 		this.lockKey = LockIdentity.KEY_PREFIX + this.digest;
 		this.identityPrefix = StoredRecord.identityPrefix(identity);
-		this.leaseKey = bytes(this.keys.lease(this.digest));
-		this.fenceKey = bytes(this.keys.fence(this.digest));
+		this.identityKey = bytes(this.keys.identity(this.digest));
+		this.auditKey = bytes(this.keys.audit());
 		this.base = bytes(this.keys.base());
 		this.digestBytes = bytes(this.digest);
 		this.identityPrefixBytes = bytes(this.identityPrefix);
 		this.idempotencyPrefix = bytes(this.keys.base() + "idem:");
-		this.historyKey = bytes(this.keys.history(this.digest));
 		this.programIndexKey = bytes(this.keys.programIndex());
 		this.expiryQueueKey = bytes(this.keys.expiryQueue());
-		this.leaseIdPrefix = bytes(this.keys.leaseId(""));
 	}
 
 	static IdentityKeys of(LockIdentity identity) {
@@ -94,14 +88,15 @@ final class IdentityKeys {
 		return IdempotencyKeys.key(this.idempotencyPrefix, operation.wireName(), this.lockKey, principalId, requestId);
 	}
 
-	/** {@code P{T}:lid:<lease id>} ({@link RedisKeys#leaseId}), built straight to bytes (lease ids are ASCII). */
-	byte[] leaseIdKey(String leaseId) {
-		byte[] prefix = this.leaseIdPrefix;
-		byte[] key = Arrays.copyOf(prefix, prefix.length + leaseId.length());
-		for (int i = 0; i < leaseId.length(); i++) {
-			key[prefix.length + i] = (byte) leaseId.charAt(i);
-		}
-		return key;
+	/**
+	 * A new lease id for the acquire whose idempotency key is given: {@code lease_<its 40-hex hash>_<random>}, so
+	 * that the acquire's result resolves the lease id without a key of its own (RedisKeys#leaseResolution); the random
+	 * part keeps a re-execution after data loss from reusing an id.
+	 */
+	String newLeaseId(byte[] acquireIdempotencyKey) {
+		String hash = new String(acquireIdempotencyKey, this.idempotencyPrefix.length,
+				acquireIdempotencyKey.length - this.idempotencyPrefix.length, StandardCharsets.US_ASCII);
+		return Identifiers.generate("lease_" + hash);
 	}
 
 	static byte[] bytes(String text) {

@@ -33,30 +33,40 @@ final class LeaseArguments {
 	/** Renew's TTL argument when the request keeps the lease's TTL. */
 	private static final byte[] KEEP_TTL = new byte[0];
 
-	/** The policy argument of every function, built once per store. */
-	private final byte[] policy;
+	private static final byte[] EMPTY = new byte[0];
+
+	private final CallSettings settings;
 
 	private final ActiveLeaseLimits limits;
 
 	/**
-	 * @param policy the policy argument ({@link ArgumentBytes#policy})
-	 * @param limits the policy's active-lease limits (acquire's last argument)
+	 * @param settings the arguments every call shares (policy, recovery, audit bound)
+	 * @param limits the policy's active-lease limits (acquire's limit argument)
 	 */
-	LeaseArguments(byte[] policy, ActiveLeaseLimits limits) {
-		this.policy = policy;
+	LeaseArguments(CallSettings settings, ActiveLeaseLimits limits) {
+		this.settings = settings;
 		this.limits = limits;
 	}
 
-	FunctionCall acquire(IdentityKeys t, AcquireRequest r, String leaseId) {
-		byte[][] keys = { t.leaseKey, t.fenceKey, t.idempotency(Operation.ACQUIRE, r.principalId(), r.requestId()),
-				t.leaseIdKey(leaseId), t.programIndexKey, t.expiryQueueKey };
-		byte[][] args = { millis(r.deadlineAt()), t.digestBytes, this.policy, bytes(r.digest()),
+	/** The idempotency key of an acquire: its hash is part of the lease id ({@link IdentityKeys#newLeaseId}). */
+	static byte[] acquireKey(IdentityKeys t, AcquireRequest r) {
+		return t.idempotency(Operation.ACQUIRE, r.principalId(), r.requestId());
+	}
+
+	FunctionCall acquire(IdentityKeys t, AcquireRequest r, byte[] idempotencyKey, String leaseId) {
+		byte[][] keys = { t.identityKey, idempotencyKey, t.programIndexKey, t.expiryQueueKey, t.auditKey };
+		byte[][] args = { millis(r.deadlineAt()), t.digestBytes, this.settings.policy(), bytes(r.digest()),
 				t.identityPrefixBytes, number(effectiveTtl(r)), timesTail(r),
 				joined(leaseId, r.owner().principalId(), r.owner().serviceInstanceId(), r.owner().clientId(),
 						r.owner().credentialId(), r.executionId(), r.jobId(), r.traceId(), r.requestId(),
 						r.metadata().json()),
-				number(this.limits.limitFor(r.identity().scope())) };
+				limit(r), this.settings.recovery(), this.settings.auditLength() };
 		return new FunctionCall(LeaseLibrary.Function.ACQUIRE, keys, args);
+	}
+
+	private byte[] limit(AcquireRequest r) {
+		long limit = this.limits.limitFor(r.identity().scope());
+		return (limit > 0) ? number(limit) : EMPTY;
 	}
 
 	/** The TTL a fresh acquire gets: the requested TTL, capped by the maximum lifetime (expires = decided + this). */
@@ -64,35 +74,37 @@ final class LeaseArguments {
 		return Math.min(r.ttlMs(), r.maximumLifetimeMs());
 	}
 
-	/** {@code \31 ttl \31 maximum_lifetime \31}: the record's last two times and the separator before its fixed part. */
+	/** {@code SEP ttl SEP maximum_lifetime}: the record's last two times. */
 	private static byte[] timesTail(AcquireRequest r) {
 		long ttl = r.ttlMs();
 		long lifetime = r.maximumLifetimeMs();
 		int ttlDigits = ArgumentBytes.digits(ttl);
 		int lifetimeDigits = ArgumentBytes.digits(lifetime);
-		byte[] out = new byte[ttlDigits + lifetimeDigits + 3];
+		byte[] out = new byte[ttlDigits + lifetimeDigits + 2];
 		out[0] = (byte) StoredRecord.SEP;
 		ArgumentBytes.writeDigits(out, 1, ttlDigits, ttl);
 		out[ttlDigits + 1] = (byte) StoredRecord.SEP;
 		ArgumentBytes.writeDigits(out, ttlDigits + 2, lifetimeDigits, lifetime);
-		out[out.length - 1] = (byte) StoredRecord.SEP;
 		return out;
 	}
 
 	FunctionCall renew(IdentityKeys t, RenewRequest r) {
 		LeaseHandle h = r.handle();
-		byte[][] keys = { t.leaseKey, t.idempotency(Operation.RENEW, h.ownerPrincipalId(), r.requestId()) };
-		byte[][] args = { millis(r.deadlineAt()), t.base, t.digestBytes, this.policy, bytes(r.digest()),
-				holderPrefix(t, h), number(h.fencingToken()), bytes(h.leaseId()), ttl(r) };
+		byte[][] keys = { t.identityKey, t.idempotency(Operation.RENEW, h.ownerPrincipalId(), r.requestId()),
+				t.expiryQueueKey, t.auditKey };
+		byte[][] args = { millis(r.deadlineAt()), t.digestBytes, this.settings.policy(), bytes(r.digest()),
+				holderPrefix(t, h), number(h.fencingToken()), bytes(h.leaseId()), ttl(r), this.settings.recovery(),
+				this.settings.auditLength() };
 		return new FunctionCall(LeaseLibrary.Function.RENEW, keys, args);
 	}
 
 	FunctionCall release(IdentityKeys t, ReleaseRequest r) {
 		LeaseHandle h = r.handle();
-		byte[][] keys = { t.leaseKey, t.historyKey, t.leaseIdKey(h.leaseId()), t.programIndexKey, t.expiryQueueKey,
-				t.idempotency(Operation.RELEASE, h.ownerPrincipalId(), r.requestId()) };
-		byte[][] args = { millis(r.deadlineAt()), t.digestBytes, this.policy, bytes(r.digest()), holderPrefix(t, h),
-				number(h.fencingToken()), bytes(h.leaseId()) };
+		byte[][] keys = { t.identityKey, t.idempotency(Operation.RELEASE, h.ownerPrincipalId(), r.requestId()),
+				t.expiryQueueKey, t.auditKey };
+		byte[][] args = { millis(r.deadlineAt()), t.digestBytes, this.settings.policy(), bytes(r.digest()),
+				holderPrefix(t, h), number(h.fencingToken()), bytes(h.leaseId()), this.settings.recovery(),
+				this.settings.auditLength() };
 		return new FunctionCall(LeaseLibrary.Function.RELEASE, keys, args);
 	}
 
@@ -108,62 +120,70 @@ final class LeaseArguments {
 	 */
 	FunctionCall renewBatch(List<IdentityKeys> targets, List<RenewRequest> requests) {
 		int n = requests.size();
-		byte[][] keys = new byte[n][];
-		byte[][] args = new byte[3 + n * 7][];
-		args[0] = targets.get(0).base;
-		args[1] = this.policy;
+		byte[][] keys = new byte[2 + 2 * n][];
+		byte[][] args = new byte[5 + n * 6][];
+		IdentityKeys first = targets.get(0);
+		keys[0] = first.expiryQueueKey;
+		keys[1] = first.auditKey;
+		args[0] = first.base;
+		args[1] = this.settings.policy();
 		args[2] = number(n);
+		args[3] = this.settings.recovery();
+		args[4] = this.settings.auditLength();
 		for (int i = 0; i < n; i++) {
 			IdentityKeys t = targets.get(i);
 			RenewRequest r = requests.get(i);
 			LeaseHandle h = r.handle();
-			keys[i] = t.idempotency(Operation.RENEW, h.ownerPrincipalId(), r.requestId());
-			int a = 3 + i * 7;
+			keys[2 + 2 * i] = t.identityKey;
+			keys[3 + 2 * i] = t.idempotency(Operation.RENEW, h.ownerPrincipalId(), r.requestId());
+			int a = 5 + i * 6;
 			args[a] = millis(r.deadlineAt());
 			args[a + 1] = t.digestBytes;
 			args[a + 2] = bytes(r.digest());
 			args[a + 3] = holderPrefix(t, h);
 			args[a + 4] = number(h.fencingToken());
-			args[a + 5] = bytes(h.leaseId());
-			args[a + 6] = ttl(r);
+			args[a + 5] = ttl(r);
 		}
 		return new FunctionCall(LeaseLibrary.Function.RENEW_BATCH, keys, args);
 	}
 
-	FunctionCall administer(IdentityKeys t, AdminRequest r, int auditLength) {
-		byte[][] keys = { t.leaseKey, t.idempotency(r.operation(), r.principalId(), r.requestId()),
-				bytes(t.keys.audit()) };
-		byte[][] args = { millis(r.deadlineAt()), t.base, t.digestBytes, this.policy, bytes(r.digest()),
+	FunctionCall administer(IdentityKeys t, AdminRequest r) {
+		byte[][] keys = { t.identityKey, t.idempotency(r.operation(), r.principalId(), r.requestId()), t.auditKey,
+				t.expiryQueueKey };
+		byte[][] args = { millis(r.deadlineAt()), t.digestBytes, this.settings.policy(), bytes(r.digest()),
 				t.identityPrefixBytes, bytes(r.operation().wireName()), bytes(r.expectedLeaseId()),
 				number(r.expectedFencingToken()), bytes(r.adminPrincipalId()), bytes(r.adminCredentialId()),
-				bytes(r.reason()), bytes(r.requestId()), number(auditLength) };
+				bytes(r.reason()), bytes(r.requestId()), this.settings.auditLength(), this.settings.recovery() };
 		return new FunctionCall(LeaseLibrary.Function.ADMINISTER, keys, args);
 	}
 
 	FunctionCall authorize(IdentityKeys t, CommitRequest r) {
 		LeaseHandle h = r.handle();
-		byte[][] keys = { t.leaseKey, t.fenceKey };
-		byte[][] args = { millis(r.deadlineAt()), t.base, t.digestBytes, this.policy,
-				holderPrefix(t, h), number(h.fencingToken()) };
+		byte[][] keys = { t.identityKey, t.auditKey };
+		byte[][] args = { millis(r.deadlineAt()), t.digestBytes, this.settings.policy(), holderPrefix(t, h),
+				number(h.fencingToken()), this.settings.recovery(), this.settings.auditLength() };
 		return new FunctionCall(LeaseLibrary.Function.AUTHORIZE, keys, args);
 	}
 
 	FunctionCall inspect(IdentityKeys t, Instant deadlineAt) {
-		byte[][] keys = { t.leaseKey };
-		byte[][] args = { millis(deadlineAt), t.base, t.digestBytes, this.policy, t.identityPrefixBytes };
+		byte[][] keys = { t.identityKey, t.auditKey };
+		byte[][] args = { millis(deadlineAt), t.digestBytes, this.settings.policy(), t.identityPrefixBytes,
+				this.settings.recovery(), this.settings.auditLength() };
 		return new FunctionCall(LeaseLibrary.Function.INSPECT, keys, args);
 	}
 
 	FunctionCall inspectByLeaseId(ProgramScope scope, String leaseId, Instant deadlineAt) {
 		RedisKeys keys = new RedisKeys(scope);
-		byte[][] k = { bytes(keys.base() + "lid:" + leaseId) };
-		byte[][] args = { millis(deadlineAt), bytes(keys.base()), this.policy, bytes(leaseId) };
+		byte[][] k = { bytes(keys.leaseResolution(leaseId)), bytes(keys.audit()) };
+		byte[][] args = { millis(deadlineAt), bytes(keys.base()), this.settings.policy(), bytes(leaseId),
+				this.settings.recovery(), this.settings.auditLength() };
 		return new FunctionCall(LeaseLibrary.Function.INSPECT_BY_LEASE_ID, k, args);
 	}
 
 	FunctionCall resolve(IdentityKeys t, Operation operation, String principalId, String requestId, Instant deadlineAt) {
-		byte[][] keys = { t.leaseKey, t.idempotency(operation, principalId, requestId) };
-		byte[][] args = { millis(deadlineAt), t.base, t.digestBytes, this.policy, t.identityPrefixBytes };
+		byte[][] keys = { t.identityKey, t.idempotency(operation, principalId, requestId), t.auditKey };
+		byte[][] args = { millis(deadlineAt), t.digestBytes, this.settings.policy(), t.identityPrefixBytes,
+				this.settings.recovery(), this.settings.auditLength() };
 		return new FunctionCall(LeaseLibrary.Function.RESOLVE, keys, args);
 	}
 

@@ -29,33 +29,29 @@ final class LeaseCalls {
 
 	private final LeaseAlerts alerts;
 
-	private volatile @Nullable ProgramRecovery recovery;
+	private final GroupCommit groupCommit;
 
 	LeaseCalls(ScriptExecutor executor, LeaseAlerts alerts) {
 		this.executor = executor;
 		this.alerts = alerts;
+		this.groupCommit = new GroupCommit(executor);
 	}
 
 	/**
-	 * The raw reply of one call, or the {@link ScriptFailure} that stands for the lack of one. A call refused because
-	 * its program awaits failover recovery ({@code recovery_required}) triggers the automatic recovery, if the store
-	 * runs it, and is sent once more when the program is served again.
+	 * The raw reply of one call, or the {@link ScriptFailure} that stands for the lack of one; acquires, renewals,
+	 * releases and commit authorizations join the program's group commit ({@link GroupCommit}).
 	 */
 	List<Object> run(FunctionCall call, Instant deadlineAt) throws ScriptFailure {
-		List<Object> reply = this.executor.run(call.function(), deadlineAt, call.keys(), call.args());
-		ProgramRecovery recovery = this.recovery;
-		if (recovery != null && refusedForRecovery(reply)
-				&& recovery.recoverAutomatically(call.programBase(), deadlineAt)) {
-			reply = this.executor.run(call.function(), deadlineAt, call.keys(), call.args());
-		}
-		return reply;
+		return this.groupCommit.run(call, deadlineAt);
 	}
 
-	/** Whether a reply (of any function's shape) is the refusal of a program that awaits recovery. */
+	/**
+	 * Whether a reply (of any function's shape) is the refusal of an identity whose lease was written on another node
+	 * and awaits the operator's recovery (manual failover recovery).
+	 */
 	static boolean refusedForRecovery(List<Object> reply) {
 		for (int i = 0; i < Math.min(2, reply.size()); i++) {
-			if (reply.get(i) instanceof byte[] bytes && bytes.length == RECOVERY_REQUIRED.length
-					&& java.util.Arrays.equals(bytes, RECOVERY_REQUIRED)) {
+			if (reply.get(i) instanceof byte[] bytes && java.util.Arrays.equals(bytes, RECOVERY_REQUIRED)) {
 				return true;
 			}
 		}
@@ -64,11 +60,6 @@ final class LeaseCalls {
 
 	private static final byte[] RECOVERY_REQUIRED = Reason.RECOVERY_REQUIRED.wireName()
 		.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-
-	/** Sets the recovery that refusals for {@code recovery_required} trigger (set once, at construction). */
-	void recovery(ProgramRecovery recovery) {
-		this.recovery = recovery;
-	}
 
 	/**
 	 * One single-lease call and its typed result.

@@ -17,11 +17,11 @@ import static io.starintel.lease.store.redis.IdentityKeys.bytes;
  */
 final class ProgramArguments {
 
-	private final byte[] policy;
+	private final CallSettings settings;
 
-	/** @param policy the policy argument ({@link ArgumentBytes#policy}) */
-	ProgramArguments(byte[] policy) {
-		this.policy = policy;
+	/** @param settings the arguments every call shares (policy, recovery, audit bound) */
+	ProgramArguments(CallSettings settings) {
+		this.settings = settings;
 	}
 
 	FunctionCall list(ListFilter filter, String after, int pageSize, Instant deadlineAt) {
@@ -38,31 +38,34 @@ final class ProgramArguments {
 			a = target.targetNamespace();
 			b = target.targetId();
 		}
-		byte[][] k = { bytes(keys.programIndex()) };
+		byte[][] k = { bytes(keys.programIndex()), bytes(keys.audit()) };
 		byte[][] args = { millis(deadlineAt), bytes(keys.base()), bytes(after), number(pageSize),
-				number(Math.max(256, pageSize * 4)), bytes(kind), bytes(a), bytes(b), this.policy };
+				number(Math.max(256, pageSize * 4)), bytes(kind), bytes(a), bytes(b), this.settings.policy(),
+				this.settings.recovery(), this.settings.auditLength() };
 		return new FunctionCall(LeaseLibrary.Function.LIST, k, args);
 	}
 
 	/**
 	 * @param base the program's key base {@code P{T}:} (a recovery after a failover knows programs by their keys)
-	 * @param onlyIfForeign whether to recover only when the program's epoch stamp is another node's ({@code if_foreign}),
-	 * else unconditionally ({@code force}: a restore)
+	 * @param onlyIfForeign whether to revoke only the leases written on another node ({@code if_foreign}), else every
+	 * active lease ({@code force}: a restore)
+	 * @param after the last identity digest the previous call visited, or empty
 	 */
 	FunctionCall recover(String base, int batch, String adminPrincipalId, String adminCredentialId, String reason,
-			String requestId, int auditLength, boolean onlyIfForeign, Instant deadlineAt) {
+			String requestId, boolean onlyIfForeign, String after, Instant deadlineAt) {
 		RedisKeys keys = RedisKeys.ofBase(base);
 		byte[][] k = { bytes(keys.programIndex()), bytes(keys.audit()) };
 		byte[][] args = { millis(deadlineAt), bytes(keys.base()), number(batch), bytes(adminPrincipalId),
-				bytes(adminCredentialId), bytes(reason), bytes(requestId), this.policy, number(auditLength),
-				bytes(onlyIfForeign ? "if_foreign" : "force") };
+				bytes(adminCredentialId), bytes(reason), bytes(requestId), this.settings.policy(),
+				this.settings.auditLength(), bytes(onlyIfForeign ? "if_foreign" : "force"), bytes(after) };
 		return new FunctionCall(LeaseLibrary.Function.RECOVER, k, args);
 	}
 
 	FunctionCall sweep(ProgramScope scope, int limit, Instant deadlineAt) {
 		RedisKeys keys = new RedisKeys(scope);
-		byte[][] k = { bytes(keys.expiryQueue()), bytes(keys.programIndex()) };
-		byte[][] args = { millis(deadlineAt), bytes(keys.base()), this.policy, number(limit) };
+		byte[][] k = { bytes(keys.expiryQueue()), bytes(keys.audit()) };
+		byte[][] args = { millis(deadlineAt), bytes(keys.base()), this.settings.policy(), number(limit),
+				this.settings.recovery(), this.settings.auditLength() };
 		return new FunctionCall(LeaseLibrary.Function.SWEEP, k, args);
 	}
 

@@ -82,6 +82,8 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
 
 	private final ScriptExecutor executor;
 
+	private final FenceCalls fenceCalls;
+
 	/**
 	 * A store on a connection factory with the defaults of {@link #builder}: every change acknowledged by every
 	 * replica the primary reports, automatic failover recovery, list cursors under a random per-store secret.
@@ -107,18 +109,18 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
 		this.executor = new ScriptExecutor(builder.connectionFactory, builder.acknowledgement, builder.connections);
 		this.policy = builder.policy;
 		this.calls = new LeaseCalls(this.executor, builder.alerts);
-		byte[] policyArgument = ArgumentBytes.policy(this.policy, PHYSICAL_GRACE);
-		this.arguments = new LeaseArguments(policyArgument, this.policy.activeLeaseLimits());
+		CallSettings settings = CallSettings.of(ArgumentBytes.policy(this.policy, PHYSICAL_GRACE),
+				builder.failoverRecovery, AUDIT_STREAM_LENGTH);
+		this.arguments = new LeaseArguments(settings, this.policy.activeLeaseLimits());
 		this.renewBatches = new RenewBatches(this.policy, this.arguments, this.calls);
-		this.attachedKeys = new AttachedKeyCalls(this.policy, new AttachArguments(policyArgument,
+		this.attachedKeys = new AttachedKeyCalls(this.policy, new AttachArguments(settings,
 				this.policy.maximumAttachedKeys()), this.calls);
-		ProgramArguments programArguments = new ProgramArguments(policyArgument);
+		ProgramArguments programArguments = new ProgramArguments(settings);
 		this.listing = new LeaseListing(this.policy, programArguments, this.calls,
 				(builder.listCursorSecret != null) ? new ListCursors(builder.listCursorSecret) : new ListCursors());
-		ProgramRecovery recovery = new ProgramRecovery(this.executor, programArguments, builder.failoverRecovery,
-				AUDIT_STREAM_LENGTH);
-		this.calls.recovery(recovery);
-		this.maintenance = new ProgramMaintenance(programArguments, this.calls, recovery);
+		this.maintenance = new ProgramMaintenance(programArguments, this.calls,
+				new ProgramRecovery(this.executor, programArguments));
+		this.fenceCalls = new FenceCalls(this.executor, settings);
 		if (builder.warmUp) {
 			this.executor.warmUp();
 		}
@@ -216,8 +218,9 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
 			return LeaseResult.invalid(ex);
 		}
 		IdentityKeys target = IdentityKeys.of(request.identity());
-		String leaseId = Identifiers.generate("lease");
-		return this.calls.lease(this.arguments.acquire(target, request, leaseId), "acquire", true, target,
+		byte[] key = LeaseArguments.acquireKey(target, request);
+		String leaseId = target.newLeaseId(key);
+		return this.calls.lease(this.arguments.acquire(target, request, key, leaseId), "acquire", true, target,
 				request.deadlineAt(), request, leaseId);
 	}
 
@@ -260,7 +263,7 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
 
 	private LeaseResult administer(AdminRequest request) {
 		IdentityKeys target = IdentityKeys.of(request.identity());
-		return this.calls.lease(this.arguments.administer(target, request, AUDIT_STREAM_LENGTH),
+		return this.calls.lease(this.arguments.administer(target, request),
 				request.operation().wireName(), true, target, request.deadlineAt(), null, null);
 	}
 
@@ -361,6 +364,11 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
 	public RecoveryReport recoverPromotedPrograms(@Nullable String node, String adminPrincipalId,
 			String adminCredentialId, String reason, Instant deadlineAt) {
 		return this.maintenance.recoverPromoted(node, adminPrincipalId, adminCredentialId, reason, deadlineAt);
+	}
+
+	/** The fence functions on this store's deployment, with its connections and settings. */
+	public FenceCalls fenceCalls() {
+		return this.fenceCalls;
 	}
 
 	/** Closes the store's own connections (the connection factory stays the application's). */

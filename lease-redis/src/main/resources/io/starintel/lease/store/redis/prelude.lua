@@ -1,29 +1,38 @@
--- prelude.lua: the record codec of the lease store (storage encoding v2), the one Lua home of the record schema,
--- backend time and the token text rule. It is the first part of the function library starintel_lease_v2
--- (LeaseLibrary composes '#!lua name=...' + this file + lease.lua + attach.lua + sweep.lua + fence_checkpoint.lua
--- + fence_consume.lua and loads it once with FUNCTION LOAD). KEYS/ARGV: none of its own. Replies: none. Only local
--- definitions (no call to Redis at load time).
+-- prelude.lua: the shared rules of the lease store's function library (storage v3), each written once: backend time
+-- and the deadline rule, the key layout, the record codec, the identity hash and its conversion from storage v2, the
+-- node identity and the per-identity epoch stamp. The first part of the library starintel_lease_v3 (LeaseLibrary
+-- composes '#!lua name=...' + this file + lease.lua + attach.lua + sweep.lua + fence.lua and loads it with FUNCTION
+-- LOAD). KEYS/ARGV: none of its own. Only local definitions (no call to Redis at load time).
 --
--- Record v2: one string, the value of the string key P{T}:lease:D (written with SET ... PX; the v2 hash form, field
--- 'r' of a hash, written by earlier releases, and the v1 26-field hash are still read and converted on first touch,
--- lease.lua load_record). History entries and idempotency results carry the same string. Fields are separated by
--- \31 (unit separator: no identity component, identifier or canonical metadata JSON can contain it):
---   '2' state token acquired_ms renewed_ms expires_ms ttl_ms maximum_lifetime_ms | fixed [| 'a']
---   fixed = tenant program namespace target_id actor workflow operation_class lease_id owner_principal_id
---           service_instance_id owner_client_id owner_credential_id execution_id job_id trace_id request_id metadata
--- The trailing field 'a' (ATTACHED) exists only in the stored lease key: attach.lua sets it when the lease gets its
--- first attached key, so that ending a lease that never had one skips the attached-keys lookup. It never appears in
--- replies, history or idempotency records (encode writes the wire form; stored adds the marker).
--- The fixed part is built by Java (io.starintel.lease.core.internal.StoredRecord); its identity prefix and holder prefix
--- make the identity check and the exact-holder check one string comparison each. Times are epoch milliseconds: no
--- ISO-8601 text is formatted or parsed on the lease path (ms_to_iso/iso_to_ms below serve the audit stream entries
--- of administer/recover and the v1 upgrade path only).
+-- Key layout (base B = 'starintel:target-lease:v1:{T}:', T the program's hash tag, D an identity's key digest; Java's
+-- home of the same layout is io.starintel.lease.store.redis.internal.RedisKeys):
+--   B..'l:'..D        hash: the identity. m = mutable part of the active record ('' or absent: none), f = its fixed
+--                     part, c = fencing counter (last issued token; never deleted), h = fenced-write high-water mark,
+--                     e = epoch stamp (the node the identity's state was last written on), p = '1' while D is in
+--                     idx:program, a = '1' once the active lease has attached keys, n = next history slot,
+--                     t0..t15 = terminal history ring (lease_id SEP token SEP state SEP ended_ms)
+--   B..'idem:'..H     string: the result of one mutating request (H = SHA-1 of operation, lock key, principal, request
+--                     id). An acquire's record doubles as its lease's resolution (lease ids carry H) and state
+--                     (byte 2: a active, r released, v revoked, x expired; rewritten in place, TTL kept)
+--   B..'idx:program'  zset (score 0, member D): the program's identities, written once per identity, pruned lazily
+--   B..'idx:expiry'   zset (score expires_ms, member D): the active leases (exact: the active-lease limit counts it)
+--   B..'expired'      list: D SEP record of leases ended as expired outside the sweeper, drained by the sweep
+--   B..'audit'        stream: admin and recovery events; B..'quarantine:'..D: a corrupt identity hash, for an operator
+--   B..'kv:'..K, B..'att:'..L..':'..N   attached keys (attach.lua); B..'checkpoint:'..D (fence.lua);
+--   B..'couchdb:marks' (fence.lua); B..'consumed:'..D (fence.lua, in the consumer's program)
+--   storage v2 keys, read on first touch and never written again except the tombstone: B..'lease:'..D (a v2 record;
+--   replaced by the tombstone '3', which a v2 process reads as corrupt and refuses: never a second holder),
+--   B..'fence:'..D (v2 counter and mark), B..'hist:'..D (v2 history), B..'lid:'..L (v2 lease-id evidence)
 --
--- Defines: SEP, now_ms, fmt, decode, times_of, encode, stored, lease_id_of, split, ms_to_iso, iso_to_ms, check_record,
---   v1_map_to_record, KEY_PREFIX, node_identity, epoch_current, epoch_stamp.
+-- Record (the wire form in replies and idempotency results, the storage encoding 2 of core.internal.StoredRecord):
+--   '2' SEP state SEP token SEP acquired_ms SEP renewed_ms SEP expires_ms SEP ttl_ms SEP lifetime_ms SEP fixed
+--   stored as m = state SEP token SEP acquired SEP renewed SEP expires SEP ttl SEP lifetime and f = fixed
+--   (identity prefix: the 7 components each + SEP, then lease_id owner_principal service_instance client credential
+--   execution job trace request metadata). The identity prefix and the holder prefix (identity prefix .. lease_id SEP
+--   owner_principal SEP service_instance SEP) make the identity and exact-holder checks one string comparison each.
 
 -- the string functions and redis.call/pcall as upvalues, bound on the first call of any function (library load time
--- offers neither: see bind and register), so a call resolves none of them through the globals
+-- offers neither: see bind and register)
 local s_match, s_find, s_sub, s_format, s_byte, r_call, r_pcall
 
 local function bind()
@@ -31,8 +40,7 @@ local function bind()
   r_call, r_pcall = redis.call, redis.pcall
 end
 
--- registers function LIBRARY_name; every function of the library is registered through it, so bind has run before
--- its body
+-- registers function LIBRARY_name; every function of the library is registered through it
 local function register(name, f)
   redis.register_function(LIBRARY .. '_' .. name, function(keys, args)
     if not r_call then bind() end
@@ -41,70 +49,102 @@ local function register(name, f)
 end
 
 local SEP = '\31'
--- state, token, the span of the five times (acquired renewed expires ttl lifetime: digits), expires, fixed part
-local HEAD = '^2\31([^\31]*)\31(%d+)\31()%d+\31%d+\31(%d+)\31%d+\31%d+()\31()'
-local TIMES = '^(%d+)\31(%d+)\31(%d+)\31(%d+)\31(%d+)$'
--- the seven identity fields, then the lease id (literal patterns: library load time offers no string functions)
-local IDENTITY7 = '[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31'
-local LEASE_ID = '^' .. IDENTITY7 .. '([^\31]*)\31'
+local KEY_PREFIX = 'starintel:target-lease:v1:'
+local HISTORY_SLOTS = 16 -- the ring t0..t15 (core: LeasePolicy's history length is capped here)
+local TOMBSTONE = '3'    -- the value left at a v2 record key: a v2 process reads it as corrupt and refuses
 
--- Numbers: decimal text that is digits by construction (arguments Java built, TIME's fields, text a pattern already
--- matched as digits) becomes a number by arithmetic coercion (x + 0: one conversion); tonumber (two conversions, nil
--- instead of an error) only where the text may be anything.
+-- ---- time and the deadline rule ----------------------------------------------------------------------------------
+
+-- backend time in ms. Numbers that are digits by construction become numbers by coercion (x + 0).
 local function now_ms()
   local t = r_call('TIME')
   return t[1] * 1000 + math.floor(t[2] / 1000)
 end
 
--- an integer as exact decimal text (never tostring/cjson: they print 1.8e+15). '%d' formats the integer-valued
--- double as a 64-bit long (exact below 2^53), without the floating-point printf path of '%.0f'; the last value is
--- kept, since one call formats its backend time several times. Redis arguments are passed as text: Redis 7.0
--- formats a Lua number argument with printf '%.17g'.
+-- an integer as exact decimal text (never tostring/cjson: they print 1.8e+15)
 local last_n, last_text = nil, nil
 local function fmt(n)
   if n ~= last_n then last_n, last_text = n, s_format('%d', n) end
   return last_text
 end
 
-local ATTACHED = '\31a' -- the stored-only trailer: the lease has (or had) attached keys
+-- the deadline rule (contract: "Every call has a finite deadline_at"; an operation that has not begun before it is
+-- deadline_exceeded; a deadline beyond the server's maximum is invalid): nil when the call may proceed, else the code
+local function deadline_refusal(deadline_text, now, max_deadline)
+  local deadline = deadline_text + 0
+  if max_deadline and deadline > now + max_deadline then return 'invalid_lease_request' end
+  if now > deadline then return 'deadline_exceeded' end
+  return nil
+end
 
--- the record table { state, token (text), expires (number), times (the text of the five times, decimal digits
--- separated by SEP: acquired renewed expires ttl lifetime; times_of reads them), fixed, attached }, or nil. Only
--- expires is converted to a number here: it is what every caller decides on. The metadata (last fixed field) is
--- JSON, which cannot contain \31: a trailing \31 'a' is the marker.
+-- the policy table of a policy text 'retention_ms SEP maximum_deadline_ms SEP clock_skew_ms SEP grace_ms SEP
+-- history_length SEP history_ms', parsed once per distinct text
+local POLICY_CACHE_SIZE = 16
+local policies, policy_count = {}, 0
+local function policy(text)
+  local cached = policies[text]
+  if cached then return cached end
+  local a, b, c, d, e, f = s_match(text, '^(%d+)\31(%d+)\31(%d+)\31(%d+)\31(%d+)\31(%d+)$')
+  local p = { retention = a + 0, max_deadline = b + 0, skew = c + 0, grace = d + 0,
+    history_length = math.min(e + 0, HISTORY_SLOTS), history_ms = f + 0, retention_text = a, history_ms_text = f }
+  if policy_count >= POLICY_CACHE_SIZE then policies, policy_count = {}, 0 end
+  policies[text], policy_count = p, policy_count + 1
+  return p
+end
+
+-- ---- keys --------------------------------------------------------------------------------------------------------
+
+local function identity_key(base, digest) return base .. 'l:' .. digest end
+local function idem_key(base, hash) return base .. 'idem:' .. hash end
+local function base_of_identity_key(key, digest) return s_sub(key, 1, #key - #digest - 2) end
+
+-- ---- the record codec --------------------------------------------------------------------------------------------
+
+-- the mutable part: state token acquired renewed expires ttl lifetime (expires is what every caller decides on)
+local M_PATTERN = '^([^\31]*)\31(%d+)\31(%d+)\31(%d+)\31(%d+)\31(%d+)\31(%d+)$'
+local IDENTITY7 = '[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31'
+local LEASE_ID = '^' .. IDENTITY7 .. '([^\31]*)\31'
+
+-- the record table { state, token (text), acquired, renewed, expires (numbers), ttl, lifetime (text), fixed,
+-- attached } of a stored m and f, or nil when m is not a valid mutable part
+local function record_of(m, f, attached)
+  if type(m) ~= 'string' or m == '' or type(f) ~= 'string' then return nil end
+  local state, token, acquired, renewed, expires, ttl, lifetime = s_match(m, M_PATTERN)
+  if not state then return nil end
+  return { state = state, token = token, acquired = acquired + 0, renewed = renewed + 0, expires = expires + 0,
+    ttl = ttl, lifetime = lifetime, fixed = f, attached = attached == '1' }
+end
+
+local function m_of(r)
+  return r.state .. SEP .. r.token .. SEP .. fmt(r.acquired) .. SEP .. fmt(r.renewed) .. SEP .. fmt(r.expires)
+    .. SEP .. r.ttl .. SEP .. r.lifetime
+end
+
+-- the wire form (replies, idempotency results)
+local function encode(r)
+  return '2\31' .. m_of(r) .. SEP .. r.fixed
+end
+
+-- a wire-form record (v3 idempotency results and v2 records) as a record table, or nil
+local WIRE = '^2\31([^\31]*\31%d+\31%d+\31%d+\31%d+\31%d+\31%d+)\31(.*)$'
 local function decode(text)
   if type(text) ~= 'string' then return nil end
-  local state, token, from, expires, to, pos = s_match(text, HEAD)
-  if not state then return nil end
-  local last, attached = -1, false
-  if s_byte(text, -1) == 97 and s_byte(text, -2) == 31 then last, attached = -3, true end
-  return { state = state, token = token, expires = expires + 0, times = s_sub(text, from, to - 1),
-    fixed = s_sub(text, pos, last), attached = attached }
-end
-
--- the five times of a record as text: acquired, renewed, expires, ttl, lifetime
-local function times_of(r)
-  return s_match(r.times, TIMES)
-end
-
--- the wire form (replies, history, idempotency records): never the ATTACHED marker
-local function encode(r)
-  return '2\31' .. r.state .. SEP .. r.token .. SEP .. r.times .. SEP .. r.fixed
-end
-
--- the stored form (the lease key's value): the wire form (wire, when the caller has it already, else encode(r)),
--- plus the marker when the lease has attached keys
-local function stored(r, wire)
-  wire = wire or encode(r)
-  if r.attached then return wire .. ATTACHED end
-  return wire
+  local m, f = s_match(text, WIRE)
+  if not m then return nil end
+  local attached = false
+  if s_byte(f, -1) == 97 and s_byte(f, -2) == 31 then f, attached = s_sub(f, 1, -3), true end -- v2 marker
+  return record_of(m, f, attached and '1' or nil)
 end
 
 local function lease_id_of(r)
   return s_match(r.fixed, LEASE_ID)
 end
 
--- all \31-separated fields of a text (off the hot path)
+local function is_holder(r, holder, token)
+  return r.token == token and s_find(r.fixed, holder, 1, true) == 1
+end
+
+-- all SEP-separated fields of a text (off the hot path)
 local function split(text)
   local out, start = {}, 1
   while true do
@@ -115,18 +155,7 @@ local function split(text)
   end
 end
 
--- ---- ISO-8601 (audit stream entries and the v1 upgrade path only) ----------------------------------------------------------
-
-local function days_from_civil(y, m, d)
-  if m <= 2 then y = y - 1 end
-  local era = math.floor(y / 400)
-  local yoe = y - era * 400
-  local mp = (m + 9) % 12
-  local doy = math.floor((153 * mp + 2) / 5) + d - 1
-  local doe = yoe * 365 + math.floor(yoe / 4) - math.floor(yoe / 100) + doy
-  return era * 146097 + doe - 719468
-end
-
+-- ISO-8601 of epoch ms (audit stream entries)
 local function civil_from_days(z)
   z = z + 719468
   local era = math.floor(z / 146097)
@@ -145,134 +174,39 @@ local function ms_to_iso(ms)
   local days = math.floor(ms / 86400000)
   local rest = ms - days * 86400000
   local y, m, d = civil_from_days(days)
-  local h = math.floor(rest / 3600000)
-  local mi = math.floor((rest % 3600000) / 60000)
-  local s = math.floor((rest % 60000) / 1000)
-  return s_format('%04d-%02d-%02dT%02d:%02d:%02d.%03dZ', y, m, d, h, mi, s, rest % 1000)
+  return s_format('%04d-%02d-%02dT%02d:%02d:%02d.%03dZ', y, m, d, math.floor(rest / 3600000),
+    math.floor((rest % 3600000) / 60000), math.floor((rest % 60000) / 1000), rest % 1000)
 end
 
--- 'yyyy-MM-ddTHH:mm:ss.SSSZ' -> epoch ms; epoch-ms digits (the v1 view of a v2 record) are accepted as they are
-local function iso_to_ms(text)
-  if type(text) ~= 'string' then return nil end
-  if s_match(text, '^%d+$') then return tonumber(text) end
-  local y, m, d, h, mi, s, ms = s_match(text, '^(%d%d%d%d)%-(%d%d)%-(%d%d)T(%d%d):(%d%d):(%d%d)%.(%d%d%d)Z$')
-  if not y then return nil end
-  return days_from_civil(tonumber(y), tonumber(m), tonumber(d)) * 86400000
-    + tonumber(h) * 3600000 + tonumber(mi) * 60000 + tonumber(s) * 1000 + tonumber(ms)
-end
+-- ---- the node identity and the epoch stamp -------------------------------------------------------------------
+-- Contract: "Before a restored namespace accepts work, recovery [...] invalidates all restored active leases". Each
+-- identity hash carries the stamp e of the node its state was written on: the leading characters of that node's
+-- run id and replication id, both of which change when a replica is promoted (new replication id) or a server
+-- restarts (new run id). A call that meets another node's stamp on an active lease (a promotion, restart or
+-- restore since) revokes that lease first (automatic recovery, audited) or refuses (recovery_required).
+-- my_id lives in this library's Lua state, which is neither replicated nor persisted: a promoted replica, a
+-- restarted server and a replica that took a full sync start without it; it is recomputed (INFO) whenever a stamp
+-- differs from it, so a stamp equal to it was written by this very node in this very Lua state.
+local my_id = nil
 
--- ---- the v1 encoding (26-field hash): read for upgrades ------------------------------------------------------------
-
-local V1_FIELDS = { 'record_version', 'lock_key', 'tenant_id', 'program_id', 'target_namespace', 'target_id',
-  'actor_name', 'workflow_name', 'operation_class', 'lease_id', 'owner_principal_id', 'owner_client_id',
-  'owner_credential_id', 'service_instance_id', 'fencing_token', 'acquired_at', 'renewed_at', 'expires_at', 'ttl_ms',
-  'maximum_lifetime_ms', 'execution_id', 'job_id', 'trace_id', 'request_id', 'metadata', 'state' }
--- v1 field names of the fixed part, in v2 order (metadata last)
-local FIXED_FIELDS = { 'tenant_id', 'program_id', 'target_namespace', 'target_id', 'actor_name', 'workflow_name',
-  'operation_class', 'lease_id', 'owner_principal_id', 'service_instance_id', 'owner_client_id',
-  'owner_credential_id', 'execution_id', 'job_id', 'trace_id', 'request_id', 'metadata' }
-local KEY_PREFIX = 'starintel:target-lease:v1:'
-
--- v1 validity of a field map (26 fields, record_version 1, identity tuple, active, numbers, ISO times); identity is
--- { lock_key, tenant_id, ..., operation_class } or nil (then the map's own tuple is used). nil when valid.
-local function check_record(map, identity)
-  local count = 0
-  for _ in pairs(map) do count = count + 1 end
-  if count ~= #V1_FIELDS then return 'field count' end
-  for _, f in ipairs(V1_FIELDS) do
-    if map[f] == nil then return 'missing field' end
-  end
-  if map['record_version'] ~= '1' then return 'record_version' end
-  if identity then
-    for i, f in ipairs({ 'lock_key', 'tenant_id', 'program_id', 'target_namespace', 'target_id', 'actor_name',
-        'workflow_name', 'operation_class' }) do
-      if map[f] ~= identity[i] then return 'stored tuple differs' end
-    end
-  end
-  if map['state'] ~= 'active' then return 'state' end
-  if not s_match(map['fencing_token'], '^%d+$') or not s_match(map['ttl_ms'], '^%d+$')
-      or not s_match(map['maximum_lifetime_ms'], '^%d+$') then
-    return 'number'
-  end
-  if not iso_to_ms(map['acquired_at']) or not iso_to_ms(map['renewed_at']) or not iso_to_ms(map['expires_at']) then
-    return 'timestamp'
-  end
-  return nil
-end
-
--- a valid v1 field map as a v2 record table (the upgrade's conversion; the lock key is not stored in v2: it derives
--- from the key name)
-local function v1_map_to_record(map)
-  local fixed = {}
-  for i, f in ipairs(FIXED_FIELDS) do fixed[i] = map[f] end
-  local expires = iso_to_ms(map['expires_at'])
-  return { state = map['state'], token = map['fencing_token'], expires = expires,
-    times = fmt(iso_to_ms(map['acquired_at'])) .. SEP .. fmt(iso_to_ms(map['renewed_at'])) .. SEP .. fmt(expires)
-      .. SEP .. fmt(tonumber(map['ttl_ms'])) .. SEP .. fmt(tonumber(map['maximum_lifetime_ms'])),
-    fixed = table.concat(fixed, SEP) }
-end
-
--- ---- the program's epoch: a promoted replica or a restarted server never serves a pre-failover lease -------------
--- Contract: "Before a restored namespace accepts work, recovery [...] invalidates all restored active leases". The
--- key P{T}:epoch (the last declared KEY of every call) holds the identity of the node whose data the program's
--- state is: its run id and replication id (INFO), both of which change when a replica is promoted or a server
--- restarts. A call on a node whose identity differs from the stamp is on data that may lack acknowledged writes, so
--- every call but recover refuses (lease_backend_unavailable, recovery_required) until recover has revoked the
--- program's active leases and stamped the node's identity. A program without an index entry has nothing to
--- resurrect: its stamp is simply renewed. A missing stamp (a fresh program, or data written before stamps existed)
--- is set on first write.
--- `verified` (base -> stamp this node has checked against its own identity) lives in this library's Lua state, which
--- is neither replicated nor persisted: a promoted replica, a restarted server and a replica that took a full sync
--- start with an empty one, so their first call per program reads INFO (the slow path); later calls compare one GET
--- with it. A stamp equal to the cached one was checked by this very node in this very Lua state, and the node's
--- data for the program has since changed only by its own writes or by a replication that kept it consistent.
-local EPOCH_CACHE_SIZE = 4096
-local verified, verified_count = {}, 0
-
--- the identity of this node: 'run_id:replication_id'
 local function node_identity()
   local info = r_call('INFO', 'server', 'replication')
-  local run = s_match(info, 'run_id:(%x+)')
-  local repl = s_match(info, 'master_replid:(%x+)')
-  return (run or '?') .. ':' .. (repl or '?')
+  local run = s_match(info, 'run_id:(%x+)') or '?'
+  local repl = s_match(info, 'master_replid:(%x+)') or '?'
+  return s_sub(run, 1, 12) .. ':' .. s_sub(repl, 1, 12)
 end
 
-local function remember_epoch(epoch_key, stamp)
-  if verified[epoch_key] == nil then
-    if verified_count >= EPOCH_CACHE_SIZE then verified, verified_count = {}, 0 end
-    verified_count = verified_count + 1
-  end
-  verified[epoch_key] = stamp
+-- the state of a stamp: 'current' (this node's), 'fresh' (none yet: a new identity, or data from before stamps) or
+-- 'foreign' (another node's)
+local function stamp_state(stamp)
+  if not stamp then return 'fresh' end
+  if stamp == my_id then return 'current' end
+  my_id = node_identity()
+  if stamp == my_id then return 'current' end
+  return 'foreign'
 end
 
--- whether the program's state on this node may be served: true, or false (recovery required). epoch_key is
--- 'P{T}:epoch' (the program's base followed by 'epoch'); writes: whether the caller may write (a missing stamp, or
--- the stale stamp of a program without leases, is set), read-only callers never write.
-local function epoch_current(epoch_key, writes)
-  local stamp = r_call('GET', epoch_key)
-  if stamp and verified[epoch_key] == stamp then return true end
-  local id = node_identity()
-  if stamp == id then
-    remember_epoch(epoch_key, id)
-    return true
-  end
-  if stamp and r_call('EXISTS', s_sub(epoch_key, 1, #epoch_key - 5) .. 'idx:program') == 1 then return false end
-  if writes then
-    r_call('SET', epoch_key, id)
-    remember_epoch(epoch_key, id)
-  end
-  return true
-end
-
--- whether the program's stamp is another node's (a promotion, restart or restore since it was set)
-local function epoch_foreign(epoch_key)
-  local stamp = r_call('GET', epoch_key)
-  return stamp ~= nil and stamp ~= false and stamp ~= node_identity()
-end
-
--- stamps this node's identity on the program (recover, once no active lease is left)
-local function epoch_stamp(epoch_key)
-  local id = node_identity()
-  r_call('SET', epoch_key, id)
-  remember_epoch(epoch_key, id)
+local function current_node()
+  if not my_id then my_id = node_identity() end
+  return my_id
 end

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 
+import io.starintel.lease.test.RedisContainerConnection;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -24,6 +25,7 @@ import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Import;
 import org.springframework.security.crypto.bcrypt.BCryptPasswordEncoder;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -34,7 +36,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The hand-kept OpenAPI description ({@code openapi.json}, served at {@code /lease/v1/openapi.json}) checked against
- * the running endpoints on real Redis: every documented path and method exists and answers only documented status
+ * the running endpoints on real Redis (a container through {@code @ServiceConnection} when the run uses containers,
+ * {@link RedisContainerConnection}): every documented path and method exists and answers only documented status
  * codes with the documented required fields; every operation the controller dispatches, and every handler mapping
  * under {@code /lease/v1}, is documented.
  */
@@ -43,6 +46,7 @@ class OpenApiDescriptionTests {
 
 	@SpringBootConfiguration
 	@EnableAutoConfiguration
+	@Import(RedisContainerConnection.class)
 	static class App {
 
 	}

@@ -2,17 +2,23 @@ package io.starintel.lease.worker.it;
 
 import java.util.UUID;
 
+import io.starintel.lease.test.RedisContainerConnection;
+
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.annotation.Import;
 import org.springframework.security.crypto.bcrypt.BCryptPasswordEncoder;
 import org.springframework.test.context.DynamicPropertyRegistry;
 
 /**
- * A small application for the worker API's HTTP tests: the auto-configured Redis store on real Redis
- * ({@code STARINTEL_REDIS_URL}, default redis://127.0.0.1:6379), and worker credentials in a random program per test class.
+ * A small application for the worker API's HTTP tests: the auto-configured Redis store on real Redis (a container
+ * through {@code @ServiceConnection} when the run uses containers, {@link RedisContainerConnection}; else
+ * {@code STARINTEL_REDIS_URL}, default redis://127.0.0.1:6379), and worker credentials in a random program per test
+ * class.
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
+@Import(RedisContainerConnection.class)
 public class WorkerTestApplication {
 
 	static final String TENANT = "tenant-worker-tests";

@@ -20,10 +20,16 @@ public class JobState {
 
 	private volatile LeaseContext lease;
 
+	private volatile FencedWriteResult couchResult;
+
+	private volatile FencedWriteResult rabbitResult;
+
 	synchronized void reset() {
 		this.values.clear();
 		this.finish = false;
 		this.lease = null;
+		this.couchResult = null;
+		this.rabbitResult = null;
 	}
 
 	synchronized void put(String key, Object value) {
@@ -61,11 +67,28 @@ public class JobState {
 	}
 
 	void couchResult(FencedWriteResult result) {
+		this.couchResult = result;
 		put("couchdb", result.outcome().name() + "/" + result.reason().name());
 	}
 
 	void rabbitResult(FencedWriteResult result) {
+		this.rabbitResult = result;
 		put("rabbitmq", result.outcome().name() + "/" + result.reason().name());
+	}
+
+	/** The job's last fenced CouchDB write, or {@code null}. */
+	public FencedWriteResult couchResult() {
+		return this.couchResult;
+	}
+
+	/** The job's last fenced RabbitMQ publish, or {@code null}. */
+	public FencedWriteResult rabbitResult() {
+		return this.rabbitResult;
+	}
+
+	/** The job's lease context, or {@code null} before it started. */
+	public LeaseContext lease() {
+		return this.lease;
 	}
 
 	void returning() {

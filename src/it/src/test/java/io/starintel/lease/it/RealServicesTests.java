@@ -13,7 +13,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.starintel.lease.it.redis.RedisServerKind;
 import io.starintel.lease.it.redis.RedisServers;
-import io.starintel.lease.test.ServiceEnvironment;
+import io.starintel.lease.test.TestServers;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.RedisConnection;
@@ -22,15 +22,16 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Proves the real-service test setup: the servers that scripts/services.sh starts answer at the endpoints the
- * suites use (environment variables first, then the local defaults).
+ * Proves the real-service test setup: the servers answer at the endpoints the suites use (lease-test-support's
+ * {@code TestServers}: their containers, or the local servers of scripts/services.sh through the environment variables
+ * first, then the local defaults).
  */
 class RealServicesTests {
 
 
 	@Test
 	void redisAnswersPing() {
-		RedisClient client = RedisClient.create(ServiceEnvironment.env("STARINTEL_REDIS_URL", "redis://127.0.0.1:6379"));
+		RedisClient client = RedisClient.create(TestServers.redisUri().toString());
 		try (StatefulRedisConnection<String, String> connection = client.connect()) {
 			assertThat(connection.sync().ping()).isEqualTo("PONG");
 		}
@@ -55,7 +56,7 @@ class RealServicesTests {
 	@Test
 	void rabbitMqAcceptsConnections() throws Exception {
 		try (Socket socket = new Socket()) {
-			socket.connect(new InetSocketAddress(ServiceEnvironment.env("STARINTEL_RABBIT_HOST", "127.0.0.1"), 5672), 5000);
+			socket.connect(new InetSocketAddress(TestServers.rabbitHost(), TestServers.rabbitPort()), 5000);
 			assertThat(socket.isConnected()).isTrue();
 		}
 	}
@@ -63,7 +64,7 @@ class RealServicesTests {
 	@Test
 	void couchDbCompatibleServerAnswers() throws Exception {
 		HttpResponse<String> response = HttpClient.newHttpClient()
-			.send(HttpRequest.newBuilder(URI.create(ServiceEnvironment.env("STARINTEL_COUCHDB_URL", "http://127.0.0.1:5984") + "/"))
+			.send(HttpRequest.newBuilder(URI.create(TestServers.pouchDbUrl() + "/"))
 				.timeout(Duration.ofSeconds(5))
 				.build(), HttpResponse.BodyHandlers.ofString());
 		assertThat(response.statusCode()).isEqualTo(200);

@@ -13,8 +13,6 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.amqp.AmqpException;
 import org.springframework.amqp.AmqpRejectAndDontRequeueException;
 import org.springframework.amqp.core.Message;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.starintel.lease.core.LeaseRecord;
@@ -23,10 +21,9 @@ import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.fence.amqp.ConsumeRejection;
 import io.starintel.lease.fence.amqp.FenceHeaders;
 import io.starintel.lease.fence.amqp.FencedMessageRejectedException;
-import io.starintel.lease.store.redis.internal.LeaseLibrary;
-import io.starintel.lease.store.redis.internal.RedisKeys;
-import io.starintel.lease.store.redis.internal.ScriptExecutor;
-import io.starintel.lease.store.redis.internal.ScriptFailure;
+import io.starintel.lease.store.redis.FenceCallException;
+import io.starintel.lease.store.redis.FenceCalls;
+import io.starintel.lease.store.redis.FenceFunction;
 
 /**
  * A listener-container advice (add it to the container's advice chain) that fences consumption: atomically in
@@ -44,9 +41,9 @@ import io.starintel.lease.store.redis.internal.ScriptFailure;
  * high-water mark already observed for that identity; RabbitMQ delivery metadata is not proof of ownership, so this
  * only orders effects, the publish-side authorization is the fence. Messages without fence headers are rejected
  * when {@code requireFence} is set, else passed through. When Redis cannot answer, the message is not processed and
- * the container's default (requeue) applies. A call waits no longer than the client's command timeout (as the
- * template's calls did), through the lease store's {@link ScriptExecutor} (the library loaded on "function not
- * found").
+ * the container's default (requeue) applies. A call carries a deadline ({@link #DEFAULT_TIMEOUT} unless given) and
+ * waits no longer, through the lease store's {@link FenceCalls} (its connections, replica acknowledgement and failover
+ * recovery).
  */
 public final class FencedListenerAdvice implements MethodInterceptor {
 
@@ -54,10 +51,10 @@ public final class FencedListenerAdvice implements MethodInterceptor {
 
 	private static final Pattern DIGEST = Pattern.compile("[A-Za-z0-9_-]{43}");
 
-	/** The wait for a reply when the factory does not say its command timeout (Lettuce's default). */
-	private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
+	/** The deadline of each check, from when it is sent. */
+	public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
 
-	private final ScriptExecutor executor;
+	private final FenceCalls calls;
 
 	private final Duration timeout;
 
@@ -67,22 +64,20 @@ public final class FencedListenerAdvice implements MethodInterceptor {
 
 	private final ConsumerRejectionRecorder rejections;
 
-	/** An advice for consumers of one program. */
+	/** An advice for consumers of one program, on its own fence calls. */
 	public FencedListenerAdvice(StringRedisTemplate redis, ProgramScope scope, boolean requireFence,
 			ConsumerRejectionRecorder rejections) {
-		this(new ScriptExecutor(redis.getRequiredConnectionFactory()), timeout(redis.getRequiredConnectionFactory()),
-				scope, requireFence, rejections);
+		this(FenceCalls.create(redis::getRequiredConnectionFactory, "starintel-lease"), DEFAULT_TIMEOUT, scope,
+				requireFence, rejections);
 	}
 
-	/** An advice calling the library through {@code executor}, waiting at most {@link #DEFAULT_TIMEOUT}. */
-	FencedListenerAdvice(ScriptExecutor executor, ProgramScope scope, boolean requireFence,
+	/** An advice calling the library through the lease store's fence calls, each check bounded by {@code timeout}. */
+	public FencedListenerAdvice(FenceCalls calls, Duration timeout, ProgramScope scope, boolean requireFence,
 			ConsumerRejectionRecorder rejections) {
-		this(executor, DEFAULT_TIMEOUT, scope, requireFence, rejections);
-	}
-
-	private FencedListenerAdvice(ScriptExecutor executor, Duration timeout, ProgramScope scope, boolean requireFence,
-			ConsumerRejectionRecorder rejections) {
-		this.executor = executor;
+		if (timeout.isNegative() || timeout.isZero()) {
+			throw new IllegalArgumentException("timeout must be positive");
+		}
+		this.calls = calls;
 		this.timeout = timeout;
 		this.scope = scope;
 		this.requireFence = requireFence;
@@ -132,21 +127,22 @@ public final class FencedListenerAdvice implements MethodInterceptor {
 		}
 		List<Object> reply;
 		try {
-			RedisKeys keys = new RedisKeys(this.scope);
-			reply = this.executor.run(LeaseLibrary.Function.CONSUME, Instant.now().plus(this.timeout),
-					bytes(key(digestText), keys.fence(digestText), keys.lease(digestText), keys.history(digestText)),
-					bytes(Long.toString(token), leaseId, keys.base(), digestText));
+			Instant deadline = Instant.now().plus(this.timeout);
+			reply = this.calls.run(FenceFunction.CONSUME, deadline,
+					bytes(key(digestText), FenceCalls.identityKey(this.scope, digestText)),
+					bytes(Long.toString(token), leaseId, FenceCalls.base(this.scope), digestText,
+							Long.toString(deadline.toEpochMilli())));
 		}
-		catch (ScriptFailure ex) {
+		catch (FenceCallException ex) {
 			throw new AmqpException("fence check unavailable: " + ex.kind());
 		}
 		String decision = !reply.isEmpty() ? text(reply.get(0)) : "";
 		if ("accepted".equals(decision)) {
 			return;
 		}
-		if ("recovery_required".equals(decision)) {
-			// the program awaits failover recovery: no decision yet (redelivered later), never a rejection
-			throw new AmqpException("fence check unavailable: recovery_required");
+		if ("deadline_exceeded".equals(decision)) {
+			// no decision in time (redelivered later), never a rejection
+			throw new AmqpException("fence check unavailable: deadline_exceeded");
 		}
 		String mark = (reply.size() > 1) ? text(reply.get(1)) : "";
 		ConsumeRejection reason = rejectionOf(decision);
@@ -191,14 +187,6 @@ public final class FencedListenerAdvice implements MethodInterceptor {
 
 	private static String safe(@Nullable Object digest) {
 		return (digest instanceof String text && DIGEST.matcher(text).matches()) ? text : "invalid";
-	}
-
-	/** The command timeout of a Lettuce factory, else {@link #DEFAULT_TIMEOUT}. */
-	private static Duration timeout(RedisConnectionFactory factory) {
-		if (factory instanceof LettuceConnectionFactory lettuce && lettuce.getTimeout() > 0) {
-			return Duration.ofMillis(lettuce.getTimeout());
-		}
-		return DEFAULT_TIMEOUT;
 	}
 
 	private static byte[][] bytes(String... values) {

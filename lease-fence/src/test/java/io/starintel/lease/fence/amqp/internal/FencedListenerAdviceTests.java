@@ -1,5 +1,6 @@
 package io.starintel.lease.fence.amqp.internal;
 
+import java.time.Duration;
 import java.util.List;
 
 import com.rabbitmq.client.Channel;
@@ -12,9 +13,10 @@ import org.springframework.amqp.core.MessageProperties;
 
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.fence.amqp.FenceHeaders;
-import io.starintel.lease.store.redis.internal.LeaseLibrary;
-import io.starintel.lease.store.redis.internal.ScriptExecutor;
-import io.starintel.lease.store.redis.internal.ScriptFailure;
+import io.starintel.lease.core.Reason;
+import io.starintel.lease.store.redis.FenceCallException;
+import io.starintel.lease.store.redis.FenceCalls;
+import io.starintel.lease.store.redis.FenceFunction;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -33,7 +35,7 @@ class FencedListenerAdviceTests {
 
 	private static final String DIGEST = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ";
 
-	private final ScriptExecutor redis = mock(ScriptExecutor.class);
+	private final FenceCalls redis = mock(FenceCalls.class);
 
 	private final ConsumerRejectionRecorder rejections = new ConsumerRejectionRecorder();
 
@@ -41,14 +43,14 @@ class FencedListenerAdviceTests {
 
 	@Test
 	void keyUsesTheConsumersProgramTagAndTheMessageDigest() {
-		FencedListenerAdvice advice = new FencedListenerAdvice(this.redis, this.scope, true, this.rejections);
+		FencedListenerAdvice advice = new FencedListenerAdvice(this.redis, Duration.ofSeconds(2), this.scope, true, this.rejections);
 		assertThat(advice.key(DIGEST))
 			.isEqualTo("starintel:target-lease:v1:{" + this.scope.hashTag() + "}:consumed:" + DIGEST);
 	}
 
 	@Test
 	void unfencedMessagePassesWhenFenceIsNotRequired() throws Throwable {
-		FencedListenerAdvice advice = new FencedListenerAdvice(this.redis, this.scope, false, this.rejections);
+		FencedListenerAdvice advice = new FencedListenerAdvice(this.redis, Duration.ofSeconds(2), this.scope, false, this.rejections);
 		MethodInvocation invocation = invocation(new Message(new byte[0], new MessageProperties()));
 		advice.invoke(invocation);
 		verify(invocation).proceed();
@@ -57,7 +59,7 @@ class FencedListenerAdviceTests {
 
 	@Test
 	void malformedDigestIsRejectedWithoutRequeueBeforeTouchingRedis() throws Throwable {
-		FencedListenerAdvice advice = new FencedListenerAdvice(this.redis, this.scope, true, this.rejections);
+		FencedListenerAdvice advice = new FencedListenerAdvice(this.redis, Duration.ofSeconds(2), this.scope, true, this.rejections);
 		MessageProperties properties = new MessageProperties();
 		properties.setHeader(FenceHeaders.LOCK_KEY_DIGEST, "*:injected");
 		properties.setHeader(FenceHeaders.TOKEN, 42L);
@@ -71,9 +73,9 @@ class FencedListenerAdviceTests {
 	@Test
 	@SuppressWarnings("unchecked")
 	void lowerTokenIsRejectedWithoutRequeue() throws Throwable {
-		when(this.redis.run(eq(LeaseLibrary.Function.CONSUME), any(), any(), any()))
+		when(this.redis.run(eq(FenceFunction.CONSUME), any(), any(), any()))
 			.thenReturn(List.of("rejected", "43"));
-		FencedListenerAdvice advice = new FencedListenerAdvice(this.redis, this.scope, true, this.rejections);
+		FencedListenerAdvice advice = new FencedListenerAdvice(this.redis, Duration.ofSeconds(2), this.scope, true, this.rejections);
 		MethodInvocation invocation = invocation(fenced(42L));
 		assertThatExceptionOfType(AmqpRejectAndDontRequeueException.class).isThrownBy(() -> advice.invoke(invocation));
 		verify(invocation, never()).proceed();
@@ -82,9 +84,9 @@ class FencedListenerAdviceTests {
 	@Test
 	@SuppressWarnings("unchecked")
 	void acceptedTokenProceeds() throws Throwable {
-		when(this.redis.run(eq(LeaseLibrary.Function.CONSUME), any(), any(), any()))
+		when(this.redis.run(eq(FenceFunction.CONSUME), any(), any(), any()))
 			.thenReturn(List.of("accepted", "42"));
-		FencedListenerAdvice advice = new FencedListenerAdvice(this.redis, this.scope, true, this.rejections);
+		FencedListenerAdvice advice = new FencedListenerAdvice(this.redis, Duration.ofSeconds(2), this.scope, true, this.rejections);
 		MethodInvocation invocation = invocation(fenced(42L));
 		advice.invoke(invocation);
 		verify(invocation).proceed();
@@ -93,9 +95,9 @@ class FencedListenerAdviceTests {
 	@Test
 	@SuppressWarnings("unchecked")
 	void redisUnavailableIsNotAnAcceptanceNorADeadLetter() throws Throwable {
-		when(this.redis.run(eq(LeaseLibrary.Function.CONSUME), any(), any(), any()))
-			.thenThrow(new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, "down"));
-		FencedListenerAdvice advice = new FencedListenerAdvice(this.redis, this.scope, true, this.rejections);
+		when(this.redis.run(eq(FenceFunction.CONSUME), any(), any(), any()))
+			.thenThrow(new FenceCallException(FenceCallException.Kind.NOT_SUBMITTED, Reason.BACKEND_UNREACHABLE, "down"));
+		FencedListenerAdvice advice = new FencedListenerAdvice(this.redis, Duration.ofSeconds(2), this.scope, true, this.rejections);
 		MethodInvocation invocation = invocation(fenced(42L));
 		assertThatExceptionOfType(AmqpException.class).isThrownBy(() -> advice.invoke(invocation))
 			.isNotInstanceOf(AmqpRejectAndDontRequeueException.class);

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -39,10 +40,17 @@ final class ClusterRouter implements Router {
 
 	private final AtomicLong lastRefresh = new AtomicLong();
 
-	ClusterRouter(RedisClusterClient client, int maxConnections) {
+	/**
+	 * @param connector the thread that opens connections: the client's topology is read first ({@code getPartitions}
+	 * blocks until the client knows it, which a client the factory has not used yet does not)
+	 */
+	ClusterRouter(RedisClusterClient client, ExecutorService connector, int maxConnections) {
 		this.client = client;
-		this.pool = new ConnectionPool<>(() -> client.connectAsync(ByteArrayCodec.INSTANCE),
-				StatefulRedisClusterConnection::isOpen, StatefulRedisClusterConnection::closeAsync, maxConnections);
+		this.pool = new ConnectionPool<>(() -> CompletableFuture.supplyAsync(() -> {
+			client.getPartitions();
+			return client.connect(ByteArrayCodec.INSTANCE);
+		}, connector), StatefulRedisClusterConnection::isOpen, StatefulRedisClusterConnection::closeAsync,
+				maxConnections);
 	}
 
 	@Override

@@ -14,11 +14,6 @@ import org.jspecify.annotations.Nullable;
  * more through {@code Long.toString}) and without one Lettuce argument object per argument: only the first key is
  * added as Lettuce adds it, because Lettuce's cluster writer routes by the first key argument it finds in the
  * argument list; {@link #count()}, {@link #getFirstEncodedKey()} and {@link #toCommandString()} answer for all.
- *
- * <p>Every call's last key is the program's epoch key {@code P{T}:epoch} (prelude.lua: a promoted replica or a
- * restarted server refuses the program's calls until recovery), derived here from the first key, which every
- * function's key list starts with a key of the program ({@code P{T}:...}): no builder can forget it, and the key is
- * declared, so a cluster routes and checks it with the others.
  */
 final class FcallArgs extends CommandArgs<byte[], byte[]> {
 
@@ -32,44 +27,23 @@ final class FcallArgs extends CommandArgs<byte[], byte[]> {
 
 	private final byte[][] args;
 
-	private final byte[] epochKey;
-
 	FcallArgs(LeaseLibrary.Function function, byte[][] keys, byte[][] args) {
 		super(ByteArrayCodec.INSTANCE);
 		if (keys.length == 0) {
-			throw new IllegalArgumentException("a lease library call names at least one key of its program");
+			throw new IllegalArgumentException("a lease library call names at least one key (its slot)");
 		}
 		this.function = function.nameBytes();
-		this.keyCount = Integer.toString(keys.length + 1).getBytes(StandardCharsets.US_ASCII);
+		this.keyCount = Integer.toString(keys.length).getBytes(StandardCharsets.US_ASCII);
 		this.keys = keys;
 		this.args = args;
-		this.epochKey = epochKey(keys[0]);
-		addKey(keys[0]);
-	}
-
-	/** {@code P{T}:epoch} of the program whose key {@code P{T}:...} is given. */
-	static byte[] epochKey(byte[] programKey) {
-		int end = -1;
-		for (int i = 0; i + 1 < programKey.length; i++) {
-			if (programKey[i] == '}' && programKey[i + 1] == ':') {
-				end = i + 2;
-				break;
-			}
+		if (keys.length > 0) {
+			addKey(keys[0]);
 		}
-		if (end < 0) {
-			throw new IllegalArgumentException("not a key of a program (no hash tag)");
-		}
-		byte[] key = new byte[end + EPOCH.length];
-		System.arraycopy(programKey, 0, key, 0, end);
-		System.arraycopy(EPOCH, 0, key, end, EPOCH.length);
-		return key;
 	}
-
-	private static final byte[] EPOCH = RedisKeys.EPOCH.getBytes(StandardCharsets.US_ASCII);
 
 	@Override
 	public int count() {
-		return 3 + this.keys.length + this.args.length;
+		return 2 + this.keys.length + this.args.length;
 	}
 
 	@Override
@@ -80,8 +54,8 @@ final class FcallArgs extends CommandArgs<byte[], byte[]> {
 	/** The function name and the key and argument sizes (values are not rendered: they hold identifiers). */
 	@Override
 	public String toCommandString() {
-		return new String(this.function, StandardCharsets.US_ASCII) + " " + (this.keys.length + 1) + " ("
-				+ (this.keys.length + 1) + " keys, " + this.args.length + " arguments)";
+		return new String(this.function, StandardCharsets.US_ASCII) + " " + this.keys.length + " (" + this.keys.length
+				+ " keys, " + this.args.length + " arguments)";
 	}
 
 	@Override
@@ -96,7 +70,6 @@ final class FcallArgs extends CommandArgs<byte[], byte[]> {
 		for (byte[] key : this.keys) {
 			bulk(buf, key);
 		}
-		bulk(buf, this.epochKey);
 		for (byte[] arg : this.args) {
 			bulk(buf, arg);
 		}

@@ -9,23 +9,22 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /**
- * The lease store's Redis/Valkey function library {@link #NAME}: {@code prelude.lua} (record codec) followed by
- * {@code lease.lua} (lease transitions), {@code attach.lua} (attached keys), {@code sweep.lua} (the expiry
- * sweeper) and the fence functions {@code fence_checkpoint.lua} (fenced checkpoints) and {@code fence_consume.lua}
- * (the consumer fence), which use the same record reader, backend time, exact-holder check and high-water mark as
- * the lease transitions (one home per rule: docs/ARCHITECTURE.md), loaded once per server with {@code FUNCTION LOAD REPLACE} and reloaded when
- * a call answers "Function not found" (as EVALSHA falls back on NOSCRIPT), on every primary of a cluster. Helpers
- * are created once at load, not on every call. The name carries the storage encoding version and a digest of
+ * The lease store's Redis/Valkey function library {@link #NAME} (storage v3): {@code prelude.lua} (the shared rules:
+ * time and deadline, key layout, record codec, identity hash and its conversion from storage v2, the epoch stamp)
+ * followed by {@code lease.lua} (lease transitions), {@code attach.lua} (attached keys), {@code sweep.lua} (the
+ * expiry sweeper) and {@code fence.lua} (fenced checkpoints, the consumer fence, CouchDB document marks), which use
+ * the same identity hash, backend time, exact-holder check and high-water mark as the lease transitions (one home per
+ * rule), loaded on each primary ahead of its first call and again when a call answers "Function not found". The name carries the storage encoding version and a digest of
  * the source ({@link #NAME}), so two encodings or two builds never replace each other's functions.
  */
 public final class LeaseLibrary {
 
 	/** The files of the library, in load order. */
 	private static final String SOURCES = read("prelude.lua") + "\n" + read("lease.lua") + "\n" + read("attach.lua")
-			+ "\n" + read("sweep.lua") + "\n" + read("fence_checkpoint.lua") + "\n" + read("fence_consume.lua");
+			+ "\n" + read("sweep.lua") + "\n" + read("fence.lua");
 
 	/** The storage encoding's family name: every build's library name starts with it. */
-	static final String FAMILY = "starintel_lease_v2";
+	static final String FAMILY = "starintel_lease_v3";
 
 	/**
 	 * The library name; also the prefix of every function name. It carries the storage encoding version and a digest
@@ -46,7 +45,8 @@ public final class LeaseLibrary {
 		INSPECT_BY_LEASE_ID("inspect_by_lease_id", false), RESOLVE("resolve", true), LIST("list", false),
 		RECOVER("recover", true), ATTACH_PUT("attach_put", true), ATTACH_DELETE("attach_delete", true),
 		ATTACH_GET("attach_get", false), ATTACH_LIST("attach_list", false), SWEEP("sweep", true),
-		CHECKPOINT("checkpoint", true), CHECKPOINT_READ("checkpoint_read", false), CONSUME("consume", true);
+		CHECKPOINT("checkpoint", true), CHECKPOINT_READ("checkpoint_read", false), CONSUME("consume", true),
+		MARK_RAISE("mark_raise", true), MARK_READ("mark_read", false), BATCH("batch", true);
 
 		private final String functionName;
 
@@ -54,7 +54,10 @@ public final class LeaseLibrary {
 
 		private final boolean changesState;
 
+		private final String operation;
+
 		Function(String operation, boolean changesState) {
+			this.operation = operation;
 			this.functionName = NAME + "_" + operation;
 			this.nameBytes = this.functionName.getBytes(StandardCharsets.US_ASCII);
 			this.changesState = changesState;
@@ -71,6 +74,11 @@ public final class LeaseLibrary {
 		/** The name as sent (ASCII bytes). */
 		byte[] nameBytes() {
 			return this.nameBytes;
+		}
+
+		/** The function's name inside the library (what a batch names its items by). */
+		public String operation() {
+			return this.operation;
 		}
 
 		/** The name FCALL sends (safe to log). */

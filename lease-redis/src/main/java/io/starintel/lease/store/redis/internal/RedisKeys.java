@@ -17,28 +17,25 @@ import io.starintel.lease.core.ProgramScope;
  * script touches one slot and the store runs unchanged on Redis Cluster.
  *
  * <pre>
- * P{T}:lease:D       string: the active record in storage encoding v2 (StoredRecord; + SEP a once it has attached keys)
- * P{T}:fence:D       hash: counter (last issued token), hwm (fenced-write high-water mark); never deleted
- * P{T}:hist:D        list: ended records (v2 strings; v1 JSON entries from before an upgrade), newest first
- * P{T}:idem:H        string: request digest, result code, decision time, result record (v1: a hash)
- * P{T}:lid:L         string: D while lease L is active, D + state after it ended (the replay state)
- * P{T}:quarantine:D  string: DUMP of a corrupt record, for an operator
- * P{T}:idx:program   sorted set (score 0, member D): list by program (owner/target filters scan it)
- * P{T}:idx:expiry    sorted set (score expires_at ms, member D): the expiry queue
+ * P{T}:l:D          hash: the identity (storage v3): m/f = the active record's mutable and fixed parts, c = the
+ *                    fencing counter (never deleted), h = the fenced-write high-water mark, e = the epoch stamp, p =
+ *                    in idx:program, a = has attached keys, n + t0..t15 = the terminal history ring (prelude.lua)
+ * P{T}:idem:H        string: the result of one mutating request; an acquire's result also resolves its lease id
+ *                    (v3 lease ids are lease_H_random) and carries the lease's state
+ * P{T}:quarantine:D  string: DUMP of a corrupt identity, for an operator
+ * P{T}:idx:program   sorted set (score 0, member D): the program's identities (written once each, pruned lazily)
+ * P{T}:idx:expiry    sorted set (score expires_at ms, member D): the active leases, by expiry
+ * P{T}:lease:D, P{T}:fence:D, P{T}:hist:D, P{T}:lid:L: storage v2, read on an identity's first touch (lease:D then
+ *                    holds the tombstone that makes a v2 process refuse the identity)
  * P{T}:expired       list: D + record of leases ended as expired outside the sweeper, drained by the sweeper
  * P{T}:audit         stream: audit events of the program
  * P{T}:kv:K          hash: an attached key (o = owning lease id + token, n = name, v = value), K = SHA-1 of the name
  * P{T}:att:L:N       hash: the attached keys of lease L with token N (K to name); deleted by every ending transition
- * P{T}:epoch         string: run id and replication id of the node whose data the program's state is (prelude.lua);
- *                    the last key of every call
  * </pre>
  * P is {@value LockIdentity#KEY_PREFIX}, T is {@link ProgramScope#hashTag()}, D is {@link LockIdentity#keyDigest()}.
  * Raw principals and targets never appear in key names: they are hashed.
  */
 public final class RedisKeys {
-
-	/** The name of a program's epoch key after its base ({@link #epoch()}). */
-	public static final String EPOCH = "epoch";
 
 	private final String base;
 
@@ -63,17 +60,48 @@ public final class RedisKeys {
 		return new RedisKeys(base);
 	}
 
-	/** The base of the program whose epoch key ({@link #epoch()}) is given, or null for another key. */
-	public static @Nullable String baseOfEpochKey(String key) {
-		if (!key.startsWith(LockIdentity.KEY_PREFIX + "{") || !key.endsWith("}:" + EPOCH)) {
+	/** The base of the program whose index key ({@link #programIndex()}) is given, or null for another key. */
+	public static @Nullable String baseOfProgramIndex(String key) {
+		String suffix = "}:" + PROGRAM_INDEX;
+		if (!key.startsWith(LockIdentity.KEY_PREFIX + "{") || !key.endsWith(suffix)) {
 			return null;
 		}
-		return key.substring(0, key.length() - EPOCH.length());
+		return key.substring(0, key.length() - PROGRAM_INDEX.length());
 	}
 
-	/** The pattern (SCAN MATCH) of every program's epoch key. */
-	public static String epochKeyPattern() {
-		return LockIdentity.KEY_PREFIX + "{*}:" + EPOCH;
+	/** The pattern (SCAN MATCH) of every program's index key. */
+	public static String programIndexPattern() {
+		return LockIdentity.KEY_PREFIX + "{*}:" + PROGRAM_INDEX;
+	}
+
+	private static final String PROGRAM_INDEX = "idx:program";
+
+	/** The identity hash of D (storage v3). */
+	public String identity(String digest) {
+		return this.base + "l:" + digest;
+	}
+
+	/**
+	 * The key a lease id resolves through: its acquire's result {@code idem:H} for a v3 lease id
+	 * ({@code lease_H_random}), the v2 evidence {@code lid:L} otherwise.
+	 */
+	public String leaseResolution(String leaseId) {
+		String hash = leaseIdHash(leaseId);
+		return (hash != null) ? this.base + "idem:" + hash : leaseId(leaseId);
+	}
+
+	/** The acquire's idempotency hash a v3 lease id carries ({@code lease_<40 hex>_<random>}), or null. */
+	public static @Nullable String leaseIdHash(String leaseId) {
+		if (leaseId.length() < 48 || !leaseId.startsWith("lease_") || leaseId.charAt(46) != '_') {
+			return null;
+		}
+		for (int i = 6; i < 46; i++) {
+			char c = leaseId.charAt(i);
+			if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
+				return null;
+			}
+		}
+		return leaseId.substring(6, 46);
 	}
 
 	/** Keys of the identity's program. */
@@ -149,11 +177,6 @@ public final class RedisKeys {
 	/** The hash part of an attached key's name. */
 	public static String attachedKeyHash(String name) {
 		return sha1Hex(name);
-	}
-
-	/** The program's epoch: the identity of the node whose data the program's state is (prelude.lua). */
-	public String epoch() {
-		return this.base + EPOCH;
 	}
 
 	/** The program's audit stream. */

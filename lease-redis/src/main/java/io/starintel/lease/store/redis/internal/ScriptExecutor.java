@@ -92,15 +92,11 @@ public final class ScriptExecutor implements AutoCloseable {
 		this.acknowledgement = acknowledgement;
 		AbstractRedisClient client = nativeClient(connectionFactory);
 		if (client instanceof RedisClusterClient cluster) {
-			this.connector = null;
-			this.router = new ClusterRouter(cluster, maxConnections);
+			this.connector = connector();
+			this.router = new ClusterRouter(cluster, this.connector, maxConnections);
 		}
 		else if (client instanceof RedisClient standalone) {
-			this.connector = Executors.newSingleThreadExecutor((task) -> {
-				Thread thread = new Thread(task, "starintel-lease-connect");
-				thread.setDaemon(true);
-				return thread;
-			});
+			this.connector = connector();
 			this.router = new StandaloneRouter(standalone,
 					((LettuceConnectionFactory) connectionFactory).isRedisSentinelAware(), this.connector,
 					maxConnections);
@@ -109,6 +105,15 @@ public final class ScriptExecutor implements AutoCloseable {
 			this.connector = null;
 			this.router = new FactoryRouter(connectionFactory);
 		}
+	}
+
+	/** The thread that opens the store's connections (Lettuce's connect blocks). */
+	private static ExecutorService connector() {
+		return Executors.newSingleThreadExecutor((task) -> {
+			Thread thread = new Thread(task, "starintel-lease-connect");
+			thread.setDaemon(true);
+			return thread;
+		});
 	}
 
 	private static @Nullable AbstractRedisClient nativeClient(RedisConnectionFactory factory) {

@@ -30,6 +30,7 @@ import tools.jackson.databind.node.ObjectNode;
 
 import io.starintel.lease.test.ServiceEnvironment;
 import io.starintel.lease.test.FaultProxy;
+import io.starintel.lease.test.TestServers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -69,7 +70,7 @@ class ConsumerAppTwoProcessTests {
 		Path root = Paths.get(System.getProperty("lease.root", "../..")).toAbsolutePath().normalize();
 		Path app = root.resolve("src/it/consumer-app");
 		Path jar = build(root, app);
-		URI redisUrl = ServiceEnvironment.redisUri();
+		URI redisUrl = TestServers.redisUri();
 		InetSocketAddress redis = new InetSocketAddress(redisUrl.getHost(),
 				(redisUrl.getPort() > 0) ? redisUrl.getPort() : 6379);
 		proxyA = new FaultProxy(redis);
@@ -98,8 +99,9 @@ class ConsumerAppTwoProcessTests {
 	private static Map<String, String> environment(String instance, int redisPort, String hash) {
 		Map<String, String> env = new HashMap<>();
 		env.put(ServiceEnvironment.REDIS_URL, "redis://127.0.0.1:" + redisPort);
-		env.put(ServiceEnvironment.RABBIT_HOST, ServiceEnvironment.rabbitHost());
-		env.put(ServiceEnvironment.COUCHDB_URL, ServiceEnvironment.couchDbUrl());
+		env.put(ServiceEnvironment.RABBIT_HOST, TestServers.rabbitHost());
+		env.put(ServiceEnvironment.RABBIT_PORT, Integer.toString(TestServers.rabbitPort()));
+		env.put(ServiceEnvironment.COUCHDB_URL, TestServers.pouchDbUrl());
 		env.put("CONSUMER_PROGRAM", PROGRAM);
 		env.put("CONSUMER_INSTANCE", instance);
 		env.put("CONSUMER_QUEUE", "consumer.results." + PROGRAM);
@@ -108,10 +110,14 @@ class ConsumerAppTwoProcessTests {
 		return env;
 	}
 
-	/** Builds the consumer app with the same local repository as this build (where the lease artifacts are). */
+	/**
+	 * Builds the consumer app with the same local repository as this build (where the lease artifacts are), running
+	 * its own test suite on the way (lease-spring-boot-starter-test: in-memory, and Testcontainers where a Docker
+	 * engine answers), and prints that suite's counts.
+	 */
 	private static Path build(Path root, Path app) throws IOException, InterruptedException {
-		List<String> command = new ArrayList<>(List.of(root.resolve("mvnw").toString(), "-B", "-q", "-f",
-				app.resolve("pom.xml").toString(), "package", "-DskipTests"));
+		List<String> command = new ArrayList<>(List.of(root.resolve("mvnw").toString(), "-B", "-f",
+				app.resolve("pom.xml").toString(), "package"));
 		for (String property : List.of("maven.repo.local", "maven.repo.local.tail")) {
 			String value = System.getProperty("lease." + property);
 			if (value != null && !value.isBlank() && !value.startsWith("${")) {
@@ -124,7 +130,12 @@ class ConsumerAppTwoProcessTests {
 			.redirectOutput(app.resolve("target/consumer-build.log").toFile())
 			.start();
 		assertThat(process.waitFor(10, TimeUnit.MINUTES)).as("consumer-app build finished").isTrue();
-		assertThat(process.exitValue()).as("consumer-app build (see target/consumer-build.log)").isZero();
+		List<String> suite = Files.readAllLines(app.resolve("target/consumer-build.log")).stream()
+			.filter((line) -> line.contains("Tests run:") || line.startsWith("SKIPPED "))
+			.toList();
+		suite.forEach((line) -> System.out.println("consumer-app suite: " + line));
+		assertThat(process.exitValue()).as("consumer-app build and test suite (see target/consumer-build.log)").isZero();
+		assertThat(suite).as("the consumer app's own test suite ran").isNotEmpty();
 		return app.resolve("target/consumer-app.jar");
 	}
 

@@ -8,7 +8,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import io.starintel.lease.test.ServiceEnvironment;
+import io.starintel.lease.test.TestServers;
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.fence.FenceOutcome;
 import io.starintel.lease.fence.FencedWriteRejectedException;
@@ -42,7 +42,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * RabbitMQ enforcement point against the real broker (127.0.0.1:5672 guest/guest) with leases in the real Redis
+ * RabbitMQ enforcement point against the real broker (its container, or 127.0.0.1:5672 guest/guest: lease-test-support's
+ * {@code TestServers}) with leases in the real Redis
  * store (and the Valkey one: {@link ValkeyRabbitFenceTests}): publish-side refusal of expired and superseded holders, fence headers and confirms, and the consumer-side
  * guard dead-lettering a delayed lower-token message after the successor's message was accepted.
  */
@@ -78,8 +79,7 @@ class RabbitFenceTests {
 	@BeforeEach
 	void setUp() {
 		this.fixture = new FenceFixture(RedisServerKind.of(getClass()));
-		this.connectionFactory = new CachingConnectionFactory(
-				ServiceEnvironment.env("STARINTEL_RABBIT_HOST", "127.0.0.1"), 5672);
+		this.connectionFactory = new CachingConnectionFactory(TestServers.rabbitHost(), TestServers.rabbitPort());
 		this.connectionFactory.setUsername("guest");
 		this.connectionFactory.setPassword("guest");
 		this.connectionFactory.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.CORRELATED);

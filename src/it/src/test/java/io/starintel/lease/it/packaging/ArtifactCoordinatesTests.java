@@ -62,7 +62,7 @@ class ArtifactCoordinatesTests {
 		assertThat(text(imported, "type")).isEqualTo("pom");
 		assertThat(text(imported, "scope")).isEqualTo("import");
 		List<Element> dependencies = children(child(snippet, "dependencies"), "dependency");
-		assertThat(dependencies).hasSize(1);
+		assertThat(dependencies).hasSize(2);
 		Element starter = dependencies.get(0);
 		assertThat(text(starter, "groupId")).isEqualTo(groupId(modules.get("lease-spring-boot-starter")));
 		assertThat(text(starter, "artifactId")).isEqualTo("lease-spring-boot-starter");
@@ -70,6 +70,15 @@ class ArtifactCoordinatesTests {
 		assertThat(child(starter, "version")).as("version from the BOM").isNull();
 		assertThat(packaging(modules.get("lease-spring-boot-starter"))).isEqualTo("jar");
 		assertThat(bom()).containsKey("lease-spring-boot-starter");
+		// the test starter, test scope, version from the BOM
+		Element testStarter = dependencies.get(1);
+		assertThat(text(testStarter, "groupId")).isEqualTo(groupId(modules.get("lease-spring-boot-starter-test")));
+		assertThat(text(testStarter, "artifactId")).isEqualTo("lease-spring-boot-starter-test");
+		assertThat(text(testStarter, "scope")).isEqualTo("test");
+		assertThat(child(testStarter, "type")).as("plain dependency: no <type>").isNull();
+		assertThat(child(testStarter, "version")).as("version from the BOM").isNull();
+		assertThat(packaging(modules.get("lease-spring-boot-starter-test"))).isEqualTo("jar");
+		assertThat(bom()).containsKey("lease-spring-boot-starter-test");
 	}
 
 	@Test
@@ -84,6 +93,10 @@ class ArtifactCoordinatesTests {
 		assertThat(starter.find()).isTrue();
 		assertThat(starter.group(1)).isEqualTo(groupId(modules.get("lease-spring-boot-starter")));
 		assertThat(starter.group(2)).isEqualTo("lease-spring-boot-starter");
+		Matcher testStarter = Pattern.compile("testImplementation\\(\"([^:\"]+):([^:\"]+)\"\\)").matcher(kotlin);
+		assertThat(testStarter.find()).isTrue();
+		assertThat(testStarter.group(1)).isEqualTo(groupId(modules.get("lease-spring-boot-starter-test")));
+		assertThat(testStarter.group(2)).isEqualTo("lease-spring-boot-starter-test");
 	}
 
 	@Test

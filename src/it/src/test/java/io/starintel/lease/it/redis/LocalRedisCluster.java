@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -19,12 +20,17 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 
+import io.lettuce.core.Range;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 
 import io.starintel.lease.test.RedisServerProcess;
+import io.starintel.lease.test.TestContainers;
+import io.starintel.lease.test.TestServers;
+import org.jspecify.annotations.Nullable;
+import org.testcontainers.containers.GenericContainer;
 
 import static org.awaitility.Awaitility.await;
 
@@ -38,27 +44,50 @@ import static org.awaitility.Awaitility.await;
  * <p>Ports are {@code base..base+2} (cluster bus {@code +10000}); the base is 7000 unless one of those ports is
  * taken, then a free base is picked. Besides the cluster itself it offers direct (non-cluster) connections to each
  * node, to check where a key really lives and to run per-node commands such as {@code SCRIPT FLUSH}.
+ *
+ * <p>{@link #start(RedisServerKind, int, int, String...)} adds replicas (the failover suites: 3 primaries + 3
+ * replicas on ports {@code base..base+5}, extra node arguments such as {@code --cluster-node-timeout}), and
+ * {@link #process(int)} gives a test the node's process to kill or freeze.
+ *
+ * <p>With containers ({@link TestServers}) the three nodes run in one container of the kind's image
+ * ({@link TestContainers#redisCluster}): published on the same host ports in 7300-7399 (a cluster hands its clients
+ * the nodes' addresses, so inside and outside must agree; every node announces {@code 127.0.0.1}), their bus ports
+ * stay inside the container, and the cluster is joined over the direct connections ({@code CLUSTER ADDSLOTSRANGE},
+ * {@code SET-CONFIG-EPOCH}, {@code MEET}, what {@code redis-cli --cluster create} sends), so neither a server binary
+ * nor {@code redis-cli} is needed. One container with published ports rather than host networking: it works the same
+ * on Docker Desktop, and the nodes' gossip never leaves the container.
  */
 public final class LocalRedisCluster implements AutoCloseable {
 
-	/** Nodes of the cluster (all masters). */
+	/** Primaries (masters) of the cluster; {@link #start(RedisServerKind)} starts no replicas. */
 	public static final int NODES = 3;
 
 	private static final int DEFAULT_BASE_PORT = 7000;
 
 	private static final int BUS_OFFSET = 10000;
 
+	/** The host ports the containerized cluster may use (this project's range for fixed host ports). */
+	private static final int CONTAINER_PORTS_FROM = 7300;
+
+	private static final int CONTAINER_PORTS_TO = 7399;
+
 	private final RedisServerKind kind;
 
-	private final Path serverBinary;
+	private final @Nullable Path serverBinary;
 
-	private final Path cli;
+	private final @Nullable Path cli;
 
 	private final Path directory;
 
 	private final int basePort;
 
+	private final int replicasPerPrimary;
+
+	private final List<String> nodeArguments;
+
 	private final List<RedisServerProcess> processes = new ArrayList<>();
+
+	private @Nullable GenericContainer<?> container;
 
 	private final List<RedisClient> clients = new ArrayList<>();
 
@@ -66,12 +95,15 @@ public final class LocalRedisCluster implements AutoCloseable {
 
 	private final Thread shutdownHook;
 
-	private LocalRedisCluster(RedisServerKind kind, Path serverBinary, Path cli, Path directory, int basePort) {
+	private LocalRedisCluster(RedisServerKind kind, @Nullable Path serverBinary, @Nullable Path cli, Path directory,
+			int basePort, int replicasPerPrimary, List<String> nodeArguments) {
 		this.kind = kind;
 		this.serverBinary = serverBinary;
 		this.cli = cli;
 		this.directory = directory;
 		this.basePort = basePort;
+		this.replicasPerPrimary = replicasPerPrimary;
+		this.nodeArguments = nodeArguments;
 		this.shutdownHook = new Thread(this::destroyProcesses, "local-redis-cluster-shutdown");
 		Runtime.getRuntime().addShutdownHook(this.shutdownHook);
 	}
@@ -88,6 +120,21 @@ public final class LocalRedisCluster implements AutoCloseable {
 	 * not form in time
 	 */
 	public static LocalRedisCluster start(RedisServerKind kind) {
+		if (TestServers.containers()) {
+			return startInContainer(kind);
+		}
+		return start(kind, 0, freeBasePort(0));
+	}
+
+	/**
+	 * Starts a cluster of {@link #NODES} primaries with {@code replicasPerPrimary} replicas each on the client ports
+	 * {@code basePort..} (bus ports {@code +10000}), every node started with {@code nodeArguments} too, and waits
+	 * until it is usable: every node reports {@code cluster_state:ok} and knows every other node, and every replica's
+	 * link to its primary is up. On any failure everything started so far is destroyed. Always server processes (the
+	 * failover suites kill and freeze them), never a container.
+	 */
+	public static LocalRedisCluster start(RedisServerKind kind, int replicasPerPrimary, int basePort,
+			String... nodeArguments) {
 		Path serverBinary = kind.requireServerBinary();
 		Path cli = RedisServerKind.requireRedisCli();
 		Path directory;
@@ -97,7 +144,8 @@ public final class LocalRedisCluster implements AutoCloseable {
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
-		LocalRedisCluster cluster = new LocalRedisCluster(kind, serverBinary, cli, directory, freeBasePort());
+		LocalRedisCluster cluster = new LocalRedisCluster(kind, serverBinary, cli, directory, basePort,
+				replicasPerPrimary, List.of(nodeArguments));
 		try {
 			cluster.startNodes();
 			cluster.create();
@@ -110,10 +158,50 @@ public final class LocalRedisCluster implements AutoCloseable {
 		}
 	}
 
-	/** The client ports of the nodes, in order. */
+	/**
+	 * Starts the nodes in one container on a free range of host ports in 7300-7399 (a few attempts: another run may
+	 * take a range between the check and the start), joins them and waits until the cluster is usable.
+	 */
+	private static LocalRedisCluster startInContainer(RedisServerKind kind) {
+		RuntimeException last = null;
+		for (int attempt = 0; attempt < 5; attempt++) {
+			int basePort = freeContainerBasePort();
+			Path directory;
+			try {
+				directory = Files.createTempDirectory("starintel-redis-cluster");
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException(ex);
+			}
+			LocalRedisCluster cluster = new LocalRedisCluster(kind, null, null, directory, basePort, 0, List.of());
+			try {
+				cluster.container = TestContainers.redisCluster(kind.image(), basePort, NODES);
+				cluster.container.start();
+			}
+			catch (RuntimeException ex) {
+				cluster.close();
+				last = ex;
+				continue;
+			}
+			try {
+				cluster.connectNodes();
+				cluster.joinNodes();
+				cluster.awaitClusterOk();
+				return cluster;
+			}
+			catch (RuntimeException | Error ex) {
+				cluster.close();
+				throw ex;
+			}
+		}
+		throw kind.unavailable("its cluster container did not start on any free port range in " + CONTAINER_PORTS_FROM
+				+ "-" + CONTAINER_PORTS_TO + ": " + ((last != null) ? last.getMessage() : "no free range"));
+	}
+
+	/** The client ports of the nodes (primaries and replicas, as started), in order. */
 	public List<Integer> ports() {
 		List<Integer> ports = new ArrayList<>();
-		for (int i = 0; i < NODES; i++) {
+		for (int i = 0; i < nodeCount(); i++) {
 			ports.add(this.basePort + i);
 		}
 		return ports;
@@ -122,6 +210,21 @@ public final class LocalRedisCluster implements AutoCloseable {
 	/** {@code 127.0.0.1:port} of every node, as a cluster configuration wants them. */
 	public List<String> nodeAddresses() {
 		return ports().stream().map((port) -> "127.0.0.1:" + port).toList();
+	}
+
+	/** Every node of the cluster: {@link #NODES} primaries and their replicas. */
+	public int nodeCount() {
+		return NODES * (1 + this.replicasPerPrimary);
+	}
+
+	/** The process of the node with the given client port (to kill, freeze or restart it). */
+	public RedisServerProcess process(int port) {
+		return this.processes.get(port - this.basePort);
+	}
+
+	/** The kind of server the nodes run. */
+	public RedisServerKind kind() {
+		return this.kind;
 	}
 
 	/** A direct (not cluster-aware) connection to the node with the given client port. */
@@ -151,16 +254,26 @@ public final class LocalRedisCluster implements AutoCloseable {
 	}
 
 	private void startNodes() {
+		launchProcesses();
+		connectNodes();
+	}
+
+	private void launchProcesses() {
 		for (int port : ports()) {
 			try {
+				List<String> arguments = new ArrayList<>(List.of("--cluster-enabled", "yes", "--cluster-config-file",
+						"nodes-" + port + ".conf", "--daemonize", "no"));
+				arguments.addAll(this.nodeArguments);
 				this.processes.add(RedisServerProcess.launch(this.serverBinary, port, this.directory,
-						"--cluster-enabled", "yes", "--cluster-config-file", "nodes-" + port + ".conf", "--daemonize",
-						"no"));
+						arguments.toArray(String[]::new)));
 			}
 			catch (IOException ex) {
 				throw new IllegalStateException("could not start " + this.serverBinary + " on port " + port, ex);
 			}
 		}
+	}
+
+	private void connectNodes() {
 		for (int port : ports()) {
 			RedisClient client = RedisClient.create(RedisURI.builder()
 				.withHost("127.0.0.1")
@@ -187,7 +300,7 @@ public final class LocalRedisCluster implements AutoCloseable {
 	private void create() {
 		List<String> command = new ArrayList<>(List.of(this.cli.toString(), "--cluster", "create"));
 		command.addAll(nodeAddresses());
-		command.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
+		command.addAll(List.of("--cluster-replicas", Integer.toString(this.replicasPerPrimary), "--cluster-yes"));
 		Path log = this.directory.resolve("cluster-create.log");
 		try {
 			Process process = new ProcessBuilder(command).directory(this.directory.toFile())
@@ -212,6 +325,25 @@ public final class LocalRedisCluster implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * What {@code redis-cli --cluster create ... --cluster-replicas 0} does, over the direct connections: each node
+	 * gets its third of the slots and its own config epoch, then the first node meets the others.
+	 */
+	private void joinNodes() {
+		List<Integer> ports = ports();
+		int slots = 16384;
+		for (int i = 0; i < NODES; i++) {
+			int first = slots * i / NODES;
+			int last = slots * (i + 1) / NODES - 1;
+			RedisCommands<String, String> node = node(ports.get(i));
+			node.clusterAddSlotsRange(Range.create(first, last));
+			node.clusterSetConfigEpoch(i + 1);
+		}
+		for (int i = 1; i < NODES; i++) {
+			node(ports.get(0)).clusterMeet("127.0.0.1", ports.get(i));
+		}
+	}
+
 	private void awaitClusterOk() {
 		await("cluster_state:ok on every node").atMost(Duration.ofSeconds(30))
 			.pollInterval(Duration.ofMillis(100))
@@ -220,7 +352,11 @@ public final class LocalRedisCluster implements AutoCloseable {
 				for (int port : ports()) {
 					String info = node(port).clusterInfo();
 					if (!info.contains("cluster_state:ok") || !info.contains("cluster_slots_ok:16384")
-							|| !info.contains("cluster_known_nodes:" + NODES)) {
+							|| !info.contains("cluster_known_nodes:" + nodeCount())) {
+						return false;
+					}
+					String replication = node(port).info("replication");
+					if (replication.contains("role:slave") && !replication.contains("master_link_status:up")) {
 						return false;
 					}
 					// every node must already see the whole slot map, so clients get one consistent topology
@@ -234,6 +370,10 @@ public final class LocalRedisCluster implements AutoCloseable {
 	}
 
 	private void requireAlive() {
+		GenericContainer<?> current = this.container;
+		if (current != null && !current.isRunning()) {
+			throw new IllegalStateException(this.kind + " cluster container exited: " + current.getLogs());
+		}
 		for (int i = 0; i < this.processes.size(); i++) {
 			if (!this.processes.get(i).isAlive()) {
 				throw new IllegalStateException(this.kind + " node on port " + (this.basePort + i) + " exited: "
@@ -264,23 +404,47 @@ public final class LocalRedisCluster implements AutoCloseable {
 
 	private void destroyProcesses() {
 		this.processes.forEach(RedisServerProcess::stop);
+		GenericContainer<?> current = this.container;
+		if (current != null) {
+			current.stop();
+		}
 	}
 
-	private static int freeBasePort() {
-		if (portsFree(DEFAULT_BASE_PORT)) {
+	private static int freeContainerBasePort() {
+		List<Integer> bases = new ArrayList<>();
+		for (int base = CONTAINER_PORTS_FROM; base + NODES - 1 <= CONTAINER_PORTS_TO; base += NODES) {
+			bases.add(base);
+		}
+		Collections.shuffle(bases);
+		for (int base : bases) {
+			boolean free = true;
+			for (int i = 0; i < NODES; i++) {
+				free &= portFree(base + i);
+			}
+			if (free) {
+				return base;
+			}
+		}
+		throw new IllegalStateException("no free port range for the cluster container in " + CONTAINER_PORTS_FROM + "-"
+				+ CONTAINER_PORTS_TO);
+	}
+
+	private static int freeBasePort(int replicasPerPrimary) {
+		int nodes = NODES * (1 + replicasPerPrimary);
+		if (portsFree(DEFAULT_BASE_PORT, nodes)) {
 			return DEFAULT_BASE_PORT;
 		}
 		for (int attempt = 0; attempt < 50; attempt++) {
 			int base = ThreadLocalRandom.current().nextInt(20000, 29000);
-			if (portsFree(base)) {
+			if (portsFree(base, nodes)) {
 				return base;
 			}
 		}
 		throw new IllegalStateException("no free port range for a local Redis Cluster");
 	}
 
-	private static boolean portsFree(int base) {
-		for (int i = 0; i < NODES; i++) {
+	private static boolean portsFree(int base, int nodes) {
+		for (int i = 0; i < nodes; i++) {
 			if (!portFree(base + i) || !portFree(base + i + BUS_OFFSET)) {
 				return false;
 			}

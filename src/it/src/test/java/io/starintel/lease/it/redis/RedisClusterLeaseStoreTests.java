@@ -42,6 +42,7 @@ import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.core.ResolveRequest;
 import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.store.redis.internal.LeaseLibrary;
 import io.starintel.lease.store.redis.internal.RedisKeys;
 import io.starintel.lease.store.redis.RedisLeaseStore;
 import org.junit.jupiter.api.AfterAll;
@@ -300,7 +301,7 @@ class RedisClusterLeaseStoreTests {
 	}
 
 	private static boolean hasLibrary(int port) {
-		return !cluster.node(port).functionList("starintel_lease_v2_*").isEmpty();
+		return !cluster.node(port).functionList(LeaseLibrary.NAME).isEmpty();
 	}
 
 	private static LeaseRecord acquired(LockIdentity identity, String owner) {

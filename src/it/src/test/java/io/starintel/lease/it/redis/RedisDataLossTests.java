@@ -23,9 +23,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Fencing tokens survive data loss: against a Redis (a Valkey in {@link ValkeyDataLossTests}) started by the test
- * on its own port, issue tokens, restart the server without persistence (every key, the counter included, is
- * gone), acquire again: the new token is greater than every token issued before, because tokens are floored at
- * backend milliseconds x 1024.
+ * on its own port (a process, or a container: {@link RedisProcess}), issue tokens, restart the server without
+ * persistence (every key, the counter included, is gone), acquire again: the new token is greater than every token
+ * issued before, because tokens are floored at backend milliseconds x 1024.
  */
 class RedisDataLossTests {
 
@@ -36,7 +36,7 @@ class RedisDataLossTests {
 	void tokenAfterLosingEveryKeyIsAboveEveryTokenIssuedBefore() throws Exception {
 		try (RedisProcess server = RedisProcess.start(RedisServerKind.of(getClass()))) {
 			List<Long> before = new ArrayList<>();
-			LettuceConnectionFactory factory = RedisServers.factory("127.0.0.1", server.port());
+			LettuceConnectionFactory factory = RedisServers.factory(server.host(), server.port());
 			try {
 				RedisLeaseStore store = RedisServers.store(factory);
 				for (int i = 0; i < 50; i++) {
@@ -54,7 +54,7 @@ class RedisDataLossTests {
 
 			server.restartEmpty();
 
-			LettuceConnectionFactory fresh = RedisServers.factory("127.0.0.1", server.port());
+			LettuceConnectionFactory fresh = RedisServers.factory(server.host(), server.port());
 			try {
 				RedisLeaseStore store = RedisServers.store(fresh);
 				assertThat(store.inspect(InspectRequest.byIdentity(IDENTITY, "c", Instant.now().plusSeconds(5))).code())

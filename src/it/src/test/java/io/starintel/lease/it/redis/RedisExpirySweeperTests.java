@@ -139,18 +139,18 @@ class RedisExpirySweeperTests {
 		RedisKeys keys = new RedisKeys(scope());
 		Map<String, Integer> evidence = new HashMap<>();
 		for (LeaseRecord lease : leases) {
-			List<String> history = this.redis.opsForList().range(keys.history(lease.identity().keyDigest()), 0, -1);
-			for (String entry : history) {
-				if (entry.contains(lease.leaseId())) {
-					assertThat(entry).startsWith("2\u001fexpired\u001f");
+			// the terminal entries of the identity's history ring (storage v3: t0..t15 of its hash)
+			Map<Object, Object> hash = this.redis.opsForHash().entries(keys.identity(lease.identity().keyDigest()));
+			hash.forEach((field, value) -> {
+				if (field.toString().matches("t\\d+") && value.toString().startsWith(lease.leaseId() + "\u001f")) {
+					assertThat(value.toString().split("\u001f")[2]).isEqualTo("expired");
 					evidence.merge(lease.leaseId(), 1, Integer::sum);
 				}
-			}
-			assertThat(this.redis.opsForValue().get(keys.base() + "lid:" + lease.leaseId()))
-				.isEqualTo(lease.identity().keyDigest() + "\u001fexpired");
+			});
+			// the lease's state where its id resolves: byte 2 of its acquire's result ('x': expired)
+			assertThat(this.redis.opsForValue().get(keys.leaseResolution(lease.leaseId()))).startsWith("3x\u001f");
 		}
 		assertThat(evidence).hasSize(leases.size()).allSatisfy((id, count) -> assertThat(count).isEqualTo(1));
-		assertThat(this.redis.opsForZSet().zCard(keys.programIndex())).isZero();
 		assertThat(this.redis.opsForZSet().zCard(keys.expiryQueue())).isZero();
 		assertThat(this.redis.opsForList().size(keys.base() + "expired")).isZero();
 	}

@@ -30,6 +30,7 @@ import io.starintel.lease.store.LeaseAlert;
 import io.starintel.lease.store.redis.internal.RedisKeys;
 import io.starintel.lease.store.redis.RedisLeaseStore;
 import org.junit.jupiter.api.BeforeAll;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -75,8 +76,17 @@ class RedisLeaseStoreFailClosedTests extends SharedRedisTests {
 				Identifiers.generate("execution"), "job_1", "trace_1", LeaseMetadata.empty());
 	}
 
-	private static String leaseKey(LockIdentity identity) {
-		return RedisKeys.of(identity).lease(identity.keyDigest());
+	/** The identity hash (storage v3): m and f are the active record's parts, c the counter, t0.. the history. */
+	private static String identityKey(LockIdentity identity) {
+		return RedisKeys.of(identity).identity(identity.keyDigest());
+	}
+
+	private static @Nullable String field(LockIdentity identity, String field) {
+		return (String) redis.opsForHash().get(identityKey(identity), field);
+	}
+
+	private static void setField(LockIdentity identity, String field, String value) {
+		redis.opsForHash().put(identityKey(identity), field, value);
 	}
 
 	private LeaseRecord acquired(LockIdentity identity) {
@@ -90,33 +100,33 @@ class RedisLeaseStoreFailClosedTests extends SharedRedisTests {
 		LockIdentity identity = identity("t1");
 		LeaseRecord lease = acquired(identity);
 		assertThat(lease.fencingToken()).isGreaterThan(1_000_000_000_000_000L);
-		// storage encoding v2: the record is one string (StoredRecord), the value of the lease key; the token is field 2
-		String record = redis.opsForValue().get(leaseKey(identity));
-		String stored = record.split(String.valueOf(StoredRecord.SEP))[2];
-		String counter = (String) redis.opsForHash().get(RedisKeys.of(identity).fence(identity.keyDigest()), "counter");
+		// storage v3: the identity hash; m = state token times, f = the fixed part (StoredRecord's layout, split)
+		String m = field(identity, "m");
+		String stored = m.split(String.valueOf(StoredRecord.SEP))[1];
 		assertThat(stored).isEqualTo(Long.toString(lease.fencingToken())).doesNotContain("e").doesNotContain(".");
-		assertThat(counter).isEqualTo(stored);
-		assertThat(redis.type(leaseKey(identity))).isEqualTo(DataType.STRING);
+		assertThat(field(identity, "c")).isEqualTo(stored);
+		assertThat(redis.type(identityKey(identity))).isEqualTo(DataType.HASH);
+		String record = "2" + StoredRecord.SEP + m + StoredRecord.SEP + field(identity, "f");
 		assertThat(StoredRecord.decode(record, identity)).isEqualTo(lease);
 	}
 
 	@Test
-	void unknownFieldFailsClosedWithQuarantineAndAlertAndNoAcquisition() {
+	void unreadableMutablePartFailsClosedWithQuarantineAndAlertAndNoAcquisition() {
 		LockIdentity identity = identity("t1");
 		acquired(identity);
-		asHashWith(identity, "surprise", "x");
+		setField(identity, "m", "active\u001fnot-a-token\u001f1\u001f1\u001f1\u001f1\u001f1");
 		assertCorrupt(this.store.acquire(acquireRequest(identity, "bob", 60_000)), identity);
 		assertCorrupt(this.store.inspect(InspectRequest.byIdentity(identity, "corr_1", Instant.now().plusSeconds(5))),
 				identity);
-		assertThat(redis.hasKey(leaseKey(identity))).isTrue();
-		assertThat(redis.getExpire(leaseKey(identity))).isEqualTo(-1L);
+		assertThat(redis.hasKey(identityKey(identity))).as("the identity (and its counter) stays").isTrue();
 	}
 
 	@Test
-	void wrongRecordVersionFailsClosed() {
+	void unknownStateFailsClosed() {
 		LockIdentity identity = identity("t1");
 		LeaseRecord lease = acquired(identity);
-		asHashWith(identity, "record_version", "2");
+		String m = field(identity, "m");
+		setField(identity, "m", "mystery" + m.substring(m.indexOf(StoredRecord.SEP)));
 		assertCorrupt(this.store.renew(new RenewRequest(lease.handle(), Identifiers.generate("request"),
 				Instant.now().plusSeconds(5))), identity);
 	}
@@ -126,14 +136,21 @@ class RedisLeaseStoreFailClosedTests extends SharedRedisTests {
 		LockIdentity a = identity("t1");
 		LockIdentity b = identity("t2");
 		acquired(a);
-		redis.opsForValue().set(leaseKey(b), redis.opsForValue().get(leaseKey(a)));
+		redis.opsForHash().putAll(identityKey(b), Map.of("m", field(a, "m"), "f", field(a, "f")));
 		assertCorrupt(this.store.acquire(acquireRequest(b, "bob", 60_000)), b);
 	}
 
 	@Test
 	void valueOfAnotherTypeFailsClosed() {
 		LockIdentity identity = identity("t1");
-		redis.opsForValue().set(leaseKey(identity), "{not a lease");
+		redis.opsForValue().set(identityKey(identity), "{not a lease");
+		assertCorrupt(this.store.acquire(acquireRequest(identity, "bob", 60_000)), identity);
+	}
+
+	@Test
+	void unreadableStorageV2RecordFailsClosed() {
+		LockIdentity identity = identity("t1");
+		redis.opsForValue().set(RedisKeys.of(identity).lease(identity.keyDigest()), "{not a lease");
 		assertCorrupt(this.store.acquire(acquireRequest(identity, "bob", 60_000)), identity);
 	}
 
@@ -142,9 +159,8 @@ class RedisLeaseStoreFailClosedTests extends SharedRedisTests {
 		LockIdentity identity = identity("t1");
 		acquired(identity);
 		// the metadata is the record's last field: Lua keeps it opaque, only the Java decoder rejects it
-		String record = redis.opsForValue().get(leaseKey(identity));
-		redis.opsForValue().set(leaseKey(identity),
-				record.substring(0, record.lastIndexOf(StoredRecord.SEP) + 1) + "[not an object");
+		String f = field(identity, "f");
+		setField(identity, "f", f.substring(0, f.lastIndexOf(StoredRecord.SEP) + 1) + "[not an object");
 		LeaseResult result = this.store.inspect(InspectRequest.byIdentity(identity, "c", Instant.now().plusSeconds(5)));
 		assertThat(result.code()).isEqualTo(ResultCode.LEASE_BACKEND_UNAVAILABLE);
 		assertThat(result.reason()).isEqualTo(Reason.CORRUPT_RECORD);
@@ -154,7 +170,7 @@ class RedisLeaseStoreFailClosedTests extends SharedRedisTests {
 	@Test
 	void corruptFencingCounterRefusesAcquisition() {
 		LockIdentity identity = identity("t1");
-		redis.opsForHash().put(RedisKeys.of(identity).fence(identity.keyDigest()), "counter", "1.8e15");
+		setField(identity, "c", "1.8e15");
 		LeaseResult result = this.store.acquire(acquireRequest(identity, "bob", 60_000));
 		assertThat(result.code()).isEqualTo(ResultCode.LEASE_BACKEND_UNAVAILABLE);
 		assertThat(result.reason()).isEqualTo(Reason.CORRUPT_RECORD);
@@ -164,13 +180,12 @@ class RedisLeaseStoreFailClosedTests extends SharedRedisTests {
 	void backendTimeBehindTheCounterRefusesAndAlerts() {
 		LockIdentity identity = identity("t1");
 		long aheadByAMinute = (System.currentTimeMillis() + 90_000) * 1024;
-		redis.opsForHash().put(RedisKeys.of(identity).fence(identity.keyDigest()), "counter", Long.toString(aheadByAMinute));
+		setField(identity, "c", Long.toString(aheadByAMinute));
 		LeaseResult result = this.store.acquire(acquireRequest(identity, "bob", 60_000));
 		assertThat(result.code()).isEqualTo(ResultCode.LEASE_BACKEND_UNAVAILABLE);
 		assertThat(result.reason()).isEqualTo(Reason.BACKEND_CLOCK_BEHIND);
 		assertThat(this.alerts).extracting(LeaseAlert::reason).containsExactly(Reason.BACKEND_CLOCK_BEHIND);
-		assertThat(redis.opsForHash().get(RedisKeys.of(identity).fence(identity.keyDigest()), "counter"))
-			.isEqualTo(Long.toString(aheadByAMinute));
+		assertThat(field(identity, "c")).isEqualTo(Long.toString(aheadByAMinute));
 	}
 
 	@Test
@@ -179,13 +194,22 @@ class RedisLeaseStoreFailClosedTests extends SharedRedisTests {
 				RedisServers.POLICY.withClockSkewBound(Duration.ofDays(365L * 400)), this.alerts::add);
 		LockIdentity identity = identity("t1");
 		String limit = Long.toString(LeaseRecord.MAX_FENCING_TOKEN - 1);
-		redis.opsForHash().put(RedisKeys.of(identity).fence(identity.keyDigest()), "counter", limit);
+		setField(identity, "c", limit);
 		LeaseResult result = tolerant.acquire(acquireRequest(identity, "bob", 60_000));
 		assertThat(result.code()).isEqualTo(ResultCode.LEASE_BACKEND_UNAVAILABLE);
 		assertThat(result.reason()).isEqualTo(Reason.FENCING_COUNTER_EXHAUSTED);
 		assertThat(this.alerts).extracting(LeaseAlert::reason).containsExactly(Reason.FENCING_COUNTER_EXHAUSTED);
-		assertThat(redis.opsForHash().get(RedisKeys.of(identity).fence(identity.keyDigest()), "counter"))
-			.isEqualTo(limit);
+		assertThat(field(identity, "c")).isEqualTo(limit);
+	}
+
+	@Test
+	void storageV2CounterIsCarriedOverOnFirstTouch() {
+		LockIdentity identity = identity("t1");
+		long ahead = System.currentTimeMillis() * 1024 + 5_000_000L;
+		redis.opsForHash().put(RedisKeys.of(identity).fence(identity.keyDigest()), "counter", Long.toString(ahead));
+		LeaseRecord lease = acquired(identity);
+		assertThat(lease.fencingToken()).as("above the v2 counter").isGreaterThan(ahead);
+		assertThat(field(identity, "c")).isEqualTo(Long.toString(lease.fencingToken()));
 	}
 
 	@Test
@@ -196,12 +220,12 @@ class RedisLeaseStoreFailClosedTests extends SharedRedisTests {
 		await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(50)).until(() -> this.store
 			.inspect(InspectRequest.byIdentity(identity, "c", Instant.now().plusSeconds(5)))
 			.code() == ResultCode.LEASE_NOT_FOUND);
-		assertThat(redis.hasKey(leaseKey(identity))).isFalse();
-		List<String> history = redis.opsForList().range(RedisKeys.of(identity).history(identity.keyDigest()), 0, -1);
-		assertThat(history).hasSize(1);
-		LeaseRecord ended = StoredRecord.decode(history.get(0), identity);
-		assertThat(ended.state()).isEqualTo(LeaseState.EXPIRED);
-		assertThat(ended.leaseId()).isEqualTo(first.lease().leaseId());
+		assertThat(field(identity, "m")).as("no active record").isEmpty();
+		// the terminal entry of the history ring: lease id, token, state, ended at
+		String[] entry = field(identity, "t0").split(String.valueOf(StoredRecord.SEP));
+		assertThat(entry[0]).isEqualTo(first.lease().leaseId());
+		assertThat(entry[1]).isEqualTo(Long.toString(first.lease().fencingToken()));
+		assertThat(entry[2]).isEqualTo(LeaseState.EXPIRED.wireName());
 		LeaseRecord next = acquired(identity);
 		assertThat(next.fencingToken()).isGreaterThan(first.lease().fencingToken());
 	}
@@ -213,14 +237,13 @@ class RedisLeaseStoreFailClosedTests extends SharedRedisTests {
 		RedisKeys keys = RedisKeys.of(identity);
 		// a late expiry-queue entry (as if left by an earlier, expired lease of the same identity)
 		redis.opsForZSet().add(keys.expiryQueue(), identity.keyDigest(), 0);
-		// the sweeper meets the due entry (acquire no longer reclaims other identities' entries: store v2)
 		SweepResult swept = this.store.sweepExpired(new SweepRequest(identity.scope(), 50, Instant.now().plusSeconds(5)));
 		assertThat(swept.status()).isEqualTo(SweepResult.Status.SWEPT);
 		assertThat(swept.expired()).isEmpty();
 		LeaseResult inspected = this.store.inspect(InspectRequest.byIdentity(identity, "c", Instant.now().plusSeconds(5)));
 		assertThat(inspected.code()).isEqualTo(ResultCode.LEASE_INSPECTED);
 		assertThat(inspected.lease()).isEqualTo(successor);
-		assertThat(redis.opsForList().size(keys.history(identity.keyDigest()))).isZero();
+		assertThat(field(identity, "t0")).as("no terminal entry").isNull();
 		assertThat(redis.opsForZSet().score(keys.expiryQueue(), identity.keyDigest()))
 			.as("requeued at the successor's own expiry").isEqualTo((double) successor.expiresAt().toEpochMilli());
 	}
@@ -243,19 +266,6 @@ class RedisLeaseStoreFailClosedTests extends SharedRedisTests {
 		LeasePage page = this.store.list(new ListRequest(new ListFilter.ByProgram(identity("t1").scope()),
 				"bm90LWEtY3Vyc29y", 10, "c", Instant.now().plusSeconds(5)));
 		assertThat(page.code()).isEqualTo(ResultCode.INVALID_LEASE_REQUEST);
-	}
-
-	/**
-	 * Rewrites the stored record into the hash form of earlier releases (field r) with one more field: a hash that is
-	 * neither a valid v2 hash nor a valid v1 hash. The physical TTL is kept, so that a later -1 shows the pin.
-	 */
-	private static void asHashWith(LockIdentity identity, String field, String value) {
-		String key = leaseKey(identity);
-		String record = redis.opsForValue().get(key);
-		long ttlMs = redis.getExpire(key, TimeUnit.MILLISECONDS);
-		redis.delete(key);
-		redis.opsForHash().putAll(key, Map.of("r", record, field, value));
-		redis.expire(key, Duration.ofMillis(ttlMs));
 	}
 
 	private void assertCorrupt(LeaseResult result, LockIdentity identity) {

@@ -86,7 +86,7 @@ class RedisLibraryVersionTests extends SharedRedisTests {
 				Identifiers.generate("request"), Instant.now().plusSeconds(5)));
 		assertThat(released.code()).isEqualTo(ResultCode.LEASE_RELEASED);
 		// both builds' libraries are on the server; the stale one still answers its own (old) names
-		assertThat(commands.functionList("starintel_lease_v2_*").toString()).containsPattern("starintel_lease_v2_[0-9a-f]{12}");
+		assertThat(commands.functionList("starintel_lease_v3_*").toString()).containsPattern("starintel_lease_v3_[0-9a-f]{12}");
 		assertThat(commands.functionList(STALE_LIBRARY)).hasSize(1);
 		assertThatThrownBy(() -> commands.fcall("starintel_lease_v2_acquire", ScriptOutputType.STATUS, "k"))
 			.hasMessageContaining("stale build");

@@ -7,12 +7,18 @@ import java.nio.file.Path;
 import java.util.Optional;
 
 import io.starintel.lease.test.ServiceEnvironment;
+import io.starintel.lease.test.TestContainers;
+import io.starintel.lease.test.TestServers;
 import org.junit.jupiter.api.TestInfo;
 import org.opentest4j.TestAbortedException;
 
 /**
  * The two servers the Redis store suites run on, and the one place that knows where each one is: the shared
- * server's URL and the binary that the restart and cluster suites launch themselves.
+ * server's URL and what the restart and cluster suites start themselves.
+ *
+ * <p>With containers ({@link TestServers}: a Docker engine answers), the shared server is a container of the kind's
+ * image ({@link #image()}), and the restart and cluster suites start containers of that image too
+ * ({@link RedisProcess}, {@link LocalRedisCluster}): no binary is needed. Otherwise, the local servers:
  *
  * <ul>
  * <li>{@link #REDIS}: {@code STARINTEL_REDIS_URL} or {@code redis://127.0.0.1:6379}; binary {@code redis-server} on
@@ -29,7 +35,7 @@ import org.opentest4j.TestAbortedException;
 public enum RedisServerKind {
 
 	/** Redis OSS (Debian 12 packages 7.0). */
-	REDIS("Redis", ServiceEnvironment.REDIS_URL, "redis://127.0.0.1:6379", "redis-server") {
+	REDIS("Redis", ServiceEnvironment.REDIS_URL, "redis://127.0.0.1:6379", "redis-server", TestContainers.Image.REDIS) {
 
 		@Override
 		Optional<Path> serverBinary() {
@@ -49,7 +55,8 @@ public enum RedisServerKind {
 	},
 
 	/** Valkey (8.0.1 from {@code ../shared/valkey}). */
-	VALKEY("Valkey", ServiceEnvironment.VALKEY_URL, "redis://127.0.0.1:6390", "valkey-server") {
+	VALKEY("Valkey", ServiceEnvironment.VALKEY_URL, "redis://127.0.0.1:6390", "valkey-server",
+			TestContainers.Image.VALKEY) {
 
 		@Override
 		Optional<Path> serverBinary() {
@@ -86,11 +93,15 @@ public enum RedisServerKind {
 
 	private final String binaryName;
 
-	RedisServerKind(String displayName, String urlVariable, String defaultUrl, String binaryName) {
+	private final TestContainers.Image image;
+
+	RedisServerKind(String displayName, String urlVariable, String defaultUrl, String binaryName,
+			TestContainers.Image image) {
 		this.displayName = displayName;
 		this.urlVariable = urlVariable;
 		this.defaultUrl = defaultUrl;
 		this.binaryName = binaryName;
+		this.image = image;
 	}
 
 	/** The kind a test class runs on: its {@link RunsOn} annotation, else {@link #REDIS}. */
@@ -104,9 +115,26 @@ public enum RedisServerKind {
 		return of(testInfo.getTestClass().orElseThrow());
 	}
 
-	/** The shared server's URI: the environment variable, else the local default of {@code scripts/services.sh}. */
+	/**
+	 * The shared server's URI: its container's (started on first use) with containers, else the environment
+	 * variable, else the local default of {@code scripts/services.sh}. A container that does not start is reported
+	 * as {@link #unavailable(String)}.
+	 */
 	public URI uri() {
+		if (TestServers.containers()) {
+			try {
+				return (this == VALKEY) ? TestServers.valkeyUri() : TestServers.redisUri();
+			}
+			catch (IllegalStateException ex) {
+				throw unavailable(ex.getMessage());
+			}
+		}
 		return URI.create(ServiceEnvironment.env(this.urlVariable, this.defaultUrl));
+	}
+
+	/** The container image of this kind (only meaningful with containers, see {@link TestServers}). */
+	TestContainers.Image image() {
+		return this.image;
 	}
 
 	/** The server binary the launching suites start, if there is one. */
@@ -119,7 +147,7 @@ public enum RedisServerKind {
 	abstract String version(String infoServer);
 
 	/** The server binary, or the suite fails / is skipped (see the class comment). */
-	Path requireServerBinary() {
+	public Path requireServerBinary() {
 		return serverBinary().orElseThrow(() -> unavailable(this.binaryName + " not found (" + ((this == VALKEY)
 				? "run scripts/services.sh with ../shared/valkey beside the project, or set STARINTEL_VALKEY_SERVER"
 				: "install Redis: bash scripts/services.sh, or apt-get install redis-server") + ")"));
@@ -129,9 +157,9 @@ public enum RedisServerKind {
 	 * The exception that reports a missing server: a failure, or for Valkey outside CI an aborted test (reported as
 	 * skipped, with the reason).
 	 */
-	RuntimeException unavailable(String why) {
+	public RuntimeException unavailable(String why) {
 		String message = this.displayName + " is not available: " + why;
-		boolean ci = "true".equals(System.getenv("CI"));
+		boolean ci = TestServers.ci();
 		if (this == VALKEY && !ci) {
 			System.err.println("WARNING: " + message + "; skipping (CI=true makes this a failure)");
 			return new TestAbortedException(message);
@@ -140,7 +168,7 @@ public enum RedisServerKind {
 	}
 
 	/** The {@code redis-cli} the cluster suite uses to join nodes (it talks to Valkey too). */
-	static Path requireRedisCli() {
+	public static Path requireRedisCli() {
 		return onPath("redis-cli").orElseThrow(() -> new IllegalStateException(
 				"redis-cli is not installed (not on PATH): install Redis first (bash scripts/services.sh)"));
 	}

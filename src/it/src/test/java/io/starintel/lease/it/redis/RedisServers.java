@@ -31,9 +31,9 @@ import static org.awaitility.Awaitility.await;
 /**
  * Connection factories for the real servers the integration suites use: Redis ({@code STARINTEL_REDIS_URL} or
  * {@code redis://127.0.0.1:6379}) and, for the {@code Valkey…Tests} subclasses of the store suites ({@link RunsOn}),
- * Valkey ({@code STARINTEL_VALKEY_URL} or {@code redis://127.0.0.1:6390}); see {@link RedisServerKind}. No Docker
- * engine here, so no Testcontainers: the local servers started by {@code scripts/services.sh} are the backends. Every
- * server a suite connects to or starts is checked to be the kind it claims ({@code INFO server}).
+ * Valkey ({@code STARINTEL_VALKEY_URL} or {@code redis://127.0.0.1:6390}), or their containers when the run uses
+ * containers (lease-test-support's {@code TestServers}); see {@link RedisServerKind}. Every server a suite connects to
+ * or starts is checked to be the kind it claims ({@code INFO server}).
  */
 public final class RedisServers {
 

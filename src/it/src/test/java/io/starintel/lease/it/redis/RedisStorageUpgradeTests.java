@@ -1,51 +1,15 @@
 package io.starintel.lease.it.redis;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.lang.reflect.AccessibleObject;
 import java.lang.reflect.Method;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
+import java.net.URI;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 
-import io.starintel.lease.context.LeaseContext;
-import io.starintel.lease.core.AcquireRequest;
-import io.starintel.lease.core.internal.Identifiers;
-import io.starintel.lease.core.AttachPutRequest;
-import io.starintel.lease.core.InspectRequest;
-import io.starintel.lease.core.LeaseMetadata;
-import io.starintel.lease.core.LeaseOwner;
-import io.starintel.lease.core.LeasePolicy;
-import io.starintel.lease.core.LeaseRecord;
-import io.starintel.lease.core.LeaseResult;
-import io.starintel.lease.core.LeaseState;
-import io.starintel.lease.core.LockIdentity;
-import io.starintel.lease.core.Operation;
-import io.starintel.lease.core.ProgramScope;
-import io.starintel.lease.core.ReleaseRequest;
-import io.starintel.lease.core.RenewRequest;
-import io.starintel.lease.core.ResultCode;
-import io.starintel.lease.core.internal.StoredRecord;
-import io.starintel.lease.fence.FenceOutcome;
-import io.starintel.lease.fence.FencedWriteResult;
-import io.starintel.lease.fence.amqp.FenceHeaders;
-import io.starintel.lease.fence.amqp.FencedMessageRejectedException;
-import io.starintel.lease.fence.amqp.internal.ConsumerRejectionRecorder;
-import io.starintel.lease.fence.amqp.internal.FencedListenerAdvice;
-import io.starintel.lease.fence.checkpoint.Checkpoint;
-import io.starintel.lease.fence.checkpoint.CheckpointState;
-import io.starintel.lease.fence.checkpoint.RedisCheckpointStore;
-import io.starintel.lease.store.LeaseAlert;
-import io.starintel.lease.store.redis.internal.RedisKeys;
-import io.starintel.lease.store.redis.RedisLeaseStore;
 import org.aopalliance.intercept.MethodInvocation;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -54,28 +18,48 @@ import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
 import org.springframework.data.redis.connection.DataType;
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.script.DefaultRedisScript;
+
+import io.starintel.lease.context.LeaseContext;
+import io.starintel.lease.core.AcquireRequest;
+import io.starintel.lease.core.InspectRequest;
+import io.starintel.lease.core.LeaseMetadata;
+import io.starintel.lease.core.LeaseOwner;
+import io.starintel.lease.core.LeaseRecord;
+import io.starintel.lease.core.LeaseResult;
+import io.starintel.lease.core.LeaseState;
+import io.starintel.lease.core.LockIdentity;
+import io.starintel.lease.core.ProgramScope;
+import io.starintel.lease.core.Reason;
+import io.starintel.lease.core.ReleaseRequest;
+import io.starintel.lease.core.RenewRequest;
+import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.core.internal.Identifiers;
+import io.starintel.lease.fence.FenceOutcome;
+import io.starintel.lease.fence.amqp.FenceHeaders;
+import io.starintel.lease.fence.amqp.FencedMessageRejectedException;
+import io.starintel.lease.fence.amqp.internal.ConsumerRejectionRecorder;
+import io.starintel.lease.fence.amqp.internal.FencedListenerAdvice;
+import io.starintel.lease.fence.checkpoint.CheckpointState;
+import io.starintel.lease.fence.checkpoint.RedisCheckpointStore;
+import io.starintel.lease.store.LeaseAlert;
+import io.starintel.lease.store.redis.RedisLeaseStore;
+import io.starintel.lease.store.redis.internal.RedisKeys;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Rolling upgrade from storage encoding v1 (26-field record hashes, JSON history, idempotency hashes) to v2: data
- * written by the v1 scripts themselves (fixture copies under {@code src/it/src/test/resources/.../redis/v1}) is
- * read by the v2 store, a healthy v1 lease is upgraded on first touch (never quarantined), its holder keeps
- * renewing and releasing it, the fencing counter carries over (tokens never go backwards), and a replay of a v1
- * idempotency record answers the original result with the lease's actual state.
+ * Rolling upgrade from storage v2 to v3 (docs/redis-store.md, "Upgrade from storage v2"), on data written by the
+ * previous release's own function library ({@link V2Library}, fixture copies of its Lua files): a healthy v2 lease is
+ * read, kept by its holder (renewed, released, fenced), converted on the first write (its counter carried over: tokens
+ * never go backwards), never quarantined; a v2 lease id still resolves; a v2 idempotency record replays with the
+ * lease's actual state; and a v2 process that meets an identity v3 wrote refuses with a typed result
+ * ({@code lease_backend_unavailable}, {@code corrupt_record}), never granting a second holder.
  */
 class RedisStorageUpgradeTests extends SharedRedisTests {
 
-	private static final long PHYSICAL_GRACE_MS = 300_000;
-
 	private static StringRedisTemplate redis;
 
-	@SuppressWarnings("rawtypes")
-	private static DefaultRedisScript<List> v1Acquire;
-
-	@SuppressWarnings("rawtypes")
-	private static DefaultRedisScript<List> v1Release;
+	private static V2Library v2;
 
 	private final List<LeaseAlert> alerts = new CopyOnWriteArrayList<>();
 
@@ -86,8 +70,15 @@ class RedisStorageUpgradeTests extends SharedRedisTests {
 	@BeforeAll
 	static void fixture() {
 		redis = new StringRedisTemplate(factory);
-		v1Acquire = new DefaultRedisScript<>(v1("prelude.lua") + "\n" + v1("acquire.lua"), List.class);
-		v1Release = new DefaultRedisScript<>(v1("prelude.lua") + "\n" + v1("release.lua"), List.class);
+		URI uri = server.uri();
+		v2 = new V2Library(uri.getHost(), uri.getPort(), RedisServers.POLICY);
+	}
+
+	@AfterAll
+	static void closeFixture() {
+		if (v2 != null) {
+			v2.close();
+		}
 	}
 
 	@BeforeEach
@@ -106,306 +97,145 @@ class RedisStorageUpgradeTests extends SharedRedisTests {
 				Identifiers.generate("execution"), "job_1", "trace_1", LeaseMetadata.parse("{\"run\":7}"));
 	}
 
+	private static Instant deadline() {
+		return Instant.now().plusSeconds(5);
+	}
+
+	/** The v2 lease as its holder has it: the record the v3 store reads (inspect does not convert). */
+	private LeaseRecord inspectV2(LockIdentity identity, V2Library.V2Result lease) {
+		LeaseResult inspected = this.store.inspect(InspectRequest.byIdentity(identity, "c", deadline()));
+		assertThat(inspected.code()).isEqualTo(ResultCode.LEASE_INSPECTED);
+		assertThat(inspected.lease().leaseId()).isEqualTo(lease.leaseId());
+		assertThat(inspected.lease().fencingToken()).isEqualTo(lease.token());
+		return inspected.lease();
+	}
+
 	@Test
-	void healthyV1LeaseIsReadUpgradedRenewedAndReleasedByItsHolder() {
+	void healthyV2LeaseIsKeptByItsHolderAndConvertedOnTheFirstWrite() {
 		LockIdentity identity = identity("t1");
 		AcquireRequest request = acquireRequest(identity, "alice");
-		V1Lease v1 = v1Acquire(request);
-		LeaseResult inspected = this.store.inspect(InspectRequest.byIdentity(identity, "c", Instant.now().plusSeconds(5)));
-		assertThat(inspected.code()).isEqualTo(ResultCode.LEASE_INSPECTED);
-		assertThat(inspected.lease().leaseId()).isEqualTo(v1.leaseId());
-		assertThat(inspected.lease().fencingToken()).isEqualTo(v1.token());
-		assertThat(inspected.lease().metadata()).isEqualTo(request.metadata());
-		assertThat(this.alerts).isEmpty();
+		V2Library.V2Result lease = v2.acquire(request);
+		assertThat(lease.acquired()).isTrue();
 		RedisKeys keys = RedisKeys.of(identity);
-		assertThat(redis.hasKey(keys.quarantine(identity.keyDigest()))).isFalse();
-		assertThat(redis.type(keys.lease(identity.keyDigest()))).isEqualTo(DataType.STRING);
-		assertThat(redis.getExpire(keys.lease(identity.keyDigest()))).isPositive();
-
+		String digest = identity.keyDigest();
+		LeaseRecord record = inspectV2(identity, lease);
+		assertThat(record.metadata()).isEqualTo(request.metadata());
+		assertThat(redis.type(keys.lease(digest))).as("read, not converted").isEqualTo(DataType.STRING);
+		assertThat(redis.hasKey(keys.identity(digest))).isFalse();
+		// another owner is refused by the v2 lease
 		assertThat(this.store.acquire(acquireRequest(identity, "bob")).code()).isEqualTo(ResultCode.LEASE_CONFLICT);
-		LeaseRecord lease = inspected.lease();
-		LeaseResult renewed = this.store.renew(new RenewRequest(lease.handle(), Identifiers.generate("request"),
-				Instant.now().plusSeconds(5)));
+		// its v2 lease id resolves (the v2 lid key) while it is active
+		LeaseResult byId = this.store.inspect(InspectRequest.byLeaseId(identity.scope(), lease.leaseId(), "c",
+				deadline()));
+		assertThat(byId.code()).isEqualTo(ResultCode.LEASE_INSPECTED);
+		assertThat(byId.lease().leaseId()).isEqualTo(lease.leaseId());
+
+		// the holder renews through v3: the first write converts the identity
+		LeaseResult renewed = this.store.renew(new RenewRequest(record.handle(), Identifiers.generate("request"),
+				deadline()));
 		assertThat(renewed.code()).isEqualTo(ResultCode.LEASE_RENEWED);
-		assertThat(renewed.lease().fencingToken()).isEqualTo(v1.token());
-		LeaseResult released = this.store.release(new ReleaseRequest(lease.handle(), Identifiers.generate("request"),
-				Instant.now().plusSeconds(5)));
+		assertThat(renewed.lease().fencingToken()).isEqualTo(lease.token());
+		assertThat(redis.type(keys.identity(digest))).isEqualTo(DataType.HASH);
+		assertThat(redis.<String, String>opsForHash().get(keys.identity(digest), "c"))
+			.as("the counter carried over").isEqualTo(Long.toString(lease.token()));
+		assertThat(redis.opsForValue().get(keys.lease(digest))).as("the tombstone a v2 process refuses").isEqualTo("3");
+		assertThat(this.store.authorizeCommit(new io.starintel.lease.core.CommitRequest(renewed.lease().handle(),
+				"corr_1", deadline())).code()).isEqualTo(ResultCode.LEASE_COMMIT_AUTHORIZED);
+
+		LeaseResult released = this.store.release(new ReleaseRequest(renewed.lease().handle(),
+				Identifiers.generate("request"), deadline()));
 		assertThat(released.code()).isEqualTo(ResultCode.LEASE_RELEASED);
+		assertThat(redis.opsForValue().get(keys.leaseId(lease.leaseId())))
+			.as("the v2 lease id's terminal state").isEqualTo(digest + "\u001freleased");
 		LeaseResult next = this.store.acquire(acquireRequest(identity, "bob"));
 		assertThat(next.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
-		assertThat(next.lease().fencingToken()).isGreaterThan(v1.token());
-	}
-
-	@Test
-	void v1IdempotencyRecordReplaysWithTheActualTerminalStateAndTheCounterCarriesOver() {
-		LockIdentity identity = identity("t2");
-		AcquireRequest request = acquireRequest(identity, "alice");
-		V1Lease v1 = v1Acquire(request);
-		v1Release(identity, v1, "alice");
-		LeaseResult replay = this.store.acquire(request);
-		assertThat(replay.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
-		assertThat(replay.replayed()).isTrue();
-		assertThat(replay.lease().leaseId()).isEqualTo(v1.leaseId());
-		assertThat(replay.lease().fencingToken()).isEqualTo(v1.token());
-		assertThat(replay.currentState()).isEqualTo(LeaseState.RELEASED);
-		LeaseResult next = this.store.acquire(acquireRequest(identity, "bob"));
-		assertThat(next.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
-		assertThat(next.lease().fencingToken()).isGreaterThan(v1.token());
-		assertThat(this.alerts).isEmpty();
-	}
-
-	@Test
-	void v1CounterAheadOfBackendTimeStillOrdersTokens() {
-		LockIdentity identity = identity("t3");
-		long ahead = (System.currentTimeMillis() + 2_000) * 1024; // a v1 counter inside the skew bound
-		redis.opsForHash().put(RedisKeys.of(identity).fence(identity.keyDigest()), "counter", Long.toString(ahead));
-		LeaseResult acquired = this.store.acquire(acquireRequest(identity, "alice"));
-		assertThat(acquired.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
-		assertThat(acquired.lease().fencingToken()).isGreaterThan(ahead);
-	}
-
-	/**
-	 * Mixed versions (the overlap the upgrade procedure avoids): a v1 process meeting a v2 record fails closed. It
-	 * sees no valid v1 hash, so it refuses with corrupt_record (never a second holder, never a token of its own),
-	 * copies the record to the quarantine key and pins it (PERSIST); the v2 holder still renews (which restores the
-	 * physical TTL) and releases, and tokens keep increasing.
-	 */
-	@Test
-	void v1ProcessMeetingAV2LeaseFailsClosedAndTheV2HolderKeepsIt() {
-		LockIdentity identity = identity("t4");
-		RedisKeys keys = RedisKeys.of(identity);
-		String digest = identity.keyDigest();
-		LeaseResult acquired = this.store.acquire(acquireRequest(identity, "alice"));
-		assertThat(acquired.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
-		List<Object> v1 = v1AcquireReply(acquireRequest(identity, "bob"), Identifiers.generate("lease"));
-		assertThat(v1.get(0)).isEqualTo("lease_backend_unavailable");
-		assertThat(v1.get(1)).isEqualTo("corrupt_record");
-		assertThat(redis.hasKey(keys.quarantine(digest))).as("v1 quarantined its copy").isTrue();
-		assertThat(redis.getExpire(keys.lease(digest))).as("v1 pinned the record").isEqualTo(-1L);
-		assertThat(redis.type(keys.lease(digest))).isEqualTo(DataType.STRING);
-
-		LeaseRecord lease = acquired.lease();
-		LeaseResult renewed = this.store.renew(new RenewRequest(lease.handle(), Identifiers.generate("request"),
-				Instant.now().plusSeconds(5)));
-		assertThat(renewed.code()).isEqualTo(ResultCode.LEASE_RENEWED);
-		assertThat(renewed.lease().fencingToken()).isEqualTo(lease.fencingToken());
-		assertThat(redis.getExpire(keys.lease(digest))).as("renewal restores the physical TTL").isPositive();
-		assertThat(this.store.release(new ReleaseRequest(lease.handle(), Identifiers.generate("request"),
-				Instant.now().plusSeconds(5))).code()).isEqualTo(ResultCode.LEASE_RELEASED);
-		LeaseResult next = this.store.acquire(acquireRequest(identity, "bob"));
-		assertThat(next.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
-		assertThat(next.lease().fencingToken()).isGreaterThan(lease.fencingToken());
-		assertThat(this.alerts).as("v2 itself saw nothing corrupt").isEmpty();
-	}
-
-	/**
-	 * The v2 hash form written by the previous v2 release (a hash whose single field r holds the record string) is
-	 * read as the same lease, converted to the string form on first touch with its physical TTL kept, never
-	 * quarantined; the holder renews and releases it, and the attached keys it may own still end with it (a record
-	 * read from the hash form counts as having attached keys).
-	 */
-	@Test
-	void v2HashRecordOfThePreviousReleaseIsConvertedOnFirstTouchAndEndsWithItsAttachedKeys() {
-		LockIdentity identity = identity("t5");
-		RedisKeys keys = RedisKeys.of(identity);
-		String digest = identity.keyDigest();
-		LeaseResult acquired = this.store.acquire(acquireRequest(identity, "alice"));
-		assertThat(acquired.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
-		LeaseRecord lease = acquired.lease();
-		assertThat(this.store.putAttached(new AttachPutRequest(lease.handle(), "report", "v", Identifiers.generate(
-				"request"), Instant.now().plusSeconds(5))).code()).isEqualTo(ResultCode.ATTACHMENT_STORED);
-		asPreviousReleaseHash(keys.lease(digest), StoredRecord.encode(lease));
-		long ttlBefore = redis.getExpire(keys.lease(digest), TimeUnit.MILLISECONDS);
-
-		LeaseResult inspected = this.store.inspect(InspectRequest.byIdentity(identity, "c", Instant.now().plusSeconds(5)));
-		assertThat(inspected.code()).isEqualTo(ResultCode.LEASE_INSPECTED);
-		assertThat(inspected.lease()).isEqualTo(lease);
-		assertThat(redis.type(keys.lease(digest))).isEqualTo(DataType.STRING);
-		assertThat(redis.getExpire(keys.lease(digest), TimeUnit.MILLISECONDS)).isPositive().isLessThanOrEqualTo(ttlBefore);
+		assertThat(next.lease().fencingToken()).isGreaterThan(lease.token());
 		assertThat(redis.hasKey(keys.quarantine(digest))).isFalse();
-		assertThat(this.store.acquire(acquireRequest(identity, "bob")).code()).isEqualTo(ResultCode.LEASE_CONFLICT);
+		assertThat(this.alerts).isEmpty();
+	}
 
-		LeaseResult renewed = this.store.renew(new RenewRequest(lease.handle(), Identifiers.generate("request"),
-				Instant.now().plusSeconds(5)));
-		assertThat(renewed.code()).isEqualTo(ResultCode.LEASE_RENEWED);
-		assertThat(renewed.lease().fencingToken()).isEqualTo(lease.fencingToken());
-		String attachedKey = keys.base() + "att:" + lease.leaseId() + ":" + lease.fencingToken();
-		assertThat(redis.hasKey(attachedKey)).isTrue();
-		assertThat(this.store.release(new ReleaseRequest(lease.handle(), Identifiers.generate("request"),
-				Instant.now().plusSeconds(5))).code()).isEqualTo(ResultCode.LEASE_RELEASED);
-		assertThat(redis.hasKey(attachedKey)).as("the attached keys ended with the lease").isFalse();
+	@Test
+	void v2IdempotencyRecordReplaysTheOriginalResultWithTheActualState() {
+		LockIdentity identity = identity("t-replay");
+		AcquireRequest request = acquireRequest(identity, "alice");
+		V2Library.V2Result lease = v2.acquire(request);
+		LeaseRecord record = inspectV2(identity, lease);
+		assertThat(v2.release(new ReleaseRequest(record.handle(), Identifiers.generate("request"), deadline())))
+			.isEqualTo("lease_released");
+		// the same request (id and body) retried after the upgrade: the v2 result, never a second lease
+		AcquireRequest retry = new AcquireRequest(identity, request.requestId(), deadline(), request.owner(),
+				request.ttlMs(), request.maximumLifetimeMs(), request.executionId(), request.jobId(),
+				request.traceId(), request.metadata());
+		LeaseResult replayed = this.store.acquire(retry);
+		assertThat(replayed.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
+		assertThat(replayed.replayed()).isTrue();
+		assertThat(replayed.lease().leaseId()).isEqualTo(lease.leaseId());
+		assertThat(replayed.lease().fencingToken()).isEqualTo(lease.token());
+		assertThat(replayed.currentState()).isEqualTo(LeaseState.RELEASED);
+		// a new request acquires with a higher token
 		LeaseResult next = this.store.acquire(acquireRequest(identity, "bob"));
 		assertThat(next.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
-		assertThat(next.lease().fencingToken()).isGreaterThan(lease.fencingToken());
-		assertThat(this.alerts).isEmpty();
-	}
-
-	/** A v2 hash of the previous release met first by the acquire of another owner: a conflict, never a takeover. */
-	@Test
-	void v2HashRecordOfThePreviousReleaseStillBlocksOtherOwners() {
-		LockIdentity identity = identity("t6");
-		RedisKeys keys = RedisKeys.of(identity);
-		LeaseResult acquired = this.store.acquire(acquireRequest(identity, "alice"));
-		assertThat(acquired.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
-		asPreviousReleaseHash(keys.lease(identity.keyDigest()), StoredRecord.encode(acquired.lease()));
-		LeaseResult refused = this.store.acquire(acquireRequest(identity, "bob"));
-		assertThat(refused.code()).isEqualTo(ResultCode.LEASE_CONFLICT);
-		assertThat(redis.type(keys.lease(identity.keyDigest()))).isEqualTo(DataType.STRING);
-		assertThat(this.store.inspect(InspectRequest.byIdentity(identity, "c", Instant.now().plusSeconds(5))).lease())
-			.isEqualTo(acquired.lease());
-		assertThat(this.alerts).isEmpty();
-	}
-
-	/** Rewrites a lease key as the previous v2 release stored it: hash {r = record}, same physical TTL. */
-	private static void asPreviousReleaseHash(String key, String record) {
-		long ttlMs = redis.getExpire(key, TimeUnit.MILLISECONDS);
-		redis.delete(key);
-		redis.opsForHash().put(key, "r", record);
-		redis.expire(key, Duration.ofMillis(ttlMs));
+		assertThat(next.lease().fencingToken()).isGreaterThan(lease.token());
 	}
 
 	@Test
-	void fencedCheckpointOfAV1LeaseIsAcceptedForItsHolderWithoutConvertingTheRecordAndRefusedOnceItEnded() {
-		LockIdentity identity = identity("t-cp");
+	void v2ProcessMeetingAnIdentityV3WroteRefusesWithATypedResultAndNeverGrants() {
+		LockIdentity identity = identity("t-mixed");
+		LeaseResult alice = this.store.acquire(acquireRequest(identity, "alice"));
+		assertThat(alice.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
+		// a v2 process of the same program during the rollout
+		V2Library.V2Result bob = v2.acquire(acquireRequest(identity, "bob"));
+		assertThat(bob.acquired()).isFalse();
+		assertThat(bob.code()).isEqualTo("lease_backend_unavailable");
+		assertThat(bob.reason()).isEqualTo("corrupt_record");
+		// the v3 holder is not disturbed
+		LeaseResult renewed = this.store.renew(new RenewRequest(alice.lease().handle(), Identifiers.generate("request"),
+				deadline()));
+		assertThat(renewed.code()).isEqualTo(ResultCode.LEASE_RENEWED);
+		assertThat(this.store.release(new ReleaseRequest(alice.lease().handle(), Identifiers.generate("request"),
+				deadline())).code()).isEqualTo(ResultCode.LEASE_RELEASED);
+		// nor after the v3 lease ended: the identity stays v3's
+		V2Library.V2Result again = v2.acquire(acquireRequest(identity, "bob"));
+		assertThat(again.acquired()).isFalse();
+		assertThat(again.reason()).isEqualTo("corrupt_record");
+		LeaseResult next = this.store.acquire(acquireRequest(identity, "carol"));
+		assertThat(next.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
+		assertThat(next.lease().fencingToken()).isGreaterThan(alice.lease().fencingToken());
+		assertThat(this.alerts).as("v3 never reads the v2 process's quarantine copy").isEmpty();
+	}
+
+	@Test
+	void fencedCheckpointAndConsumeOfAV2LeaseAcceptItsHolderAndRefuseItOnceEnded() throws Throwable {
+		LockIdentity identity = identity("t-fence");
 		AcquireRequest request = acquireRequest(identity, "alice");
-		V1Lease v1 = v1Acquire(request);
-		RedisKeys keys = RedisKeys.of(identity);
-		String leaseKey = keys.lease(identity.keyDigest());
-		LeaseContext holder = new LeaseContext(v1Record(request, v1.leaseId(), v1.token()));
+		V2Library.V2Result lease = v2.acquire(request);
+		LeaseRecord record = inspectV2(identity, lease);
+		LeaseContext holder = new LeaseContext(record);
 		RedisCheckpointStore checkpoints = new RedisCheckpointStore(redis);
-
-		FencedWriteResult written = checkpoints.write(holder, CheckpointState.IN_PROGRESS, "v1 50%");
-		assertThat(written.outcome()).isEqualTo(FenceOutcome.ACCEPTED);
-		// the fence functions read a v1 record as it is: no conversion, no quarantine
-		assertThat(redis.type(leaseKey)).isEqualTo(DataType.HASH);
-		assertThat(redis.hasKey(keys.quarantine(identity.keyDigest()))).isFalse();
-		Checkpoint stored = checkpoints.read(identity).found().orElseThrow();
-		assertThat(stored.progress()).isEqualTo("v1 50%");
-		assertThat(stored.fencingToken()).isEqualTo(v1.token());
-		assertThat(stored.leaseId()).isEqualTo(v1.leaseId());
-
-		// another lease id with the same token is not the holder
-		LeaseContext impostor = new LeaseContext(v1Record(request, Identifiers.generate("lease"), v1.token()));
-		assertThat(checkpoints.write(impostor, CheckpointState.COMPLETED, "forged").outcome())
-			.isEqualTo(FenceOutcome.LEASE_LOST);
-
-		v1Release(identity, v1, "alice");
-		FencedWriteResult late = checkpoints.write(holder, CheckpointState.COMPLETED, "v1 late");
-		assertThat(late.outcome()).isEqualTo(FenceOutcome.LEASE_LOST);
-		assertThat(checkpoints.read(identity).found().orElseThrow().progress()).isEqualTo("v1 50%");
-
-		// the successor acquired by v2 gets a higher token and may checkpoint; the v1 holder stays refused
-		LeaseResult next = this.store.acquire(acquireRequest(identity, "bob"));
-		assertThat(next.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
-		assertThat(next.lease().fencingToken()).isGreaterThan(v1.token());
-		assertThat(checkpoints.write(new LeaseContext(next.lease()), CheckpointState.COMPLETED, "bob done").outcome())
+		assertThat(checkpoints.write(holder, CheckpointState.IN_PROGRESS, "v2 50%").outcome())
 			.isEqualTo(FenceOutcome.ACCEPTED);
-		assertThat(checkpoints.write(holder, CheckpointState.FAILED, "v1 again").outcome())
-			.isEqualTo(FenceOutcome.LEASE_LOST);
-		assertThat(checkpoints.read(identity).found().orElseThrow().progress()).isEqualTo("bob done");
-		assertThat(this.alerts).isEmpty();
-	}
-
-	/**
-	 * The consumer fence (the listener advice, the library's consume) on a lease written by the v1 scripts: its
-	 * (lease id, token) read from the 26-field hash is accepted and raises the mark without converting the hash;
-	 * forged tokens and lease ids are rejected without moving the mark; once the v1 release ended it, its token is
-	 * accepted at the mark and rejected below it after the v2 successor's higher token was accepted.
-	 */
-	@Test
-	void fencedConsumeOfAV1LeaseIsAcceptedWithoutConvertingTheRecordForgeriesNeverMoveTheMarkAndTheSuccessorWins()
-			throws Throwable {
-		LockIdentity identity = identity("t-consume");
-		V1Lease v1 = v1Acquire(acquireRequest(identity, "alice"));
-		RedisKeys keys = RedisKeys.of(identity);
-		String digest = identity.keyDigest();
-		String leaseKey = keys.lease(digest);
-		Map<Object, Object> v1Hash = redis.opsForHash().entries(leaseKey);
-		FencedListenerAdvice advice = consumerAdvice();
-
-		// forged before anything was accepted: no mark is written
-		assertThat(consume(advice, identity, v1.leaseId(), v1.token() + 1))
-			.isEqualTo("forged_token_above_issued_counter");
-		assertThat(consume(advice, identity, Identifiers.generate("lease"), v1.token()))
-			.isEqualTo("forged_unknown_lease_id");
-		assertThat(redis.hasKey(advice.key(digest))).isFalse();
-
-		assertThat(consume(advice, identity, v1.leaseId(), v1.token())).isEqualTo("accepted");
-		assertThat(mark(advice, identity)).isEqualTo(Long.toString(v1.token()));
-		assertThat(redis.<String, String>opsForHash().get(advice.key(digest), "lease_id")).isEqualTo(v1.leaseId());
-		// the fence functions read a v1 record as it is: no conversion, no quarantine
-		assertThat(redis.type(leaseKey)).isEqualTo(DataType.HASH);
-		assertThat(redis.opsForHash().entries(leaseKey)).isEqualTo(v1Hash);
-		assertThat(redis.hasKey(keys.quarantine(digest))).isFalse();
-
-		// forged after the accept: rejected, the mark stays
-		assertThat(consume(advice, identity, v1.leaseId(), v1.token() + 1))
-			.isEqualTo("forged_token_above_issued_counter");
-		assertThat(consume(advice, identity, v1.leaseId(), (1L << 53) - 2))
-			.isEqualTo("forged_token_above_issued_counter");
-		assertThat(consume(advice, identity, Identifiers.generate("lease"), v1.token()))
-			.isEqualTo("forged_lease_id_mismatch");
-		assertThat(consume(advice, identity, v1.leaseId(), v1.token() - 1)).isEqualTo("token_below_high_water_mark");
-		assertThat(mark(advice, identity)).isEqualTo(Long.toString(v1.token()));
-		assertThat(redis.type(leaseKey)).isEqualTo(DataType.HASH);
-
-		v1Release(identity, v1, "alice");
-		assertThat(redis.hasKey(leaseKey)).isFalse();
-		assertThat(consume(advice, identity, v1.leaseId(), v1.token())).as("ended, at the mark").isEqualTo("accepted");
-		assertThat(mark(advice, identity)).isEqualTo(Long.toString(v1.token()));
-
-		LeaseResult next = this.store.acquire(acquireRequest(identity, "bob"));
-		assertThat(next.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
-		long nextToken = next.lease().fencingToken();
-		assertThat(nextToken).isGreaterThan(v1.token());
-		assertThat(consume(advice, identity, next.lease().leaseId(), nextToken)).isEqualTo("accepted");
-		assertThat(mark(advice, identity)).isEqualTo(Long.toString(nextToken));
-		assertThat(consume(advice, identity, v1.leaseId(), v1.token())).isEqualTo("token_below_high_water_mark");
-		assertThat(consume(advice, identity, v1.leaseId(), nextToken)).isEqualTo("forged_lease_id_mismatch");
-		assertThat(mark(advice, identity)).isEqualTo(Long.toString(nextToken));
-		assertThat(this.alerts).isEmpty();
-	}
-
-	/**
-	 * A v1 lease ended by the v1 release before any of its messages was consumed: its (lease id, token) is found
-	 * only in the identity's history, as the v1 JSON entry (the lease key holds the v2 successor), and raises the
-	 * mark; its lease id with another issued token, or an unknown lease id, is forged and leaves no mark.
-	 */
-	@Test
-	void fencedConsumeRecognisesAV1LeaseEndedByTheV1ReleaseFromItsJsonHistoryEntry() throws Throwable {
-		LockIdentity identity = identity("t-consume-ended");
-		V1Lease v1 = v1Acquire(acquireRequest(identity, "alice"));
-		v1Release(identity, v1, "alice");
-		RedisKeys keys = RedisKeys.of(identity);
-		String digest = identity.keyDigest();
-		LeaseResult next = this.store.acquire(acquireRequest(identity, "bob"));
-		assertThat(next.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
-		long nextToken = next.lease().fencingToken();
-		assertThat(nextToken).isGreaterThan(v1.token());
-		assertThat(redis.type(keys.lease(digest))).isEqualTo(DataType.STRING);
-		assertThat(redis.opsForList().range(keys.history(digest), 0, -1)).as("the v1 JSON entry is still there")
-			.singleElement().asString().startsWith("{").contains("\"lease_id\":\"" + v1.leaseId() + "\"");
-		FencedListenerAdvice advice = consumerAdvice();
-
-		assertThat(consume(advice, identity, v1.leaseId(), nextToken)).isEqualTo("forged_lease_id_mismatch");
-		assertThat(consume(advice, identity, Identifiers.generate("lease"), v1.token()))
-			.isEqualTo("forged_unknown_lease_id");
-		assertThat(redis.hasKey(advice.key(digest))).isFalse();
-
-		assertThat(consume(advice, identity, v1.leaseId(), v1.token())).isEqualTo("accepted");
-		assertThat(mark(advice, identity)).isEqualTo(Long.toString(v1.token()));
-		assertThat(consume(advice, identity, v1.leaseId(), v1.token())).isEqualTo("accepted");
-		assertThat(consume(advice, identity, next.lease().leaseId(), nextToken)).isEqualTo("accepted");
-		assertThat(mark(advice, identity)).isEqualTo(Long.toString(nextToken));
-		assertThat(consume(advice, identity, v1.leaseId(), v1.token())).isEqualTo("token_below_high_water_mark");
-		assertThat(mark(advice, identity)).isEqualTo(Long.toString(nextToken));
-		assertThat(this.alerts).isEmpty();
-	}
-
-	/** The consumer fence of this test's program (fenced messages required). */
-	private FencedListenerAdvice consumerAdvice() {
-		return new FencedListenerAdvice(redis, ProgramScope.of("tenant-up", this.program), true,
+		FencedListenerAdvice advice = new FencedListenerAdvice(redis, ProgramScope.of("tenant-up", this.program), true,
 				new ConsumerRejectionRecorder());
+		assertThat(consume(advice, identity, lease.leaseId(), lease.token())).isEqualTo("accepted");
+		assertThat(consume(advice, identity, Identifiers.generate("lease"), lease.token() + 1))
+			.isEqualTo("forged_token_above_issued_counter");
+
+		// the checkpoint was the identity's first v3 write: a v2 process now refuses it (typed, never a change) and
+		// the holder releases through v3
+		assertThat(v2.release(new ReleaseRequest(record.handle(), Identifiers.generate("request"), deadline())))
+			.isEqualTo("lease_backend_unavailable");
+		assertThat(this.store.release(new ReleaseRequest(record.handle(), Identifiers.generate("request"),
+				deadline())).code()).isEqualTo(ResultCode.LEASE_RELEASED);
+		assertThat(checkpoints.write(holder, CheckpointState.COMPLETED, "v2 late").outcome())
+			.isEqualTo(FenceOutcome.LEASE_LOST);
+		// its token is still recognised from the history ring (a message sent while it was held)
+		assertThat(consume(advice, identity, lease.leaseId(), lease.token())).isEqualTo("accepted");
+		LeaseResult next = this.store.acquire(acquireRequest(identity, "bob"));
+		assertThat(next.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
+		assertThat(consume(advice, identity, next.lease().leaseId(), next.lease().fencingToken()))
+			.isEqualTo("accepted");
+		assertThat(consume(advice, identity, lease.leaseId(), lease.token())).isEqualTo("token_below_high_water_mark");
+		assertThat(this.alerts).isEmpty();
 	}
 
 	/**
@@ -458,98 +288,6 @@ class RedisStorageUpgradeTests extends SharedRedisTests {
 		}
 		assertThat(listenerRan[0]).as("the listener ran").isTrue();
 		return "accepted";
-	}
-
-	/** The consumed high-water mark of an identity (null when nothing was accepted). */
-	private static String mark(FencedListenerAdvice advice, LockIdentity identity) {
-		return redis.<String, String>opsForHash().get(advice.key(identity.keyDigest()), "hwm");
-	}
-
-	/** The record the v1 holder has in memory (read from the v1 hash, without touching it through the store). */
-	private static LeaseRecord v1Record(AcquireRequest r, String leaseId, long token) {
-		Map<Object, Object> hash = redis.opsForHash()
-			.entries(RedisKeys.of(r.identity()).lease(r.identity().keyDigest()));
-		return new LeaseRecord(r.identity(), leaseId, r.owner(), token,
-				Instant.parse((String) hash.get("acquired_at")), Instant.parse((String) hash.get("renewed_at")),
-				Instant.parse((String) hash.get("expires_at")), r.ttlMs(), r.maximumLifetimeMs(), r.executionId(),
-				r.jobId(), r.traceId(), r.requestId(), r.metadata(), LeaseState.ACTIVE);
-	}
-
-	private record V1Lease(String leaseId, long token) {
-	}
-
-	/** Runs the v1 acquire script exactly as the v1 store called it (its 30-slot ARGV). */
-	private static V1Lease v1Acquire(AcquireRequest r) {
-		String leaseId = Identifiers.generate("lease");
-		List<Object> reply = v1AcquireReply(r, leaseId);
-		assertThat(reply.get(0)).isEqualTo("lease_acquired");
-		RedisKeys keys = RedisKeys.of(r.identity());
-		Map<Object, Object> hash = redis.opsForHash().entries(keys.lease(r.identity().keyDigest()));
-		assertThat(hash).hasSize(26).containsEntry("lease_id", leaseId);
-		return new V1Lease(leaseId, Long.parseLong((String) hash.get("fencing_token")));
-	}
-
-	/** The v1 acquire script's raw reply. */
-	@SuppressWarnings("unchecked")
-	private static List<Object> v1AcquireReply(AcquireRequest r, String leaseId) {
-		LockIdentity identity = r.identity();
-		RedisKeys keys = RedisKeys.of(identity);
-		String digest = identity.keyDigest();
-		LeasePolicy policy = RedisServers.POLICY;
-		List<String> args = v1Identity(identity, r.deadlineAt(), policy);
-		args.addAll(List.of(r.digest(), ms(policy.idempotencyRetention().toMillis()),
-				ms(policy.maximumDeadline().toMillis()), ms(policy.clockSkewBound().toMillis()), leaseId,
-				ms(r.ttlMs()), ms(r.maximumLifetimeMs()), ms(PHYSICAL_GRACE_MS), r.owner().principalId(),
-				r.owner().clientId(), r.owner().credentialId(), r.owner().serviceInstanceId(), r.executionId(),
-				r.jobId(), r.traceId(), r.requestId(), r.metadata().json()));
-		List<Object> reply = redis.execute(v1Acquire, List.of(keys.lease(digest), keys.fence(digest),
-				keys.idempotency(Operation.ACQUIRE, identity.lockKey(), r.principalId(), r.requestId())),
-				args.toArray());
-		return reply;
-	}
-
-	@SuppressWarnings("unchecked")
-	private static void v1Release(LockIdentity identity, V1Lease lease, String owner) {
-		RedisKeys keys = RedisKeys.of(identity);
-		String digest = identity.keyDigest();
-		String requestId = Identifiers.generate("request");
-		LeasePolicy policy = RedisServers.POLICY;
-		List<String> args = v1Identity(identity, Instant.now().plusSeconds(10), policy);
-		args.addAll(List.of("digest-" + requestId, ms(policy.idempotencyRetention().toMillis()),
-				ms(policy.maximumDeadline().toMillis()), lease.leaseId(), owner, "instance-" + owner,
-				Long.toString(lease.token())));
-		List<Object> reply = redis.execute(v1Release, List.of(keys.lease(digest),
-				keys.idempotency(Operation.RELEASE, identity.lockKey(), owner, requestId)), args.toArray());
-		assertThat(reply.get(0)).isEqualTo("lease_released");
-		assertThat(redis.opsForList().range(keys.history(digest), 0, -1)).singleElement().asString()
-			.contains("\"state\":\"released\"");
-	}
-
-	/** ARGV[1..13] of the v1 shared identity layout. */
-	private static List<String> v1Identity(LockIdentity identity, Instant deadline, LeasePolicy policy) {
-		List<String> args = new ArrayList<>();
-		args.add(ms(deadline.toEpochMilli()));
-		args.add(RedisKeys.of(identity).base());
-		args.add(identity.keyDigest());
-		args.add(identity.lockKey());
-		args.addAll(identity.components());
-		args.add(Integer.toString(policy.historyLength()));
-		args.add(ms(policy.historyRetention().toMillis()));
-		return args;
-	}
-
-	private static String ms(long value) {
-		return Long.toString(value);
-	}
-
-	private static String v1(String name) {
-		try (InputStream in = RedisStorageUpgradeTests.class.getResourceAsStream("v1/" + name)) {
-			assertThat(in).as("v1 fixture %s", name).isNotNull();
-			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
 	}
 
 }

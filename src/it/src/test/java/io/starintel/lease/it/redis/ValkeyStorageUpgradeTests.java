@@ -1,7 +1,7 @@
 package io.starintel.lease.it.redis;
 
 /**
- * The v1 → v2 storage upgrade tests, on Valkey: every test of {@link RedisStorageUpgradeTests}, unchanged.
+ * The v2 → v3 storage upgrade tests, on Valkey: every test of {@link RedisStorageUpgradeTests}, unchanged.
  */
 @RunsOn(RedisServerKind.VALKEY)
 class ValkeyStorageUpgradeTests extends RedisStorageUpgradeTests {

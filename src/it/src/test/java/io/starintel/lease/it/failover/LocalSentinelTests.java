@@ -1,0 +1,66 @@
+package io.starintel.lease.it.failover;
+
+import java.time.Duration;
+
+import io.starintel.lease.it.redis.RedisServerKind;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The Sentinel fixture itself, without the store (this passes today): three sentinels (quorum 1, a leader needs 2
+ * votes) promote the replica after a kill -9 of the primary, a Sentinel-configured Spring Data Redis client follows
+ * to the promoted node, and a forced {@code SENTINEL FAILOVER} promotes the former primary back once it is a replica
+ * again.
+ */
+class LocalSentinelTests {
+
+	private final RedisServerKind kind = RedisServerKind.of(getClass());
+
+	@Test
+	void threeSentinelsPromoteAfterAKillAndOnDemandAndClientsFollow() {
+		try (ReplicatedRedis redis = ReplicatedRedis.start(this.kind);
+				LocalSentinel sentinel = LocalSentinel.start(redis, 3);
+				FailoverClients.Client client = sentinel.client()) {
+			StringRedisTemplate template = new StringRedisTemplate(client.factory());
+			template.opsForValue().set("written-first", "1");
+			assertThat(redis.waitForReplicas(1, Duration.ofSeconds(5))).isEqualTo(1);
+			int first = redis.primaryPort();
+			int second = redis.replicaPort();
+
+			redis.killPrimary();
+			assertThat(sentinel.awaitPromotion(redis, first, Duration.ofSeconds(30))).isEqualTo(second);
+			assertThat(sentinel.masterPort()).contains(second);
+			assertThat(followed(template)).as("the client reads on the promoted node").isEqualTo("1");
+
+			redis.restartDeadNode();
+			redis.linkThroughProxy(first);
+			sentinel.failover();
+			assertThat(sentinel.awaitPromotion(redis, second, Duration.ofSeconds(30))).isEqualTo(first);
+			redis.demoteFormerPrimary(second);
+			assertThat(followed(template)).as("the client reads on the node promoted back").isEqualTo("1");
+			template.opsForValue().set("written-last", "2");
+			String written = redis.on(first, (node) -> node.get("written-last"));
+			assertThat(written).isEqualTo("2");
+		}
+	}
+
+	/** Reads the first key through the client, retrying while it reconnects. */
+	private static String followed(StringRedisTemplate template) {
+		long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+		RuntimeException last = null;
+		while (System.nanoTime() < until) {
+			try {
+				return template.opsForValue().get("written-first");
+			}
+			catch (RuntimeException ex) {
+				last = ex;
+				FailoverLoadRun.sleep(100);
+			}
+		}
+		throw new IllegalStateException("the client did not follow the promotion", last);
+	}
+
+}
