@@ -2,7 +2,6 @@ package io.starintel.lease.autoconfigure;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 
@@ -13,17 +12,14 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.util.unit.DataSize;
 
 import io.starintel.lease.core.ActiveLeaseLimits;
-import io.starintel.lease.core.InvalidLeaseRequestException;
 import io.starintel.lease.core.LeaseConfigurationException;
 import io.starintel.lease.core.LeaseConfigurationException.Problem;
 import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.OperationClasses;
-import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.internal.ListCursors;
 import io.starintel.lease.job.CancellationMode;
 import io.starintel.lease.job.MisuseMode;
-import io.starintel.lease.job.internal.LeaseDurationFormat;
 import io.starintel.lease.job.internal.ServiceInstanceId;
 
 /**
@@ -131,9 +127,9 @@ public final class LeaseProperties {
 		this.attachments = attachments;
 		this.limits = limits;
 		List<Problem> problems = new ArrayList<>();
-		checkIdentity(problems);
-		checkTimings(problems);
-		checkBounds(problems);
+		LeasePropertiesCheck.checkIdentity(this, problems);
+		LeasePropertiesCheck.checkTimings(this, problems);
+		LeasePropertiesCheck.checkBounds(this, problems);
 		if (!problems.isEmpty()) {
 			throw new LeaseConfigurationException(problems, "Set each property listed under starintel.lease.* "
 					+ "(application.yml, application.properties or the environment); see docs/jobs.md for every "
@@ -143,143 +139,6 @@ public final class LeaseProperties {
 				idempotency.retryWindow(), history.length(), history.retention(), list.maximumPageSize(),
 				fencing.clockSkewBound(), attachments.maximumKeysPerLease(),
 				(int) attachments.maximumValueSize().toBytes(), limits.activeLeaseLimits());
-	}
-
-	private void checkIdentity(List<Problem> problems) {
-		identifier(problems, "tenant", this.tenant);
-		identifier(problems, "program", this.program);
-		identifier(problems, "owner.service-principal", this.owner.servicePrincipal());
-		identifier(problems, "owner.client-id", this.owner.clientId());
-		identifier(problems, "owner.credential-id", this.owner.credentialId());
-		if (this.owner.serviceInstanceId() != null) {
-			identifier(problems, "owner.service-instance-id", this.owner.serviceInstanceId());
-		}
-		if (this.tenant != null && this.program != null && problems.isEmpty()) {
-			try {
-				LockIdentity.of(this.tenant, this.program, "starintel-target", "probe", "probe", "default", "default");
-			}
-			catch (InvalidLeaseRequestException ex) {
-				problems.add(new Problem(PREFIX + ("tenant_id".equals(ex.field()) ? "tenant" : "program"),
-						"is not a canonical identity component: " + ex.getMessage()));
-			}
-		}
-		if (!LockIdentity.KEY_PREFIX.equals(this.keyPrefix)) {
-			problems.add(new Problem(PREFIX + "key-prefix", ": only the lock-key v1 prefix " + LockIdentity.KEY_PREFIX
-					+ " is supported"));
-		}
-		try {
-			OperationClasses.of(this.operationClasses);
-		}
-		catch (InvalidLeaseRequestException ex) {
-			problems.add(new Problem(PREFIX + "operation-classes", ": " + ex.getMessage()));
-		}
-	}
-
-	/** Every duration positive; the timing invariants (in the spirit of client-go's leader-election checks). */
-	private void checkTimings(List<Problem> problems) {
-		boolean positive = positive(problems, "ttl.minimum", this.ttl.minimum())
-				& positive(problems, "ttl.maximum", this.ttl.maximum())
-				& positive(problems, "ttl.maximum-lifetime", this.ttl.maximumLifetime())
-				& positive(problems, "request.timeout", this.request.timeout())
-				& positive(problems, "request.maximum-deadline", this.request.maximumDeadline())
-				& positive(problems, "request.maximum-wait", this.request.maximumWait())
-				& positive(problems, "renewal.margin", this.renewal.margin())
-				& positive(problems, "history.retention", this.history.retention())
-				& positive(problems, "idempotency.retry-window", this.idempotency.retryWindow())
-				& positive(problems, "fencing.clock-skew-bound", this.fencing.clockSkewBound());
-		if (!positive) {
-			return;
-		}
-		before(problems, "ttl.minimum", this.ttl.minimum(), "ttl.maximum", this.ttl.maximum(), true, "");
-		before(problems, "request.timeout", this.request.timeout(), "request.maximum-deadline",
-				this.request.maximumDeadline(), false, "");
-		before(problems, "renewal.margin", this.renewal.margin(), "ttl.maximum", this.ttl.maximum(), true,
-				": a lease must be renewable before its safety margin");
-		before(problems, "request.maximum-wait", this.request.maximumWait(), "request.maximum-deadline",
-				this.request.maximumDeadline(), false, "");
-		Duration shutdown = this.job.shutdownTimeout();
-		if (shutdown.isNegative() || shutdown.isZero() || shutdown.compareTo(Duration.ofSeconds(25)) > 0) {
-			problems.add(new Problem(PREFIX + "job.shutdown-timeout", "(" + LeaseDurationFormat.format(shutdown)
-					+ ") must be positive and at most 25s (below Spring Boot's 30s lifecycle phase timeout)"));
-		}
-	}
-
-	private void checkBounds(List<Problem> problems) {
-		if (this.renewal.threads() < 1 || this.renewal.threads() > 16) {
-			problems.add(new Problem(PREFIX + "renewal.threads", "(" + this.renewal.threads()
-					+ ") must be between 1 and 16"));
-		}
-		if (this.history.length() < 1) {
-			problems.add(new Problem(PREFIX + "history.length", "(" + this.history.length() + ") must be positive"));
-		}
-		if (this.list.maximumPageSize() < 1) {
-			problems.add(new Problem(PREFIX + "list.maximum-page-size",
-					"(" + this.list.maximumPageSize() + ") must be positive"));
-		}
-		if (this.list.cursorSecret() != null && cursorSecret(this.list.cursorSecret()) == null) {
-			problems.add(new Problem(PREFIX + "list.cursor-secret", "must be base64 of 16, 24 or 32 bytes"));
-		}
-		if (this.attachments.maximumKeysPerLease() < 1 || this.attachments.maximumKeysPerLease() > 1_000_000) {
-			problems.add(new Problem(PREFIX + "attachments.maximum-keys-per-lease",
-					"(" + this.attachments.maximumKeysPerLease() + ") must be between 1 and 1000000"));
-		}
-		if (this.attachments.maximumValueSize().toBytes() < 1
-				|| this.attachments.maximumValueSize().toBytes() > Attachments.VALUE_SIZE_CEILING.toBytes()) {
-			problems.add(new Problem(PREFIX + "attachments.maximum-value-size",
-					"(" + this.attachments.maximumValueSize() + ") must be between 1B and 16MB"));
-		}
-		if (this.limits.maxActiveLeasesPerProgram() < 1) {
-			problems.add(new Problem(PREFIX + "limits.max-active-leases-per-program", "must be positive"));
-		}
-		for (Long limit : this.limits.maxActiveLeasesPerProgramByTenant().values()) {
-			if (limit == null || limit < 1) {
-				problems.add(new Problem(PREFIX + "limits.max-active-leases-per-program-by-tenant", "must be positive"));
-				break;
-			}
-		}
-	}
-
-	private static void identifier(List<Problem> problems, String property, @Nullable String value) {
-		if (value == null || value.isEmpty()) {
-			problems.add(new Problem(PREFIX + property, "must be set"));
-			return;
-		}
-		try {
-			Identifiers.require(property, value);
-		}
-		catch (InvalidLeaseRequestException ex) {
-			problems.add(new Problem(PREFIX + property, "must be 1.." + Identifiers.MAX_LENGTH
-					+ " characters of [A-Za-z0-9._:@-]"));
-		}
-	}
-
-	private static boolean positive(List<Problem> problems, String property, @Nullable Duration value) {
-		if (value == null || value.isNegative() || value.isZero()) {
-			problems.add(new Problem(PREFIX + property, "must be a positive duration"));
-			return false;
-		}
-		return true;
-	}
-
-	/** {@code shorter} must be below {@code longer} ({@code strict}) or not above it. */
-	private static void before(List<Problem> problems, String shorter, Duration shorterValue, String longer,
-			Duration longerValue, boolean strict, String why) {
-		int comparison = shorterValue.compareTo(longerValue);
-		if (strict ? comparison >= 0 : comparison > 0) {
-			problems.add(new Problem(PREFIX + shorter, "(" + LeaseDurationFormat.format(shorterValue) + ") must "
-					+ (strict ? "be below " : "not exceed ") + PREFIX + longer + " ("
-					+ LeaseDurationFormat.format(longerValue) + ")" + why));
-		}
-	}
-
-	private static byte @Nullable [] cursorSecret(String text) {
-		try {
-			byte[] secret = Base64.getDecoder().decode(text.trim());
-			return (secret.length == 16 || secret.length == 24 || secret.length == 32) ? secret : null;
-		}
-		catch (IllegalArgumentException ex) {
-			return null;
-		}
 	}
 
 	/** Lease store type. */
@@ -384,7 +243,7 @@ public final class LeaseProperties {
 	/** The configured list cursor secret, decoded, or {@code null} when none is set (a random one per store). */
 	byte @Nullable [] listCursorSecretBytes() {
 		String secret = this.list.cursorSecret();
-		return (secret != null) ? cursorSecret(secret) : null;
+		return (secret != null) ? LeasePropertiesCheck.cursorSecret(secret) : null;
 	}
 
 	/**
@@ -497,7 +356,8 @@ public final class LeaseProperties {
 	 *
 	 * @param maximumKeysPerLease Most keys attached to one lease; a put-with-lease beyond it is refused with
 	 * lease_rate_limited (attached_key_limit_reached).
-	 * @param maximumValueSize Largest attached value (UTF-8 bytes), at most 16MB; larger puts are invalid_lease_request.
+	 * @param maximumValueSize Largest attached value (UTF-8 bytes), at most 16MB; larger puts are
+	 * invalid_lease_request.
 	 */
 	public record Attachments(@DefaultValue("10000") int maximumKeysPerLease,
 			@DefaultValue("64KB") DataSize maximumValueSize) {
