@@ -21,7 +21,6 @@ import org.springframework.context.annotation.Configuration;
 import io.starintel.lease.audit.internal.AsyncAuditPipeline;
 import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.audit.internal.AuditingLeaseStore;
-import io.starintel.lease.audit.internal.LogAuditSink;
 import io.starintel.lease.audit.spring.ApplicationEventAuditSink;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.LeaseStore;
@@ -35,8 +34,9 @@ import io.starintel.lease.store.LeaseStore;
  * <p>The default sinks, declared here and nowhere else, are a structured log line ({@code io.starintel.lease.audit}
  * logger) and a Spring application event per event; the admin module adds the durable Redis stream sink. Every
  * {@link AuditSink} bean receives the events. {@code starintel.lease.audit.enabled=false} removes the default sinks
- * and makes the facade use the undecorated store (no event is built, whatever sinks exist). A user bean of either
- * sink type replaces ours; a user {@link LeaseService} replaces the facade.
+ * and makes the facade use the undecorated store (no event is built, whatever sinks exist). A user bean named
+ * {@code targetLeaseLogAuditSink}, or of type {@link ApplicationEventAuditSink}, replaces ours; a user
+ * {@link LeaseService} replaces the facade.
  */
 @AutoConfiguration(after = LeaseStoreAutoConfiguration.class)
 @ConditionalOnClass({ MeterRegistry.class, ObservationRegistry.class })
@@ -68,7 +68,7 @@ public final class LeaseAuditAutoConfiguration {
 			ObjectProvider<AuditSink> auditSinks, ObjectProvider<AsyncAuditPipeline> pipelines,
 			ObjectProvider<MeterRegistry> meters, ObjectProvider<ObservationRegistry> observations) {
 		LeaseStore audited = audited(store, audit.enabled(), auditSinks, pipelines.getIfAvailable());
-		return new LeaseService(audited, store, Clock.systemUTC(), properties.operationTimeout(),
+		return new LeaseService(audited, store, Clock.systemUTC(), properties.getRequest().timeout(),
 				meters.getIfAvailable(), observations.getIfAvailable());
 	}
 
@@ -97,9 +97,9 @@ public final class LeaseAuditAutoConfiguration {
 	static class DefaultSinksConfiguration {
 
 		@Bean
-		@ConditionalOnMissingBean(LogAuditSink.class)
-		LogAuditSink targetLeaseLogAuditSink() {
-			return new LogAuditSink();
+		@ConditionalOnMissingBean(name = "targetLeaseLogAuditSink")
+		AuditSink targetLeaseLogAuditSink() {
+			return AuditSink.log();
 		}
 
 		@Bean

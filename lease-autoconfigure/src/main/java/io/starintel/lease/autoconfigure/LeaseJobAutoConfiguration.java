@@ -11,6 +11,8 @@ import io.micrometer.observation.ObservationRegistry;
 import org.aspectj.lang.annotation.Aspect;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -19,6 +21,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.task.TaskDecorator;
@@ -26,10 +29,7 @@ import org.springframework.core.task.support.ContextPropagatingTaskDecorator;
 
 import io.starintel.lease.core.LeaseOwner;
 import io.starintel.lease.core.LeasePolicy;
-import io.starintel.lease.job.internal.FinalLeasedClassCheck;
 import io.starintel.lease.job.internal.JobSettings;
-import io.starintel.lease.job.internal.LeasedJobsShutdown;
-import io.starintel.lease.job.internal.TargetLeasedVerifier;
 import io.starintel.lease.job.LeaseLostListener;
 import io.starintel.lease.job.LeaseOwnerProvider;
 import io.starintel.lease.job.internal.LeaseRenewalScheduler;
@@ -64,11 +64,14 @@ public final class LeaseJobAutoConfiguration {
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
 	LeaseRenewalScheduler leaseRenewalScheduler(ObjectProvider<LeaseService> services, LeaseProperties properties,
-			LeaseLostListener listener) {
+			LeaseLostListener listener, ObjectProvider<MeterRegistry> registries) {
 		LeaseService service = service(services, properties);
 		LeaseRenewalScheduler scheduler = new LeaseRenewalScheduler(service, Clock.systemUTC(),
-				properties.renewalMargin(), listener, properties.renewalThreads());
-		MeterRegistry meters = service.meters();
+				properties.getRenewal().margin(), listener, properties.getRenewal().threads());
+		MeterRegistry meters = registries.getIfAvailable();
+		if (meters == null) {
+			return scheduler;
+		}
 		Gauge.builder(HELD_GAUGE, scheduler, LeaseRenewalScheduler::heldCount)
 			.description("Leases held and renewed by this JVM")
 			.register(meters);
@@ -86,8 +89,8 @@ public final class LeaseJobAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	JobSettings leaseJobSettings(LeaseProperties properties) {
-		return new JobSettings(properties.tenant(), properties.program(), properties.operationClassSet(),
-				properties.maximumWait(), properties.cancellation());
+		return new JobSettings(properties.getTenant(), properties.getProgram(), properties.operationClassSet(),
+				properties.getRequest().maximumWait(), properties.getJob().cancellation());
 	}
 
 	@Bean
@@ -102,7 +105,7 @@ public final class LeaseJobAutoConfiguration {
 	static LeaseService service(ObjectProvider<LeaseService> services, LeaseProperties properties) {
 		return services.getIfAvailable(() -> {
 			throw new IllegalStateException("No lease store: starintel.lease.store="
-					+ properties.store().name().toLowerCase(Locale.ROOT) + " needs a RedisConnectionFactory "
+					+ properties.getStore().name().toLowerCase(Locale.ROOT) + " needs a RedisConnectionFactory "
 					+ "bean (add spring-boot-starter-data-redis and set spring.data.redis.*), or set "
 					+ "starintel.lease.store=memory for the single-JVM in-memory store");
 		});
@@ -110,29 +113,30 @@ public final class LeaseJobAutoConfiguration {
 
 	/** Start-up checks of every @TargetLeased method: durations against the policy, and misuse. */
 	@Bean
-	@ConditionalOnMissingBean
-	TargetLeasedVerifier targetLeasedVerifier(LeasePolicy policy, LeaseProperties properties) {
-		return new TargetLeasedVerifier(policy, properties.maximumWait(), properties.job().misuse());
+	@ConditionalOnMissingBean(name = "targetLeasedVerifier")
+	SmartInitializingSingleton targetLeasedVerifier(LeasePolicy policy, LeaseProperties properties) {
+		return TargetLeaseAspect.startupChecks(policy, properties.getRequest().maximumWait(),
+				properties.getJob().misuse());
 	}
 
 	/** Names the bean and method when a @TargetLeased bean's class is final (before proxying fails). */
 	@Bean
-	static FinalLeasedClassCheck finalLeasedClassCheck() {
-		return new FinalLeasedClassCheck();
+	static BeanPostProcessor finalLeasedClassCheck() {
+		return TargetLeaseAspect.finalClassCheck();
 	}
 
 	/** Bounded graceful shutdown: stop new leased work, cancel running jobs, release their leases. */
 	@Bean
-	@ConditionalOnMissingBean
-	LeasedJobsShutdown leasedJobsShutdown(TargetLeaseAspect aspect, LeaseRenewalScheduler scheduler,
+	@ConditionalOnMissingBean(name = "leasedJobsShutdown")
+	SmartLifecycle leasedJobsShutdown(TargetLeaseAspect aspect, LeaseRenewalScheduler scheduler,
 			ObjectProvider<LeaseService> services, LeaseProperties properties) {
-		return new LeasedJobsShutdown(aspect, scheduler, service(services, properties),
-				properties.job().shutdownTimeout());
+		return aspect.shutdown(scheduler, service(services, properties), properties.getJob().shutdownTimeout());
 	}
 
 	static LeaseOwnerProvider servicePrincipal(LeaseProperties properties) {
-		LeaseOwner owner = new LeaseOwner(properties.servicePrincipal(), properties.clientId(),
-				properties.credentialId(), properties.effectiveServiceInstanceId());
+		LeaseProperties.Owner configured = properties.getOwner();
+		LeaseOwner owner = new LeaseOwner(configured.servicePrincipal(), configured.clientId(),
+				configured.credentialId(), configured.effectiveServiceInstanceId());
 		return () -> owner;
 	}
 

@@ -29,7 +29,7 @@ import io.starintel.lease.store.redis.RedisLeaseStore;
  * otherwise Redis when a {@code RedisConnectionFactory} exists. A user {@link LeaseStore} bean always wins.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
-@EnableConfigurationProperties({ LeaseProperties.class, LeaseLimitsProperties.class, LeaseRedisProperties.class })
+@EnableConfigurationProperties({ LeaseProperties.class, LeaseRedisProperties.class })
 public final class LeaseStoreAutoConfiguration {
 
 	/** Counter of store alerts, tagged {@code reason} and {@code operation}. */
@@ -39,8 +39,8 @@ public final class LeaseStoreAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	LeasePolicy leasePolicy(LeaseProperties properties, LeaseLimitsProperties limits) {
-		return properties.policy().withActiveLeaseLimits(limits.limits());
+	LeasePolicy leasePolicy(LeaseProperties properties) {
+		return properties.policy();
 	}
 
 	@Bean
@@ -100,7 +100,7 @@ public final class LeaseStoreAutoConfiguration {
 
 		/** The principal automatic failover recoveries are recorded under: the service's own. */
 		private static String recoveryPrincipal(LeaseProperties properties) {
-			String principal = properties.servicePrincipal();
+			String principal = properties.getOwner().servicePrincipal();
 			return (principal != null && !principal.isBlank()) ? principal : "starintel-lease";
 		}
 

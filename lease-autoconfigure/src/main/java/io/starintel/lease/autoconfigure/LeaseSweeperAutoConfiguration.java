@@ -1,6 +1,5 @@
 package io.starintel.lease.autoconfigure;
 
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -17,14 +16,12 @@ import org.springframework.context.annotation.Bean;
 
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.service.LeaseService;
-import io.starintel.lease.sweep.internal.ExpirySweeper;
-import io.starintel.lease.sweep.internal.SweepMetrics;
-import io.starintel.lease.sweep.SweepObserver;
+import io.starintel.lease.sweep.ExpirySweeper;
 
 /**
  * The expiry sweeper ({@code starintel.lease.sweeper.enabled}, default on): ends expired leases of the configured
- * program (and {@code additional-programs}) every {@code interval}, through the audited store of the
- * {@link LeaseService}, so each swept lease gets one {@code target_lease_expire} event; with its meters when a
+ * program (and {@code additional-programs}) every {@code interval}, through the {@link LeaseService} (over the
+ * audited store), so each swept lease gets one {@code target_lease_expire} event; with its meters when a
  * {@link MeterRegistry} exists. It starts with the context and stops first on shutdown, without waiting for a call
  * in flight. A user {@link ExpirySweeper} bean replaces it.
  */
@@ -39,21 +36,20 @@ public final class LeaseSweeperAutoConfiguration {
 	ExpirySweeper targetLeaseExpirySweeper(LeaseService service, LeaseProperties properties,
 			LeaseSweeperProperties sweeper, ObjectProvider<MeterRegistry> meters) {
 		List<ProgramScope> programs = new ArrayList<>();
-		programs.add(ProgramScope.of(properties.tenant(), properties.program()));
+		programs.add(ProgramScope.of(properties.getTenant(), properties.getProgram()));
 		for (ProgramScope scope : sweeper.additionalScopes()) {
 			if (!programs.contains(scope)) {
 				programs.add(scope);
 			}
 		}
-		MeterRegistry registry = meters.getIfAvailable();
-		SweepObserver observer = SweepObserver.NONE;
-		if (registry != null) {
-			SweepMetrics metrics = new SweepMetrics(registry);
-			programs.forEach(metrics::register);
-			observer = metrics;
-		}
-		return new ExpirySweeper(service.store(), programs, sweeper.interval(), sweeper.batchSize(),
-				sweeper.maxBatchesPerTick(), properties.operationTimeout(), observer, Clock.systemUTC());
+		ExpirySweeper.Builder builder = ExpirySweeper.builder(service)
+			.programs(programs)
+			.interval(sweeper.interval())
+			.batchSize(sweeper.batchSize())
+			.maxBatchesPerTick(sweeper.maxBatchesPerTick())
+			.callTimeout(properties.getRequest().timeout());
+		meters.ifAvailable(builder::meters);
+		return builder.build();
 	}
 
 	@Bean

@@ -10,7 +10,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 
-import io.starintel.lease.sweep.internal.LeaseLifecycleMetrics;
+import io.starintel.lease.audit.AuditSink;
+import io.starintel.lease.sweep.LeaseMeters;
 
 /**
  * Lease lifecycle counters (granted, renewed, released, revoked; tag {@code program}) fed by the audit events of the
@@ -23,10 +24,10 @@ import io.starintel.lease.sweep.internal.LeaseLifecycleMetrics;
 public final class LeaseTelemetryAutoConfiguration {
 
 	@Bean
-	@ConditionalOnMissingBean
-	LeaseLifecycleMetrics targetLeaseLifecycleMetrics(ObjectProvider<MeterRegistry> meters) {
+	@ConditionalOnMissingBean(name = "targetLeaseLifecycleMetrics")
+	AuditSink targetLeaseLifecycleMetrics(ObjectProvider<MeterRegistry> meters) {
 		MeterRegistry registry = meters.getIfAvailable();
-		return new LeaseLifecycleMetrics((registry != null) ? registry : new CompositeMeterRegistry());
+		return LeaseMeters.lifecycle((registry != null) ? registry : new CompositeMeterRegistry());
 	}
 
 }

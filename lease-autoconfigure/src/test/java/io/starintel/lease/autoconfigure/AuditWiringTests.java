@@ -15,16 +15,17 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.PayloadApplicationEvent;
 
+import io.starintel.lease.core.RenewRequest;
+import io.starintel.lease.core.ReleaseRequest;
+import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.store.DelegatingStore;
 import io.starintel.lease.audit.internal.AsyncAuditPipeline;
 import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.audit.internal.BlockedAuditSink;
-import io.starintel.lease.audit.internal.AuditingLeaseStore;
 import io.starintel.lease.autoconfigure.fence.FenceAutoConfiguration;
 import io.starintel.lease.autoconfigure.health.LeaseHealthAutoConfiguration;
-import io.starintel.lease.core.LeaseMetadata;
 import io.starintel.lease.core.LeaseOwner;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.LockIdentity;
@@ -49,7 +50,7 @@ class AuditWiringTests {
 		.withConfiguration(AutoConfigurations.of(LeaseStoreAutoConfiguration.class, LeaseAuditAutoConfiguration.class,
 				LeaseJobAutoConfiguration.class, LeaseHealthAutoConfiguration.class, FenceAutoConfiguration.class))
 		.withPropertyValues("starintel.lease.tenant=tenant-main", "starintel.lease.program=program-a",
-				"starintel.lease.service-principal=prn_test", "starintel.lease.store=memory");
+				"starintel.lease.owner.service-principal=prn_test", "starintel.lease.store=memory");
 
 	private static final LockIdentity IDENTITY = LockIdentity.of("tenant-main", "program-a", "starintel-target", "t1",
 			"usernamegen", "default", null);
@@ -57,8 +58,14 @@ class AuditWiringTests {
 	private static final LeaseOwner OWNER = new LeaseOwner("prn_test", "c", "k", "i");
 
 	private static LeaseResult acquire(LeaseService service) {
-		return service.acquire(IDENTITY, OWNER, Duration.ofSeconds(30), Duration.ofMinutes(5), "e", "j", "t",
-				LeaseMetadata.empty());
+		return service.acquire(AcquireRequest.builder(IDENTITY, OWNER)
+			.ttl(Duration.ofSeconds(30))
+			.maximumLifetime(Duration.ofMinutes(5))
+			.build(service.newId(), service.deadline()));
+	}
+
+	private static ReleaseRequest release(LeaseService service, LeaseResult acquired) {
+		return new ReleaseRequest(acquired.lease().handle(), service.newId(), service.deadline());
 	}
 
 	@Test
@@ -67,10 +74,9 @@ class AuditWiringTests {
 		this.runner.withBean(SimpleMeterRegistry.class, SimpleMeterRegistry::new)
 			.withBean(ApplicationListener.class, () -> collector(events)).run((context) -> {
 			LeaseService service = context.getBean(LeaseService.class);
-			assertThat(service.store()).isInstanceOf(AuditingLeaseStore.class);
 			LeaseResult acquired = acquire(service);
 			LeaseContext lease = new LeaseContext(acquired.lease());
-			service.release(acquired.lease().handle());
+			service.release(release(service, acquired));
 			FenceDecision decision = context.getBean(FenceGuard.class).authorize(lease);
 			assertThat(decision.outcome()).isEqualTo(FenceOutcome.LEASE_LOST);
 			await().atMost(Duration.ofSeconds(30))
@@ -106,7 +112,6 @@ class AuditWiringTests {
 			.withBean(AuditSink.class, () -> events::add)
 			.run((context) -> {
 				LeaseService service = context.getBean(LeaseService.class);
-				assertThat(service.store()).isInstanceOf(InMemoryLeaseStore.class);
 				assertThat(context).doesNotHaveBean(AsyncAuditPipeline.class);
 				assertThat(acquire(service).isSuccess()).isTrue();
 				assertThat(events).isEmpty();
@@ -121,8 +126,7 @@ class AuditWiringTests {
 			public boolean writesAdminAuditAtomically() {
 				return true;
 			}
-		}).run((context) -> assertThat(context.getBean(LeaseService.class).operations().writesAdminAuditAtomically())
-			.isTrue());
+		}).run((context) -> assertThat(context.getBean(LeaseStore.class).writesAdminAuditAtomically()).isTrue());
 	}
 
 	@Test
@@ -136,9 +140,10 @@ class AuditWiringTests {
 				long started = System.nanoTime();
 				LeaseResult acquired = acquire(service);
 				for (int i = 0; i < 20; i++) {
-					assertThat(service.renew(acquired.lease().handle()).isSuccess()).isTrue();
+					assertThat(service.renew(new RenewRequest(acquired.lease().handle(), service.newId(),
+							service.deadline())).isSuccess()).isTrue();
 				}
-				assertThat(service.release(acquired.lease().handle()).isSuccess()).isTrue();
+				assertThat(service.release(release(service, acquired)).isSuccess()).isTrue();
 				assertThat(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)).isLessThan(20);
 				AsyncAuditPipeline pipeline = context.getBean(AsyncAuditPipeline.class);
 				assertThat(pipeline.droppedCount()).isGreaterThanOrEqualTo(18);

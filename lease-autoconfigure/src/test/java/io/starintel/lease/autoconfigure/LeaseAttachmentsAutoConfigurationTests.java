@@ -10,6 +10,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import io.starintel.lease.core.AttachGetRequest;
 import io.starintel.lease.core.internal.AttachedKeys;
 import io.starintel.lease.core.AttachmentResult;
 import io.starintel.lease.core.LeasePolicy;
@@ -33,7 +34,7 @@ class LeaseAttachmentsAutoConfigurationTests {
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, LeaseStoreAutoConfiguration.class,
 				LeaseAuditAutoConfiguration.class, LeaseJobAutoConfiguration.class))
 		.withPropertyValues("starintel.lease.store=memory", "starintel.lease.tenant=tenant-main",
-				"starintel.lease.program=program-a", "starintel.lease.service-principal=prn_test");
+				"starintel.lease.program=program-a", "starintel.lease.owner.service-principal=prn_test");
 
 	@Test
 	void whenNothingIsSetThenThePolicyHasTheDefaultAttachedKeyBounds() {
@@ -70,8 +71,10 @@ class LeaseAttachmentsAutoConfigurationTests {
 			assertThat(results.get(5).names()).containsExactly("a", "b", "c");
 			assertThat(results.get(3).code()).isEqualTo(ResultCode.INVALID_LEASE_REQUEST);
 			assertThat(results.get(3).detail()).contains("attached_key");
-			AttachmentResult after = context.getBean(LeaseService.class)
-				.getAttached(ProgramScope.of("tenant-main", "program-a"), "a");
+			LeaseService service = context.getBean(LeaseService.class);
+			AttachmentResult after = service.getAttached(
+					new AttachGetRequest(ProgramScope.of("tenant-main", "program-a"), "a", service.newId(),
+							service.deadline()));
 			assertThat(after.code()).isEqualTo(ResultCode.LEASE_NOT_FOUND);
 			assertThat(after.reason()).isEqualTo(Reason.ATTACHMENT_NOT_FOUND);
 		});

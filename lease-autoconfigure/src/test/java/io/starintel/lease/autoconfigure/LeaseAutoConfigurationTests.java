@@ -41,7 +41,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 class LeaseAutoConfigurationTests {
 
 	private static final String[] REQUIRED = { "starintel.lease.tenant=tenant-main",
-			"starintel.lease.program=program-a", "starintel.lease.service-principal=prn_test" };
+			"starintel.lease.program=program-a", "starintel.lease.owner.service-principal=prn_test" };
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(LeaseStoreAutoConfiguration.class, LeaseAuditAutoConfiguration.class,
@@ -81,14 +81,16 @@ class LeaseAutoConfigurationTests {
 						}
 					})
 			.run((context) -> {
-				assertThat(context).hasSingleBean(io.starintel.lease.audit.internal.LogAuditSink.class)
+				assertThat(context).hasBean("targetLeaseLogAuditSink")
 					.hasSingleBean(io.starintel.lease.audit.spring.ApplicationEventAuditSink.class);
-				io.starintel.lease.core.LeaseResult result = context.getBean(LeaseService.class)
-					.acquire(io.starintel.lease.core.LockIdentity.of("tenant-main", "program-a", "starintel-target",
+				LeaseService service = context.getBean(LeaseService.class);
+				io.starintel.lease.core.LeaseResult result = service.acquire(io.starintel.lease.core.AcquireRequest
+					.builder(io.starintel.lease.core.LockIdentity.of("tenant-main", "program-a", "starintel-target",
 							"t1", "usernamegen", "default", null),
-							new io.starintel.lease.core.LeaseOwner("prn_test", "c", "k", "i"),
-							java.time.Duration.ofSeconds(30), java.time.Duration.ofMinutes(5), "e", "j", "t",
-							io.starintel.lease.core.LeaseMetadata.empty());
+							new io.starintel.lease.core.LeaseOwner("prn_test", "c", "k", "i"))
+					.ttl(java.time.Duration.ofSeconds(30))
+					.maximumLifetime(java.time.Duration.ofMinutes(5))
+					.build(service.newId(), service.deadline()));
 				assertThat(result.isSuccess()).isTrue();
 				// routine events go through the asynchronous audit pipeline
 				org.awaitility.Awaitility.await()
@@ -146,9 +148,17 @@ class LeaseAutoConfigurationTests {
 			.withBean(TaskDecorator.class, () -> (runnable) -> runnable)
 			.run((context) -> {
 				assertThat(context.getBean(LeaseStore.class)).isSameAs(store);
-				assertThat(context.getBean(LeaseService.class).store())
-					.isInstanceOfSatisfying(io.starintel.lease.audit.internal.AuditingLeaseStore.class,
-							(audited) -> assertThat(audited.delegate()).isSameAs(store));
+				// the service's requests reach the user's store (through the audit decorator)
+				LeaseService service = context.getBean(LeaseService.class);
+				io.starintel.lease.core.LockIdentity identity = io.starintel.lease.core.LockIdentity.of("tenant-main",
+						"program-a", "starintel-target", "t-user", "usernamegen", "default", null);
+				assertThat(service.acquire(io.starintel.lease.core.AcquireRequest
+					.builder(identity, owners.currentOwner())
+					.ttl(java.time.Duration.ofSeconds(30))
+					.maximumLifetime(java.time.Duration.ofMinutes(5))
+					.build(service.newId(), service.deadline())).isSuccess()).isTrue();
+				assertThat(store.inspect(io.starintel.lease.core.InspectRequest.byIdentity(identity, "correlation_1",
+						java.time.Instant.now().plusSeconds(5))).isSuccess()).isTrue();
 				assertThat(context.getBean(TargetResolver.class)).isSameAs(resolver);
 				assertThat(context.getBean(LeaseOwnerProvider.class)).isSameAs(owners);
 				assertThat(context).doesNotHaveBean(ContextPropagatingTaskDecorator.class);
@@ -211,7 +221,7 @@ class LeaseAutoConfigurationTests {
 
 	@Test
 	void whenSpringSecurityHasAnAuthenticatedPrincipalThenItOwnsTheLease() {
-		this.memory.withPropertyValues("starintel.lease.service-instance-id=instance_fixed").run((context) -> {
+		this.memory.withPropertyValues("starintel.lease.owner.service-instance-id=instance_fixed").run((context) -> {
 			TestingAuthenticationToken user = new TestingAuthenticationToken("prn_alice", "n/a", List.of());
 			user.setAuthenticated(true);
 			SecurityContextHolder.getContext().setAuthentication(user);
@@ -232,7 +242,7 @@ class LeaseAutoConfigurationTests {
 	void whenTenantIsMissingThenStartupFailsNamingTheProperty() {
 		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(LeaseStoreAutoConfiguration.class))
 			.withPropertyValues("starintel.lease.store=memory", "starintel.lease.program=program-a",
-					"starintel.lease.service-principal=prn_test")
+					"starintel.lease.owner.service-principal=prn_test")
 			.run((context) -> assertThat(context).hasFailed()
 				.getFailure()
 				.rootCause()
@@ -246,7 +256,7 @@ class LeaseAutoConfigurationTests {
 
 	@Test
 	void whenTtlBoundsAreInvertedThenStartupFailsNamingTheProperty() {
-		assertFailure("starintel.lease.minimum-ttl=10m", "starintel.lease.minimum-ttl");
+		assertFailure("starintel.lease.ttl.minimum=10m", "starintel.lease.ttl.minimum");
 	}
 
 	@Test
@@ -261,22 +271,22 @@ class LeaseAutoConfigurationTests {
 
 	@Test
 	void whenOperationTimeoutExceedsMaximumDeadlineThenStartupFailsNamingTheProperty() {
-		assertFailure("starintel.lease.operation-timeout=5m", "starintel.lease.operation-timeout");
+		assertFailure("starintel.lease.request.timeout=5m", "starintel.lease.request.timeout");
 	}
 
 	@Test
 	void whenServicePrincipalIsNotAnIdentifierThenStartupFailsNamingTheProperty() {
-		assertFailure("starintel.lease.service-principal=has space", "starintel.lease.service-principal");
+		assertFailure("starintel.lease.owner.service-principal=has space", "starintel.lease.owner.service-principal");
 	}
 
 	@Test
 	void whenListCursorSecretIsNotBase64Of16To32BytesThenStartupFailsNamingTheProperty() {
-		assertFailure("starintel.lease.list-cursor-secret=c2hvcnQ=", "starintel.lease.list-cursor-secret");
+		assertFailure("starintel.lease.list.cursor-secret=c2hvcnQ=", "starintel.lease.list.cursor-secret");
 	}
 
 	@Test
 	void whenInstancesShareTheListCursorSecretThenOneAcceptsTheOthersCursor() {
-		String secret = "starintel.lease.list-cursor-secret=MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
+		String secret = "starintel.lease.list.cursor-secret=MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
 		ListFilter filter = new ListFilter.ByProgram(ProgramScope.of("tenant-main", "program-a"));
 		this.memory.withPropertyValues(secret).run((first) -> this.memory.withPropertyValues(secret).run((second) -> {
 			String cursor = first.getBean(LeaseProperties.class).listCursors().encode("position-1", filter);

@@ -33,14 +33,14 @@ class LeaseConfigurationFailureAnalyzerTests {
 		SpringApplication application = new SpringApplication(App.class);
 		application.setWebApplicationType(WebApplicationType.NONE);
 		assertThatException().isThrownBy(() -> application.run("--starintel.lease.store=memory",
-				"--spring.main.banner-mode=off", "--starintel.lease.renewal-margin=20m"));
+				"--spring.main.banner-mode=off", "--starintel.lease.renewal.margin=20m"));
 		String out = output.toString();
 		assertThat(out.split("APPLICATION FAILED TO START", -1)).hasSize(2);
 		assertThat(out).contains("StarIntel target leases are not configured correctly (4 problems)")
 			.contains("starintel.lease.tenant must be set")
 			.contains("starintel.lease.program must be set")
-			.contains("starintel.lease.service-principal must be set")
-			.contains("starintel.lease.renewal-margin (20m) must be below starintel.lease.maximum-ttl (10m)")
+			.contains("starintel.lease.owner.service-principal must be set")
+			.contains("starintel.lease.renewal.margin (20m) must be below starintel.lease.ttl.maximum (10m)")
 			.contains("Action:")
 			.doesNotContain("\tat org.springframework");
 	}

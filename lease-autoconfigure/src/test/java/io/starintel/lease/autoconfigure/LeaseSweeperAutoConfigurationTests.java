@@ -12,13 +12,13 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.SmartLifecycle;
 
+import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.core.ActiveLeaseLimits;
 import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;
-import io.starintel.lease.sweep.internal.ExpirySweeper;
-import io.starintel.lease.sweep.internal.SweepMetrics;
-import io.starintel.lease.sweep.SweepObserver;
+import io.starintel.lease.sweep.ExpirySweeper;
+import io.starintel.lease.sweep.LeaseMeters;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -28,7 +28,7 @@ class LeaseSweeperAutoConfigurationTests {
 		.withConfiguration(AutoConfigurations.of(LeaseStoreAutoConfiguration.class, LeaseAuditAutoConfiguration.class,
 				LeaseSweeperAutoConfiguration.class))
 		.withPropertyValues("starintel.lease.tenant=tenant-main", "starintel.lease.program=program-a",
-				"starintel.lease.service-principal=prn_test", "starintel.lease.store=memory");
+				"starintel.lease.owner.service-principal=prn_test", "starintel.lease.store=memory");
 
 	@Test
 	void whenALeaseServiceExistsThenTheSweeperRunsWithTheContext() {
@@ -60,8 +60,11 @@ class LeaseSweeperAutoConfigurationTests {
 	@Test
 	void whenTheUserDeclaresASweeperThenOursBacksOff() {
 		this.runner.withBean("userSweeper", ExpirySweeper.class,
-				() -> new ExpirySweeper(new InMemoryLeaseStore(), List.of(ProgramScope.of("t", "p")),
-						Duration.ofSeconds(5), 10, 1, Duration.ofSeconds(1), SweepObserver.NONE, Clock.systemUTC()))
+				() -> ExpirySweeper
+					.builder(new LeaseService(new InMemoryLeaseStore(), Clock.systemUTC(), Duration.ofSeconds(5), null,
+							null))
+					.programs(List.of(ProgramScope.of("t", "p")))
+					.build())
 			.run((context) -> assertThat(context).hasSingleBean(ExpirySweeper.class).hasBean("userSweeper"));
 	}
 
@@ -71,8 +74,8 @@ class LeaseSweeperAutoConfigurationTests {
 			.withPropertyValues("starintel.lease.sweeper.additional-programs=tenant-b/program-b")
 			.run((context) -> {
 				MeterRegistry registry = context.getBean(MeterRegistry.class);
-				assertThat(registry.get(SweepMetrics.ACTIVE).tag("program", "program-a").gauge()).isNotNull();
-				assertThat(registry.get(SweepMetrics.ACTIVE).tag("program", "program-b").gauge()).isNotNull();
+				assertThat(registry.get(LeaseMeters.ACTIVE).tag("program", "program-a").gauge()).isNotNull();
+				assertThat(registry.get(LeaseMeters.ACTIVE).tag("program", "program-b").gauge()).isNotNull();
 			});
 	}
 

@@ -12,13 +12,12 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import io.starintel.lease.core.LeaseConfigurationException;
 import io.starintel.lease.job.internal.LeaseDurationFormat;
-import io.starintel.lease.job.internal.TargetLeasedVerifier;
 import io.starintel.lease.job.TargetLeased;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Start-up checks of {@code @TargetLeased} methods ({@link TargetLeasedVerifier}): every misuse case fails start-up
+ * Start-up checks of {@code @TargetLeased} methods ({@code TargetLeaseAspect.startupChecks}): every misuse case fails start-up
  * with a message naming the bean, the method and the reason; durations are parsed strictly and checked against the
  * policy with the parsed value, the bounds and the properties that set them; {@code starintel.lease.job.misuse=warn}
  * starts with one WARN per method instead.
@@ -30,7 +29,7 @@ class TargetLeasedStartupTests {
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, LeaseStoreAutoConfiguration.class,
 				LeaseAuditAutoConfiguration.class, LeaseJobAutoConfiguration.class))
 		.withPropertyValues("starintel.lease.store=memory", "starintel.lease.tenant=tenant-main",
-				"starintel.lease.program=program-a", "starintel.lease.service-principal=prn_test");
+				"starintel.lease.program=program-a", "starintel.lease.owner.service-principal=prn_test");
 
 	static class PrivateJob {
 
@@ -190,14 +189,14 @@ class TargetLeasedStartupTests {
 		this.runner.withBean("longTtlJob", LongTtlJob.class)
 			.run((context) -> assertThat(failure(context.getStartupFailure())).contains(
 					"bean 'longTtlJob' method LongTtlJob.run @TargetLeased(ttl = \"20m\") parsed as 20m must satisfy "
-							+ "starintel.lease.minimum-ttl (1s) < ttl <= starintel.lease.maximum-ttl (10m)"));
+							+ "starintel.lease.ttl.minimum (1s) < ttl <= starintel.lease.ttl.maximum (10m)"));
 	}
 
 	@Test
 	void whenWaitForExceedsMaximumWaitThenStartupFailsNamingTheProperty() {
 		this.runner.withBean("longWaitJob", LongWaitJob.class)
 			.run((context) -> assertThat(failure(context.getStartupFailure()))
-				.contains("@TargetLeased(waitFor = \"2m\") parsed as 2m must not exceed starintel.lease.maximum-wait "
+				.contains("@TargetLeased(waitFor = \"2m\") parsed as 2m must not exceed starintel.lease.request.maximum-wait "
 						+ "(30s)"));
 	}
 

@@ -13,6 +13,7 @@ import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.SmartLifecycle;
 
 import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;
 import io.starintel.lease.autoconfigure.LeaseJobAutoConfiguration;
@@ -21,14 +22,14 @@ import io.starintel.lease.core.InspectRequest;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.store.LeaseStore;
-import io.starintel.lease.job.internal.LeasedJobsShutdown;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * {@link LeasedJobsShutdown}: closing a context mid-job cancels the job, releases its lease (observed in the store)
- * well within the shutdown timeout, logs the release, and refuses new leased work.
+ * The bounded shutdown of leased jobs (bean {@code leasedJobsShutdown}): closing a context mid-job cancels the job,
+ * releases its lease (observed in the store) well within the shutdown timeout, logs the release, and refuses new
+ * leased work.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class LeasedJobsShutdownTests {
@@ -37,8 +38,8 @@ class LeasedJobsShutdownTests {
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, LeaseStoreAutoConfiguration.class,
 				LeaseAuditAutoConfiguration.class, LeaseJobAutoConfiguration.class))
 		.withPropertyValues("starintel.lease.store=memory", "starintel.lease.tenant=tenant-main",
-				"starintel.lease.program=program-a", "starintel.lease.service-principal=prn_test",
-				"starintel.lease.minimum-ttl=100ms", "starintel.lease.renewal-margin=100ms")
+				"starintel.lease.program=program-a", "starintel.lease.owner.service-principal=prn_test",
+				"starintel.lease.ttl.minimum=100ms", "starintel.lease.renewal.margin=100ms")
 		.withBean(JobState.class)
 		.withBean(LeasedJobs.class);
 
@@ -74,7 +75,7 @@ class LeasedJobsShutdownTests {
 
 	@Test
 	void whenJobIgnoresCancellationThenShutdownReleasesItsLeaseWithinTheTimeout(CapturedOutput output) {
-		this.runner.withPropertyValues("starintel.lease.cancellation=none", "starintel.lease.job.shutdown-timeout=2s")
+		this.runner.withPropertyValues("starintel.lease.job.cancellation=none", "starintel.lease.job.shutdown-timeout=2s")
 			.run((context) -> {
 				LeasedJobs jobs = context.getBean(LeasedJobs.class);
 				JobState state = context.getBean(JobState.class);
@@ -97,7 +98,7 @@ class LeasedJobsShutdownTests {
 	void whenStoppedThenNewLeasedWorkDoesNotRun() {
 		this.runner.run((context) -> {
 			LeasedJobs jobs = context.getBean(LeasedJobs.class);
-			context.getBean(LeasedJobsShutdown.class).stop();
+			context.getBean("leasedJobsShutdown", SmartLifecycle.class).stop();
 			assertThat(jobs.process("target_s3")).isNull();
 			assertThatThrownBy(() -> jobs.processOrThrow("target_s3")).isInstanceOf(LeaseAcquisitionException.class)
 				.hasMessageContaining("shutting down");

@@ -59,8 +59,8 @@ class TargetLeaseAspectTests {
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, LeaseStoreAutoConfiguration.class,
 				io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration.class, LeaseJobAutoConfiguration.class))
 		.withPropertyValues("starintel.lease.store=memory", "starintel.lease.tenant=tenant-main",
-				"starintel.lease.program=program-a", "starintel.lease.service-principal=prn_test",
-				"starintel.lease.minimum-ttl=100ms", "starintel.lease.renewal-margin=100ms")
+				"starintel.lease.program=program-a", "starintel.lease.owner.service-principal=prn_test",
+				"starintel.lease.ttl.minimum=100ms", "starintel.lease.renewal.margin=100ms")
 		.withUserConfiguration(Jobs.class);
 
 	@Configuration(proxyBeanMethods = false)
@@ -136,10 +136,13 @@ class TargetLeaseAspectTests {
 
 	/** Holds the target's lease as another owner, through the service. */
 	private static LeaseResult holdElsewhere(AssertableApplicationContext context, String target) {
-		return context.getBean(LeaseService.class)
-			.acquire(identity(target), new io.starintel.lease.core.LeaseOwner("prn_other", "client_other", "key_other",
-					"instance_other"), Duration.ofSeconds(30), Duration.ofMinutes(1), "execution_x", "job_x",
-					"trace_x", null);
+		LeaseService service = context.getBean(LeaseService.class);
+		return service.acquire(io.starintel.lease.core.AcquireRequest
+			.builder(identity(target), new io.starintel.lease.core.LeaseOwner("prn_other", "client_other", "key_other",
+					"instance_other"))
+			.ttl(Duration.ofSeconds(30))
+			.maximumLifetime(Duration.ofMinutes(1))
+			.build(service.newId(), service.deadline()));
 	}
 
 	@Test
@@ -197,7 +200,8 @@ class TargetLeaseAspectTests {
 			await().atMost(Duration.ofSeconds(5))
 				.until(() -> context.getBean(MeterRegistry.class)
 					.find(LeaseService.OPERATION_TIMER).tag("code", "lease_conflict").timer() != null);
-			assertThat(service.release(other.lease().handle()).code()).isEqualTo(ResultCode.LEASE_RELEASED);
+			assertThat(service.release(new io.starintel.lease.core.ReleaseRequest(other.lease().handle(), service.newId(),
+					service.deadline())).code()).isEqualTo(ResultCode.LEASE_RELEASED);
 			assertThat(waiting.get(5, TimeUnit.SECONDS)).isEqualTo("ran");
 		});
 	}
@@ -312,7 +316,7 @@ class TargetLeaseAspectTests {
 
 	@Test
 	void whenCancellationIsNoneThenTheThreadIsNotInterruptedButTheContextReadsLost() {
-		this.runner.withPropertyValues("starintel.lease.cancellation=none").run((context) -> {
+		this.runner.withPropertyValues("starintel.lease.job.cancellation=none").run((context) -> {
 			LeasedJobs jobs = jobs(context);
 			CompletableFuture<Void> job = CompletableFuture.runAsync(() -> jobs.holdPastLifetime("target_13"));
 			assertThat(state(context).started.await(5, TimeUnit.SECONDS)).isTrue();

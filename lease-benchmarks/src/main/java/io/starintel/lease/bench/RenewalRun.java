@@ -95,7 +95,7 @@ public final class RenewalRun {
 			double idlePerSecond = (server.snapshot().cpuSeconds() - idleBefore.cpuSeconds())
 					/ ((System.nanoTime() - idleStart) / 1e9);
 			HeldLeases held = context.getBean(HeldLeases.class);
-			MeterRegistry meters = context.getBean(LeaseService.class).meters();
+			MeterRegistry meters = context.getBean(MeterRegistry.class);
 			AtomicLong lost = context.getBean(RenewalApplication.class).lost;
 			List<CompletableFuture<Void>> ends = new ArrayList<>(leases);
 			List<CompletableFuture<?>> jobs = new ArrayList<>(leases);

@@ -89,7 +89,7 @@ final class StarterLibrary implements LockLibrary {
 		properties.put("spring.data.redis.port", redis.port());
 		properties.put("starintel.lease.tenant", TENANT);
 		properties.put("starintel.lease.program", cell);
-		properties.put("starintel.lease.service-principal", "prn_bench");
+		properties.put("starintel.lease.owner.service-principal", "prn_bench");
 		properties.put("logging.file.name",
 				Path.of(System.getProperty("bench.out", "target/bench"), "logs", cell + ".log").toString());
 		properties.put("logging.threshold.console", "WARN");
@@ -135,13 +135,17 @@ final class StarterLibrary implements LockLibrary {
 
 	private static LockCycle auditedCycle(LeaseService service, LockIdentity identity, LeaseOwner owner) {
 		return () -> {
-			LeaseResult acquired = service.acquire(identity, owner, TTL, MAXIMUM_LIFETIME, "execution_1", "job_1",
-					"trace_1", LeaseMetadata.empty());
+			LeaseResult acquired = service.acquire(AcquireRequest.builder(identity, owner)
+				.ttl(TTL)
+				.maximumLifetime(MAXIMUM_LIFETIME)
+				.execution("execution_1", "job_1", "trace_1")
+				.build(service.newId(), service.deadline()));
 			if (acquired.code() == ResultCode.LEASE_CONFLICT) {
 				return false;
 			}
 			expect(acquired, ResultCode.LEASE_ACQUIRED);
-			expect(service.release(acquired.lease().handle()), ResultCode.LEASE_RELEASED);
+			expect(service.release(new ReleaseRequest(acquired.lease().handle(), service.newId(), service.deadline())),
+					ResultCode.LEASE_RELEASED);
 			return true;
 		};
 	}

@@ -13,6 +13,14 @@ import io.starintel.lease.audit.internal.AuditWriteException;
 public interface AuditSink {
 
 	/**
+	 * The structured log sink: one {@code key=value} line per event on logger {@code io.starintel.lease.audit}
+	 * (INFO), never a raw key or credential; not durable (the auto-configuration's default sink).
+	 */
+	static AuditSink log() {
+		return new LogAuditSink();
+	}
+
+	/**
 	 * Records one event.
 	 * @throws AuditWriteException only from a durable sink, when the event was not persisted
 	 */

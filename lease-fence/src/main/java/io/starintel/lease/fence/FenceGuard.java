@@ -17,8 +17,8 @@ import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.store.LeaseStore;
 
 /**
- * Authorizes one fenced commit: exactly one {@link LeaseStore#authorizeCommit} call (one script at backend time)
- * with a fresh correlation id and a short deadline.
+ * Authorizes one fenced commit: exactly one {@link LeaseStore#authorizeCommit} call (one script at backend time),
+ * directly or through the lease service ({@link CommitAuthorizer}), with a fresh correlation id and a short deadline.
  *
  * <p>Contract (fenced writes): the exact lease id, owner, service instance and fencing token must be the active,
  * unexpired record at backend time, and the token must not be below the identity's durable high-water mark, which
@@ -33,7 +33,7 @@ public final class FenceGuard {
 
 	private static final Logger logger = LoggerFactory.getLogger(FenceGuard.class);
 
-	private final LeaseStore store;
+	private final CommitAuthorizer authorizer;
 
 	private final Duration timeout;
 
@@ -46,7 +46,15 @@ public final class FenceGuard {
 
 	/** A guard whose authorizations carry a deadline of {@code timeout} from the caller's clock. */
 	public FenceGuard(LeaseStore store, Duration timeout, Clock clock) {
-		this.store = Objects.requireNonNull(store, "store");
+		this(Objects.requireNonNull(store, "store")::authorizeCommit, timeout, clock);
+	}
+
+	/**
+	 * A guard over an authorizer (the auto-configuration passes the lease service's {@code authorizeCommit}), whose
+	 * authorizations carry a deadline of {@code timeout} from the caller's clock.
+	 */
+	public FenceGuard(CommitAuthorizer authorizer, Duration timeout, Clock clock) {
+		this.authorizer = Objects.requireNonNull(authorizer, "authorizer");
 		if (timeout.isNegative() || timeout.isZero()) {
 			throw new IllegalArgumentException("timeout must be positive");
 		}
@@ -78,7 +86,7 @@ public final class FenceGuard {
 		Instant deadlineAt = this.clock.instant().plus(this.timeout);
 		LeaseResult result;
 		try {
-			result = this.store.authorizeCommit(new CommitRequest(context.handle(), correlationId, deadlineAt));
+			result = this.authorizer.authorizeCommit(new CommitRequest(context.handle(), correlationId, deadlineAt));
 		}
 		catch (RuntimeException ex) {
 			// never let a backend exception (or its message) cross the fence boundary

@@ -62,7 +62,7 @@ public @interface TargetLeased {
 
 	/**
 	 * Bounded wait for a conflicting lease to go away, e.g. {@code 2s}; {@code 0s} (default) is non-blocking.
-	 * Retries use jittered backoff and are capped by {@code starintel.lease.maximum-wait}.
+	 * Retries use jittered backoff and are capped by {@code starintel.lease.request.maximum-wait}.
 	 */
 	String waitFor() default "0s";
 

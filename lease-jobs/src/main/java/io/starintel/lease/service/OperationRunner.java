@@ -40,10 +40,6 @@ final class OperationRunner {
 		this.observations = observations;
 	}
 
-	MeterRegistry meters() {
-		return this.meters;
-	}
-
 	/** A timed and observed call; a store that throws answers {@code whenThrown}. */
 	LeaseResult observed(String operation, ResultCode whenThrown, Supplier<LeaseResult> call) {
 		Observation observation = start(operation);

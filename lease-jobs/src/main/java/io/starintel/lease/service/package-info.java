@@ -1,5 +1,5 @@
 /**
- * The lease service: requests, deadlines, metrics and observations around a LeaseStore.
+ * The lease service: the one operations facade (typed results, metrics, observations) over the audited LeaseStore.
  */
 @NullMarked
 package io.starintel.lease.service;

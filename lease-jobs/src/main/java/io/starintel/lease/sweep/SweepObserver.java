@@ -2,7 +2,6 @@ package io.starintel.lease.sweep;
 
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.core.SweepResult;
-import io.starintel.lease.sweep.internal.ExpirySweeper;
 
 /**
  * Receives what each tick of the {@link ExpirySweeper} did for one program (telemetry); must not block.

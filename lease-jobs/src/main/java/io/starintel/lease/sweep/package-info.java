@@ -1,6 +1,7 @@
 /**
- * The expiry sweeper's observer: what each tick did for one program (the sweeper itself is in
- * {@code sweep.internal}).
+ * The expiry sweeper ({@link io.starintel.lease.sweep.ExpirySweeper}, built with its builder), its observer, and the
+ * lease telemetry in Micrometer ({@link io.starintel.lease.sweep.LeaseMeters}); the meters themselves are
+ * package-private.
  */
 @NullMarked
 package io.starintel.lease.sweep;

@@ -77,7 +77,7 @@ public final class AspectOverheadHarness {
 		// -Dbench.audit=true: the jobs' store as the auto-configuration wires it (audited to the default sinks)
 		io.starintel.lease.store.LeaseStore serviceStore = Boolean.getBoolean("bench.audit")
 				? new io.starintel.lease.audit.internal.AuditingLeaseStore(store,
-						java.util.List.of(new io.starintel.lease.audit.internal.LogAuditSink(),
+						java.util.List.of(io.starintel.lease.audit.AuditSink.log(),
 								new io.starintel.lease.audit.spring.ApplicationEventAuditSink((event) -> {
 								})),
 						Clock.systemUTC(), true)
@@ -129,9 +129,13 @@ public final class AspectOverheadHarness {
 
 	private static void serviceCycle(LeaseService service, LeaseOwner owner,
 			io.starintel.lease.core.LockIdentity identity) {
-		LeaseResult acquired = service.acquire(identity, owner, Duration.ofSeconds(30), Duration.ofMinutes(5),
-				"execution_bench", "job_bench", "trace_bench", null);
-		service.release(acquired.lease().handle());
+		LeaseResult acquired = service.acquire(io.starintel.lease.core.AcquireRequest.builder(identity, owner)
+			.ttl(Duration.ofSeconds(30))
+			.maximumLifetime(Duration.ofMinutes(5))
+			.execution("execution_bench", "job_bench", "trace_bench")
+			.build(service.newId(), service.deadline()));
+		service.release(new io.starintel.lease.core.ReleaseRequest(acquired.lease().handle(), service.newId(),
+				service.deadline()));
 	}
 
 	private static long[] run(Target proxied, CountingStore store, int calls) {

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 
 import io.starintel.lease.store.DelegatingStore;
 import io.starintel.lease.context.LeaseContext;
+import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.LeaseOwner;
 import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.LeaseResult;
@@ -59,8 +60,11 @@ class LeaseRenewalSchedulerTests {
 	}
 
 	private static LeaseContext acquire(LeaseService service, Duration ttl) {
-		LeaseResult result = service.acquire(IDENTITY, new LeaseOwner("prn_a", "client_a", "key_a", "instance_a"), ttl,
-				Duration.ofMinutes(1), "execution_1", "job_1", "trace_1", null);
+		LeaseResult result = service
+			.acquire(AcquireRequest.builder(IDENTITY, new LeaseOwner("prn_a", "client_a", "key_a", "instance_a"))
+				.ttl(ttl)
+				.maximumLifetime(Duration.ofMinutes(1))
+				.build(service.newId(), service.deadline()));
 		assertThat(result.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
 		return new LeaseContext(result.lease());
 	}

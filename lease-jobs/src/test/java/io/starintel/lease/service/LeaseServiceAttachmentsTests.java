@@ -6,6 +6,10 @@ import java.time.Duration;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
+import io.starintel.lease.core.AcquireRequest;
+import io.starintel.lease.core.AttachDeleteRequest;
+import io.starintel.lease.core.AttachGetRequest;
+import io.starintel.lease.core.AttachListRequest;
 import io.starintel.lease.core.AttachPutRequest;
 import io.starintel.lease.core.AttachmentResult;
 import io.starintel.lease.core.LeaseOwner;
@@ -18,7 +22,7 @@ import io.starintel.lease.store.memory.InMemoryLeaseStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The facade's attached-key calls: typed results only, timed by operation and code, bound by the lease context. */
+/** The facade's attached-key calls: typed results only, timed by operation and code. */
 class LeaseServiceAttachmentsTests {
 
 	private static final LockIdentity IDENTITY = LockIdentity.of("tenant-main", "program-a", "starintel-target",
@@ -31,21 +35,28 @@ class LeaseServiceAttachmentsTests {
 	}
 
 	private LeaseRecord acquire(LeaseService service) {
-		return service.acquire(IDENTITY, new LeaseOwner("prn_a", "client_a", "key_a", "instance_a"),
-				Duration.ofSeconds(30), Duration.ofMinutes(5), "execution_1", "job_1", "trace_1", null).lease();
+		return service.acquire(AcquireRequest.builder(IDENTITY, new LeaseOwner("prn_a", "client_a", "key_a", "instance_a"))
+			.ttl(Duration.ofSeconds(30))
+			.maximumLifetime(Duration.ofMinutes(5))
+			.build(service.newId(), service.deadline())).lease();
 	}
 
 	@Test
-	void putGetListDeleteThroughTheFacadeAndTheContext() {
+	void putGetListDeleteThroughTheFacade() {
 		LeaseService service = service(new InMemoryLeaseStore());
 		LeaseRecord lease = acquire(service);
-		LeaseContext.Attachments keys = new LeaseContext(lease, service).attachments();
-		assertThat(keys.put("progress", "1").code()).isEqualTo(ResultCode.ATTACHMENT_STORED);
-		assertThat(service.getAttached(IDENTITY.scope(), "progress").value()).isEqualTo("1");
-		assertThat(keys.get("progress").leaseId()).isEqualTo(lease.leaseId());
-		assertThat(keys.list().names()).containsExactly("progress");
-		assertThat(keys.delete("progress").code()).isEqualTo(ResultCode.ATTACHMENT_DELETED);
-		assertThat(service.listAttached(IDENTITY.scope(), lease.leaseId()).names()).isEmpty();
+		assertThat(service.putAttached(new AttachPutRequest(lease.handle(), "progress", "1", service.newId(),
+				service.deadline())).code()).isEqualTo(ResultCode.ATTACHMENT_STORED);
+		AttachmentResult read = service
+			.getAttached(new AttachGetRequest(IDENTITY.scope(), "progress", service.newId(), service.deadline()));
+		assertThat(read.value()).isEqualTo("1");
+		assertThat(read.leaseId()).isEqualTo(lease.leaseId());
+		assertThat(service.listAttached(new AttachListRequest(IDENTITY.scope(), lease.leaseId(), service.newId(),
+				service.deadline())).names()).containsExactly("progress");
+		assertThat(service.deleteAttached(new AttachDeleteRequest(lease.handle(), "progress", service.newId(),
+				service.deadline())).code()).isEqualTo(ResultCode.ATTACHMENT_DELETED);
+		assertThat(service.listAttached(new AttachListRequest(IDENTITY.scope(), lease.leaseId(), service.newId(),
+				service.deadline())).names()).isEmpty();
 		assertThat(this.meters.get(LeaseService.OPERATION_TIMER).tag("operation", "attach_put")
 			.tag("code", "attachment_stored").timer().count()).isEqualTo(1);
 	}
@@ -61,14 +72,10 @@ class LeaseServiceAttachmentsTests {
 
 		});
 		LeaseRecord lease = acquire(broken);
-		AttachmentResult invalid = broken.putAttached(lease.handle(), "*", "v");
-		assertThat(invalid.code()).isEqualTo(ResultCode.INVALID_LEASE_REQUEST);
-		assertThat(invalid.detail()).contains("attached_key");
-		AttachmentResult unknown = broken.putAttached(lease.handle(), "k", "v");
+		AttachmentResult unknown = broken
+			.putAttached(new AttachPutRequest(lease.handle(), "k", "v", broken.newId(), broken.deadline()));
 		assertThat(unknown.code()).isEqualTo(ResultCode.LEASE_OUTCOME_UNKNOWN);
 		assertThat(unknown.detail()).isNull();
-		assertThat(broken.operations().putAttached(new AttachPutRequest(lease.handle(), "k", "v", "request_1",
-				java.time.Instant.now().plusSeconds(5))).code()).isEqualTo(ResultCode.LEASE_OUTCOME_UNKNOWN);
 	}
 
 	@Test

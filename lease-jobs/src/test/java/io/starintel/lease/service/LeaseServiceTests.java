@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.InspectRequest;
+import io.starintel.lease.core.InvalidLeaseRequestException;
 import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.LeaseOwner;
@@ -21,12 +22,14 @@ import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.RenewRequest;
+import io.starintel.lease.core.ResolveRequest;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.store.DelegatingStore;
 import io.starintel.lease.store.OffsetClock;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** {@link LeaseService}: typed results only, metrics and observations tagged by operation and code. */
 class LeaseServiceTests {
@@ -62,9 +65,20 @@ class LeaseServiceTests {
 		return new LeaseService(store, Clock.systemUTC(), Duration.ofSeconds(5), this.meters, this.observations);
 	}
 
-	private LeaseResult acquire(LeaseService service) {
-		return service.acquire(IDENTITY, OWNER, Duration.ofSeconds(30), Duration.ofMinutes(5), "execution_1", "job_1",
-				"trace_1", null);
+	private static AcquireRequest.Builder request() {
+		return AcquireRequest.builder(IDENTITY, OWNER).ttl(Duration.ofSeconds(30)).maximumLifetime(Duration.ofMinutes(5));
+	}
+
+	private static LeaseResult acquire(LeaseService service) {
+		return service.acquire(request().build(service.newId(), service.deadline()));
+	}
+
+	private static RenewRequest renewal(LeaseService service, LeaseRecord lease) {
+		return new RenewRequest(lease.handle(), service.newId(), service.deadline());
+	}
+
+	private static ReleaseRequest release(LeaseService service, LeaseRecord lease) {
+		return new ReleaseRequest(lease.handle(), service.newId(), service.deadline());
 	}
 
 	@Test
@@ -73,8 +87,8 @@ class LeaseServiceTests {
 		LeaseResult acquired = acquire(service);
 		assertThat(acquired.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
 		assertThat(acquire(service).code()).isEqualTo(ResultCode.LEASE_CONFLICT);
-		assertThat(service.renew(acquired.lease().handle()).code()).isEqualTo(ResultCode.LEASE_RENEWED);
-		assertThat(service.release(acquired.lease().handle()).code()).isEqualTo(ResultCode.LEASE_RELEASED);
+		assertThat(service.renew(renewal(service, acquired.lease())).code()).isEqualTo(ResultCode.LEASE_RENEWED);
+		assertThat(service.release(release(service, acquired.lease())).code()).isEqualTo(ResultCode.LEASE_RELEASED);
 		assertThat(this.meters.get(LeaseService.OPERATION_TIMER).tag("operation", "acquire")
 			.tag("code", "lease_conflict").timer().count()).isEqualTo(1);
 		assertThat(this.observed).hasSize(4);
@@ -88,8 +102,7 @@ class LeaseServiceTests {
 
 	/**
 	 * Contract: a failure after submission is outcome-unknown (resolve by request id): a store that throws on a
-	 * mutation may have committed it. Reads that throw are backend-unavailable. Both through the job API and the
-	 * operations view (the worker API, the fence guard, the admin endpoint).
+	 * mutation may have committed it. Reads that throw are backend-unavailable.
 	 */
 	@Test
 	void aStoreThatThrowsOnAMutationIsAnsweredOutcomeUnknownAndOnAReadBackendUnavailable() {
@@ -118,27 +131,36 @@ class LeaseServiceTests {
 		LeaseResult result = acquire(service);
 		assertThat(result.code()).isEqualTo(ResultCode.LEASE_OUTCOME_UNKNOWN);
 		assertThat(result.reason()).isEqualTo(Reason.BACKEND_UNREACHABLE);
-		assertThat(service.renew(held.handle()).code()).isEqualTo(ResultCode.LEASE_OUTCOME_UNKNOWN);
-		assertThat(service.release(held.handle()).code()).isEqualTo(ResultCode.LEASE_OUTCOME_UNKNOWN);
-		assertThat(service.operations()
-			.renew(new RenewRequest(held.handle(), "request_r1", Instant.now().plusSeconds(5))).code())
-			.isEqualTo(ResultCode.LEASE_OUTCOME_UNKNOWN);
-		assertThat(service.operations()
-			.release(new ReleaseRequest(held.handle(), "request_r2", Instant.now().plusSeconds(5))).code())
-			.isEqualTo(ResultCode.LEASE_OUTCOME_UNKNOWN);
-		assertThat(service.inspect(IDENTITY).code()).isEqualTo(ResultCode.LEASE_BACKEND_UNAVAILABLE);
+		assertThat(service.renew(renewal(service, held)).code()).isEqualTo(ResultCode.LEASE_OUTCOME_UNKNOWN);
+		assertThat(service.release(release(service, held)).code()).isEqualTo(ResultCode.LEASE_OUTCOME_UNKNOWN);
+		assertThat(service.renewAll(List.of(renewal(service, held), renewal(service, held))))
+			.extracting(LeaseResult::code)
+			.containsExactly(ResultCode.LEASE_OUTCOME_UNKNOWN, ResultCode.LEASE_OUTCOME_UNKNOWN);
+		assertThat(service.inspect(InspectRequest.byIdentity(IDENTITY, service.newId(), service.deadline())).code())
+			.isEqualTo(ResultCode.LEASE_BACKEND_UNAVAILABLE);
 	}
 
+	/** The request records refuse invalid input when built; a store that throws on invalid input is typed. */
 	@Test
 	void invalidInputIsAnsweredInvalidRequestNamingTheField() {
-		LeaseResult result = service(new InMemoryLeaseStore()).acquire(IDENTITY, OWNER, Duration.ofSeconds(30),
-				Duration.ofMinutes(5), "not valid!", "job_1", "trace_1", null);
+		assertThatThrownBy(() -> request().execution("not valid!", "job_1", "trace_1").build("request_1",
+				Instant.now().plusSeconds(5)))
+			.isInstanceOf(InvalidLeaseRequestException.class)
+			.hasMessageContaining("execution_id");
+		LeaseService service = service(new DelegatingStore() {
+			@Override
+			public LeaseResult acquire(AcquireRequest request) {
+				throw new InvalidLeaseRequestException("metadata", "too large");
+			}
+		});
+		LeaseResult result = acquire(service);
 		assertThat(result.code()).isEqualTo(ResultCode.INVALID_LEASE_REQUEST);
-		assertThat(result.detail()).contains("execution_id");
+		assertThat(result.detail()).contains("metadata");
 	}
 
+	/** One request, one result: the service does not resolve (the job's acquirer does; the worker's client does). */
 	@Test
-	void anOutcomeUnknownAcquireIsResolvedByRequestId() {
+	void anOutcomeUnknownAcquireIsAnsweredAsTheStoreAnswered() {
 		LeaseService service = service(new DelegatingStore() {
 			@Override
 			public LeaseResult acquire(AcquireRequest request) {
@@ -146,9 +168,11 @@ class LeaseServiceTests {
 				return LeaseResult.failure(ResultCode.LEASE_OUTCOME_UNKNOWN, Reason.REPLY_LOST, null);
 			}
 		});
-		LeaseResult result = acquire(service);
-		assertThat(result.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
-		assertThat(result.lease()).isNotNull();
+		AcquireRequest request = request().build(service.newId(), service.deadline());
+		assertThat(service.acquire(request).code()).isEqualTo(ResultCode.LEASE_OUTCOME_UNKNOWN);
+		LeaseResult resolved = service.resolve(ResolveRequest.of(request, service.deadline()));
+		assertThat(resolved.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
+		assertThat(resolved.lease()).isNotNull();
 	}
 
 	@Test
@@ -163,7 +187,7 @@ class LeaseServiceTests {
 				return memory.renew(request);
 			}
 		}, clock, Duration.ofSeconds(5), this.meters, this.observations);
-		LeaseResult renewed = service.renew(acquired.lease().handle());
+		LeaseResult renewed = service.renew(renewal(service, acquired.lease()));
 		assertThat(renewed.code()).isEqualTo(ResultCode.LEASE_OUTCOME_UNKNOWN);
 		assertThat(renewed.reason()).isEqualTo(Reason.REPLY_LOST);
 	}

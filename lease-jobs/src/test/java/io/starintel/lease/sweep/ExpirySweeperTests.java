@@ -1,5 +1,6 @@
 package io.starintel.lease.sweep;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -32,11 +33,10 @@ import io.starintel.lease.core.ResolveRequest;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.core.SweepRequest;
 import io.starintel.lease.core.SweepResult;
+import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.LeaseStore;
 import io.starintel.lease.store.OffsetClock;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;
-import io.starintel.lease.sweep.internal.ExpirySweeper;
-import io.starintel.lease.sweep.internal.SweepMetrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -64,8 +64,14 @@ class ExpirySweeperTests {
 	}
 
 	private ExpirySweeper sweeper(LeaseStore store, Duration interval, int batch, int maxBatches) {
-		return new ExpirySweeper(store, List.of(SCOPE), interval, batch, maxBatches, Duration.ofSeconds(5),
-				(scope, tick) -> this.ticks.add(tick), new OffsetClock(this.offset));
+		return ExpirySweeper.builder(new LeaseService(store, Clock.systemUTC(), Duration.ofSeconds(5), null, null))
+			.programs(List.of(SCOPE))
+			.interval(interval)
+			.batchSize(batch)
+			.maxBatchesPerTick(maxBatches)
+			.observer((scope, tick) -> this.ticks.add(tick))
+			.clock(new OffsetClock(this.offset))
+			.build();
 	}
 
 	@Test
@@ -170,17 +176,21 @@ class ExpirySweeperTests {
 		acquire(2, 60_000);
 		this.offset.addAndGet(1_000);
 		SimpleMeterRegistry registry = new SimpleMeterRegistry();
-		SweepMetrics metrics = new SweepMetrics(registry);
-		metrics.register(SCOPE);
-		assertThat(registry.get(SweepMetrics.ACTIVE).tag("program", "program-a").gauge().value()).isZero();
-		new ExpirySweeper(this.store, List.of(SCOPE), Duration.ofSeconds(1), 50, 5, Duration.ofSeconds(5), metrics,
-				new OffsetClock(this.offset)).tick();
-		assertThat(registry.get(SweepMetrics.EXPIRED).tag("program", "program-a").counter().count()).isEqualTo(3);
-		assertThat(registry.get(SweepMetrics.ACTIVE).gauge().value()).isEqualTo(2);
-		assertThat(registry.get(SweepMetrics.SWEEP_DURATION).timer().count()).isEqualTo(1);
-		assertThat(registry.get(SweepMetrics.SCANNED).summary().totalAmount()).isEqualTo(3);
-		assertThat(registry.get(SweepMetrics.EXPIRED_PER_TICK).summary().max()).isEqualTo(3);
-		assertThat(registry.get(SweepMetrics.ATTACHED_KEYS_DELETED).counter().count()).isZero();
+		ExpirySweeper sweeper = ExpirySweeper
+			.builder(new LeaseService(this.store, Clock.systemUTC(), Duration.ofSeconds(5), null, null))
+			.programs(List.of(SCOPE))
+			.maxBatchesPerTick(5)
+			.meters(registry)
+			.clock(new OffsetClock(this.offset))
+			.build();
+		assertThat(registry.get(LeaseMeters.ACTIVE).tag("program", "program-a").gauge().value()).isZero();
+		sweeper.tick();
+		assertThat(registry.get(LeaseMeters.EXPIRED).tag("program", "program-a").counter().count()).isEqualTo(3);
+		assertThat(registry.get(LeaseMeters.ACTIVE).gauge().value()).isEqualTo(2);
+		assertThat(registry.get(LeaseMeters.SWEEP_DURATION).timer().count()).isEqualTo(1);
+		assertThat(registry.get(LeaseMeters.SCANNED).summary().totalAmount()).isEqualTo(3);
+		assertThat(registry.get(LeaseMeters.EXPIRED_PER_TICK).summary().max()).isEqualTo(3);
+		assertThat(registry.get(LeaseMeters.ATTACHED_KEYS_DELETED).counter().count()).isZero();
 		assertThat(registry.getMeters()).allSatisfy((meter) -> assertThat(meter.getId().getTags())
 			.allSatisfy((tag) -> assertThat(tag.getKey()).isIn("program", "status")));
 	}

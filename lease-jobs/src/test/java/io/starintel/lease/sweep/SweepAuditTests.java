@@ -27,7 +27,6 @@ import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.core.SweepRequest;
 import io.starintel.lease.store.OffsetClock;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;
-import io.starintel.lease.sweep.internal.LeaseLifecycleMetrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -47,7 +46,7 @@ class SweepAuditTests {
 	private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
 	private final AuditingLeaseStore audited = new AuditingLeaseStore(this.memory,
-			List.of(this.events::add, new LeaseLifecycleMetrics(this.registry)), Clock.systemUTC(), false);
+			List.of(this.events::add, LeaseMeters.lifecycle(this.registry)), Clock.systemUTC(), false);
 
 	private LeaseRecord acquire(String target, long ttlMs) {
 		LockIdentity identity = LockIdentity.of("tenant-a", "program-a", "starintel-target", target, "usernamegen",
@@ -82,12 +81,11 @@ class SweepAuditTests {
 	}
 
 	@Test
-	void theFacadesOperationsViewDelegatesTheSweep() {
+	void theServiceDelegatesTheSweep() {
 		LeaseRecord a = acquire("t1", 200);
 		this.offset.addAndGet(1_000);
 		io.starintel.lease.core.SweepResult result = new io.starintel.lease.service.LeaseService(this.audited,
 				Clock.systemUTC(), Duration.ofSeconds(5), null, null)
-			.operations()
 			.sweepExpired(new SweepRequest(ProgramScope.of("tenant-a", "program-a"), 50, Instant.now().plusSeconds(5)));
 		assertThat(result.isSwept()).isTrue();
 		assertThat(result.expired()).extracting(LeaseRecord::leaseId).containsExactly(a.leaseId());
@@ -102,10 +100,10 @@ class SweepAuditTests {
 				Instant.now().plusSeconds(30)));
 		this.audited.revoke(new AdminRequest(Operation.REVOKE, a.identity(), Identifiers.generate("request"),
 				Instant.now().plusSeconds(30), a.leaseId(), a.fencingToken(), "prn_admin", "key_admin", "incident"));
-		assertThat(this.registry.get(LeaseLifecycleMetrics.GRANTED).tag("program", "program-a").counter().count())
+		assertThat(this.registry.get(LeaseMeters.GRANTED).tag("program", "program-a").counter().count())
 			.isEqualTo(2);
-		assertThat(this.registry.get(LeaseLifecycleMetrics.RENEWED).counter().count()).isEqualTo(1);
-		assertThat(this.registry.get(LeaseLifecycleMetrics.REVOKED).tag("operation", "revoke").counter().count())
+		assertThat(this.registry.get(LeaseMeters.RENEWED).counter().count()).isEqualTo(1);
+		assertThat(this.registry.get(LeaseMeters.REVOKED).tag("operation", "revoke").counter().count())
 			.isEqualTo(1);
 		assertThat(this.registry.getMeters()).allSatisfy((meter) -> assertThat(meter.getId().getTags())
 			.allSatisfy((tag) -> assertThat(tag.getKey()).isIn("program", "operation")));

@@ -1,8 +1,6 @@
 package io.starintel.lease.sample;
 
-import java.time.Instant;
 import java.util.Objects;
-import java.util.UUID;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,12 +21,12 @@ import io.starintel.lease.core.ListFilter;
 import io.starintel.lease.core.ListRequest;
 import io.starintel.lease.core.Operation;
 import io.starintel.lease.core.ProgramScope;
-import io.starintel.lease.store.LeaseStore;
+import io.starintel.lease.service.LeaseService;
 
 /**
  * Profile {@code revoke}: a one-shot operator tool for the stale-instance walkthrough. It finds the active lease
  * of {@code sample.revoke-target} in this program, revokes exactly that lease (lease id and token compared at
- * backend time), logs the outcome and exits. A real deployment would use the admin endpoint instead.
+ * backend time) through the lease service (so the revoke is audited), logs the outcome and exits. A real deployment would use the admin endpoint instead.
  */
 @Component
 @Profile("revoke")
@@ -36,7 +34,7 @@ class RevokeRunner implements ApplicationRunner {
 
 	private static final Logger logger = LoggerFactory.getLogger(RevokeRunner.class);
 
-	private final LeaseStore store;
+	private final LeaseService service;
 
 	private final LeaseProperties lease;
 
@@ -44,9 +42,9 @@ class RevokeRunner implements ApplicationRunner {
 
 	private final ConfigurableApplicationContext context;
 
-	RevokeRunner(LeaseStore store, LeaseProperties lease, SampleProperties properties,
+	RevokeRunner(LeaseService service, LeaseProperties lease, SampleProperties properties,
 			ConfigurableApplicationContext context) {
-		this.store = store;
+		this.service = service;
 		this.lease = lease;
 		this.properties = properties;
 		this.context = context;
@@ -65,18 +63,17 @@ class RevokeRunner implements ApplicationRunner {
 	}
 
 	private void revoke(String target) {
-		ProgramScope scope = ProgramScope.of(Objects.requireNonNull(this.lease.tenant(), "starintel.lease.tenant"),
-				Objects.requireNonNull(this.lease.program(), "starintel.lease.program"));
-		Instant deadline = Instant.now().plusSeconds(5);
-		LeasePage page = this.store.list(new ListRequest(new ListFilter.ByTarget(scope, "starintel-target", target),
-				null, 10, "corr_" + UUID.randomUUID(), deadline));
+		ProgramScope scope = ProgramScope.of(Objects.requireNonNull(this.lease.getTenant(), "starintel.lease.tenant"),
+				Objects.requireNonNull(this.lease.getProgram(), "starintel.lease.program"));
+		LeasePage page = this.service.list(new ListRequest(new ListFilter.ByTarget(scope, "starintel-target", target),
+				null, 10, this.service.newId(), this.service.deadline()));
 		if (page.leases().isEmpty()) {
 			logger.warn("revoke: no active lease on target {} ({})", target, page.code());
 			return;
 		}
 		for (LeaseRecord record : page.leases()) {
-			LeaseResult result = this.store.revoke(new AdminRequest(Operation.REVOKE, record.identity(),
-					"req_" + UUID.randomUUID(), deadline, record.leaseId(), record.fencingToken(), "prn_sample_admin",
+			LeaseResult result = this.service.revoke(new AdminRequest(Operation.REVOKE, record.identity(),
+					this.service.newId(), this.service.deadline(), record.leaseId(), record.fencingToken(), "prn_sample_admin",
 					"key_sample_admin", "sample walkthrough: stale instance"));
 			logger.warn("revoke: target {} lease {} token {} held by instance {}: {}", target, record.leaseId(),
 					record.fencingToken(), record.owner().serviceInstanceId(), result.code());

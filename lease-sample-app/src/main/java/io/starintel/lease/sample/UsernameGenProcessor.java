@@ -17,7 +17,7 @@ import io.starintel.lease.job.TargetLeased;
  * Processes one target under its lease: generates username candidates for it and commits them through the
  * {@link ResultSink} (fenced in profile {@code real}). The aspect acquires the lease before the method runs, renews
  * it while it runs, and releases it afterwards; another holder means the call is skipped (logged by the aspect).
- * When the lease is lost mid-job the aspect interrupts the work ({@code starintel.lease.cancellation=interrupt});
+ * When the lease is lost mid-job the aspect interrupts the work ({@code starintel.lease.job.cancellation=interrupt});
  * with {@code cancellation=none} the job goes on to commit, and fencing rejects its commits.
  */
 @Component

@@ -21,7 +21,7 @@ import io.starintel.lease.testing.AutoConfigureLeaseTest;
  */
 @ExtendWith(DockerComposeLeaseTests.ComposeAvailable.class)
 @SpringBootTest(properties = { RealProfileLeaseScenarios.PROPERTIES, "sample.work-duration=2s",
-		"starintel.lease.cancellation=none", "sample.couchdb-url=${starintel.lease.test.couchdb.url}",
+		"starintel.lease.job.cancellation=none", "sample.couchdb-url=${starintel.lease.test.couchdb.url}",
 		"spring.docker.compose.enabled=true", "spring.docker.compose.skip.in-tests=false",
 		"spring.docker.compose.file=compose.yaml", "spring.docker.compose.lifecycle-management=start-and-stop" })
 @ActiveProfiles("real")

@@ -23,7 +23,7 @@ import io.starintel.lease.testing.testcontainers.ValkeyContainer;
  */
 @Testcontainers(disabledWithoutDocker = true)
 @SpringBootTest(properties = { RealProfileLeaseScenarios.PROPERTIES, "sample.work-duration=2s",
-		"starintel.lease.cancellation=none", "sample.couchdb-url=${starintel.lease.test.couchdb.url}" })
+		"starintel.lease.job.cancellation=none", "sample.couchdb-url=${starintel.lease.test.couchdb.url}" })
 @ActiveProfiles("real")
 @AutoConfigureLeaseTest
 class TestcontainersLeaseTests extends RealProfileLeaseScenarios {

@@ -36,7 +36,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ArchitectureTests {
 
-	/** The library modules' classes (this module's own main classes, the test kit, are not the library). */
+	/**
+	 * The library modules' classes (this module's own main classes, the test kit, are not the library; nor are the
+	 * test-jars, which a build of this module alone takes from the local repository instead of target/test-classes).
+	 * Imported once for the class.
+	 */
 	private static final JavaClasses CLASSES = new ClassFileImporter()
 		.withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
 		.withImportOption((location) -> !location.contains("/lease-test-support/")

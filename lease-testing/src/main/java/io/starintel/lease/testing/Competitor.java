@@ -8,7 +8,7 @@ import io.starintel.lease.core.CommitRequest;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.RenewRequest;
-import io.starintel.lease.store.LeaseStore;
+import io.starintel.lease.service.LeaseService;
 
 /**
  * A competing holder that took a job's target over ({@link TargetLeaseTester#takeOver}): it holds the target's lease
@@ -18,14 +18,14 @@ import io.starintel.lease.store.LeaseStore;
  */
 public final class Competitor {
 
-	private final LeaseStore store;
+	private final LeaseService service;
 
 	private final HeldLease lease;
 
 	private final Duration timeout;
 
-	Competitor(LeaseStore store, HeldLease lease, Duration timeout) {
-		this.store = store;
+	Competitor(LeaseService service, HeldLease lease, Duration timeout) {
+		this.service = service;
 		this.lease = lease;
 		this.timeout = timeout;
 	}
@@ -42,17 +42,17 @@ public final class Competitor {
 
 	/** Authorizes a fenced commit of the competitor (raises the high-water mark to its token). */
 	public LeaseResult commit() {
-		return this.store.authorizeCommit(new CommitRequest(this.lease.handle(), id("corr"), deadline()));
+		return this.service.authorizeCommit(new CommitRequest(this.lease.handle(), id("corr"), deadline()));
 	}
 
 	/** Renews the competitor's lease once. */
 	public LeaseResult renew() {
-		return this.store.renew(new RenewRequest(this.lease.handle(), id("request"), deadline(), null));
+		return this.service.renew(new RenewRequest(this.lease.handle(), id("request"), deadline(), null));
 	}
 
 	/** Releases the competitor's lease. */
 	public LeaseResult release() {
-		return this.store.release(new ReleaseRequest(this.lease.handle(), id("request"), deadline()));
+		return this.service.release(new ReleaseRequest(this.lease.handle(), id("request"), deadline()));
 	}
 
 	private Instant deadline() {

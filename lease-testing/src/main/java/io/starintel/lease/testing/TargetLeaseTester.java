@@ -46,7 +46,7 @@ import io.starintel.lease.testing.internal.MutableBackendClock;
  * job's end ({@link #awaitJobEnded}: the aspect's release call after the method returned).</li>
  * </ul>
  *
- * Administrative calls go through the application's audited store ({@code LeaseService.operations()}), so they are
+ * Administrative calls go through the application's audited store (the {@code LeaseService}), so they are
  * audited as an administrator's would be ({@link #auditEvents()}). The tester's own looks at the backend
  * ({@link #isActive}) use the undecorated store.
  */
@@ -192,9 +192,8 @@ public final class TargetLeaseTester {
 	private LeaseResult administer(Operation operation, HeldLease lease, String reason) {
 		AdminRequest request = new AdminRequest(operation, lease.identity(), Competitor.id("request"), deadline(),
 				lease.leaseId(), lease.fencingToken(), ADMIN_PRINCIPAL, "lease-test-credential", reason);
-		LeaseStore audited = this.service.operations();
-		LeaseResult result = (operation == Operation.REVOKE) ? audited.revoke(request)
-				: audited.forceRelease(request);
+		LeaseResult result = (operation == Operation.REVOKE) ? this.service.revoke(request)
+				: this.service.forceRelease(request);
 		// a durable audit sink that cannot write (e.g. the admin module's Redis stream without Redis) answers
 		// outcome-unknown after the store's transition: what counts is the backend
 		if (!result.isSuccess() && isActive(lease)) {
@@ -275,8 +274,7 @@ public final class TargetLeaseTester {
 		AcquireRequest request = new AcquireRequest(lease.identity(), Competitor.id("request"), deadline(), owner,
 				record.ttlMs(), record.maximumLifetimeMs(), Competitor.id("execution"), Competitor.id("job"),
 				Competitor.id("trace"), LeaseMetadata.empty());
-		LeaseStore audited = this.service.operations();
-		LeaseResult acquired = audited.acquire(request);
+		LeaseResult acquired = this.service.acquire(request);
 		if (acquired.code() != ResultCode.LEASE_ACQUIRED || acquired.lease() == null) {
 			throw new AssertionError("The competing holder could not acquire " + lease.identity() + ": "
 					+ acquired.code().wireName() + "/" + acquired.reason().wireName());
@@ -285,7 +283,7 @@ public final class TargetLeaseTester {
 			throw new AssertionError("The competing holder's token " + acquired.lease().fencingToken()
 					+ " is not above the job's " + lease.fencingToken());
 		}
-		return new Competitor(audited, new HeldLease(acquired.lease()), OPERATION_TIMEOUT);
+		return new Competitor(this.service, new HeldLease(acquired.lease()), OPERATION_TIMEOUT);
 	}
 
 	// ---- an unreachable backend
@@ -324,7 +322,7 @@ public final class TargetLeaseTester {
 
 	/**
 	 * Waits (bounded) until the lease's job was told its lease is lost: the renewal scheduler published its
-	 * {@link LeaseLostEvent} and, with {@code starintel.lease.cancellation=interrupt} (the default), interrupts the
+	 * {@link LeaseLostEvent} and, with {@code starintel.lease.job.cancellation=interrupt} (the default), interrupts the
 	 * method right after. Returns the event (its reason: {@code stale_lease}, {@code backend_unreachable}, ...). The
 	 * scheduler notices at the lease's next renewal (about a third of the TTL); a job that ended first (e.g. its
 	 * fenced commit was refused and it returned) gets no event.

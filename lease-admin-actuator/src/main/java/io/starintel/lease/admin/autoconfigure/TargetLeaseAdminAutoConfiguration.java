@@ -36,7 +36,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * The target-lease admin endpoint ({@code <actuator base path>/targetleases}), for a servlet application with the
  * {@link LeaseService} facade of {@link LeaseAuditAutoConfiguration} (so it runs after the store and audit
  * auto-configurations and works with the auto-configured store). Every store call goes through
- * {@link LeaseService#operations()}: the one audited store, with the lease policy's bounds. Adds the durable Redis
+ * {@link LeaseService}: the one audited store, with the lease policy's bounds. Adds the durable Redis
  * stream sink (when a {@code StringRedisTemplate} exists and audit is enabled) and the request-audit filter. Without
  * Spring Security the endpoint fails closed (every request is 401).
  */
@@ -54,9 +54,7 @@ public final class TargetLeaseAdminAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	TenantAdmission targetLeaseAdmissionControl(AdminProperties properties) {
-		AdminProperties.Admission admission = properties.admission();
-		return new TenantAdmission(admission.maxInFlight(), admission.permitsPerSecond(),
-				admission.burst(), "starintel.lease.admin.admission");
+		return new TenantAdmission(properties.admission(), "starintel.lease.admin.admission");
 	}
 
 	@Bean
@@ -76,7 +74,7 @@ public final class TargetLeaseAdminAutoConfiguration {
 	TargetLeaseAdminOperations targetLeaseAdminOperations(LeaseService service, AdminCaller caller,
 			TenantAdmission admission, AdminProperties properties, ObjectProvider<LeasePolicy> policy,
 			ObjectProvider<OperationClasses> operationClasses, AdminAuditor auditor) {
-		return new TargetLeaseAdminOperations(service.operations(), caller, admission, properties,
+		return new TargetLeaseAdminOperations(service, caller, admission, properties,
 				policy.getIfAvailable(LeasePolicy::defaults), operationClasses.getIfAvailable(OperationClasses::defaults),
 				auditor);
 	}

@@ -18,7 +18,7 @@ import io.starintel.lease.core.Operation;
 import io.starintel.lease.core.OperationClasses;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.http.internal.TenantAdmission;
-import io.starintel.lease.store.LeaseStore;
+import io.starintel.lease.service.LeaseService;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -37,15 +37,15 @@ import org.jspecify.annotations.Nullable;
  */
 public final class TargetLeaseAdminOperations {
 
-	private final LeaseStore store;
+	private final LeaseService service;
 
 	private final AdminRequestParser parser;
 
 	private final AdminAuthorization authorization;
 
 	/**
-	 * Operations over the facade's audited store.
-	 * @param store {@code LeaseService.operations()}: the one audited, observed, exception-mapped store
+	 * Operations over the lease service.
+	 * @param service the lease service: the one audited, observed, exception-mapped store
 	 * @param caller the current caller
 	 * @param admission per-tenant admission control
 	 * @param properties endpoint settings
@@ -53,9 +53,9 @@ public final class TargetLeaseAdminOperations {
 	 * @param operationClasses the closed operation-class set
 	 * @param auditor audit of requests refused before the store
 	 */
-	public TargetLeaseAdminOperations(LeaseStore store, AdminCaller caller, TenantAdmission admission,
+	public TargetLeaseAdminOperations(LeaseService service, AdminCaller caller, TenantAdmission admission,
 			AdminProperties properties, LeasePolicy policy, OperationClasses operationClasses, AdminAuditor auditor) {
-		this.store = store;
+		this.service = service;
 		this.parser = new AdminRequestParser(properties, policy, operationClasses, auditor.clock());
 		this.authorization = new AdminAuthorization(caller, admission, auditor);
 	}
@@ -80,7 +80,7 @@ public final class TargetLeaseAdminOperations {
 				return denied;
 			}
 			return call.admitted(() -> {
-				LeasePage page = this.store.list(new ListRequest(query.filter(), query.cursor(), query.pageSize(),
+				LeasePage page = this.service.list(new ListRequest(query.filter(), query.cursor(), query.pageSize(),
 						correlationId, query.deadline()));
 				if (page.code() != ResultCode.LEASE_LISTED) {
 					return AdminResponse.error(page.code(), correlationId, 0, null);
@@ -106,7 +106,7 @@ public final class TargetLeaseAdminOperations {
 			if (denied != null) {
 				return denied;
 			}
-			return call.admitted(() -> inspected(call, this.store
+			return call.admitted(() -> inspected(call, this.service
 				.inspect(InspectRequest.byLeaseId(query.scope(), query.leaseId(), correlationId, query.deadline()))));
 		});
 	}
@@ -121,7 +121,7 @@ public final class TargetLeaseAdminOperations {
 			if (denied != null) {
 				return denied;
 			}
-			return call.admitted(() -> inspected(call, this.store
+			return call.admitted(() -> inspected(call, this.service
 				.inspect(InspectRequest.byIdentity(query.identity(), correlationId, query.deadline()))));
 		});
 	}
@@ -156,7 +156,7 @@ public final class TargetLeaseAdminOperations {
 				return denied;
 			}
 			return call.admitted(() -> result(
-					(operation == Operation.REVOKE) ? this.store.revoke(request) : this.store.forceRelease(request),
+					(operation == Operation.REVOKE) ? this.service.revoke(request) : this.service.forceRelease(request),
 					correlationId, false));
 		});
 	}

@@ -6,8 +6,6 @@ import java.util.List;
 import io.starintel.lease.admin.internal.TargetLeaseAdminController;
 import io.starintel.lease.admin.internal.TargetLeaseAdminOperations;
 import io.starintel.lease.audit.internal.AsyncAuditPipeline;
-import io.starintel.lease.audit.internal.AuditingLeaseStore;
-import io.starintel.lease.audit.internal.LogAuditSink;
 import io.starintel.lease.audit.redis.RedisStreamAuditSink;
 import io.starintel.lease.fence.FenceGuard;
 import io.starintel.lease.service.LeaseService;
@@ -34,7 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class AutoConfigurationChainTests {
 
 	private static final String[] REQUIRED = { "starintel.lease.tenant=tenant-main",
-			"starintel.lease.program=program-a", "starintel.lease.service-principal=prn_chain" };
+			"starintel.lease.program=program-a", "starintel.lease.owner.service-principal=prn_chain" };
 
 	private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(allLeaseAutoConfigurations()))
@@ -74,11 +72,10 @@ class AutoConfigurationChainTests {
 				.hasSingleBean(TargetLeaseAdminController.class)
 				.hasSingleBean(TargetLeaseAdminOperations.class)
 				.hasSingleBean(FenceGuard.class)
-				.hasSingleBean(LogAuditSink.class)
+				.hasBean("targetLeaseLogAuditSink")
 				.hasSingleBean(AsyncAuditPipeline.class)
 				.hasBean(TargetLeaseAdminSecurityAutoConfiguration.FILTER_CHAIN_BEAN)
 				.hasBean(TargetLeaseAdminAutoConfiguration.AUDIT_FILTER_BEAN);
-			assertThat(context.getBean(LeaseService.class).store()).isInstanceOf(AuditingLeaseStore.class);
 		});
 	}
 
@@ -92,7 +89,7 @@ class AutoConfigurationChainTests {
 				.hasSingleBean(TargetLeaseAdminOperations.class)
 				.hasSingleBean(RedisStreamAuditSink.class)
 				.hasBean(TargetLeaseAdminSecurityAutoConfiguration.FILTER_CHAIN_BEAN);
-			assertThat(context.getBean(LeaseService.class).operations().writesAdminAuditAtomically()).isTrue();
+			assertThat(context.getBean(RedisLeaseStore.class).writesAdminAuditAtomically()).isTrue();
 		});
 	}
 

@@ -4,8 +4,6 @@ import io.starintel.lease.admin.AdminCaller;
 import io.starintel.lease.admin.internal.TargetLeaseAdminController;
 import io.starintel.lease.admin.internal.TargetLeaseAdminOperations;
 import io.starintel.lease.audit.AuditSink;
-import io.starintel.lease.audit.internal.AuditingLeaseStore;
-import io.starintel.lease.audit.internal.LogAuditSink;
 import io.starintel.lease.audit.redis.RedisStreamAuditSink;
 import io.starintel.lease.audit.spring.ApplicationEventAuditSink;
 import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;
@@ -39,7 +37,7 @@ class TargetLeaseAdminAutoConfigurationTests {
 				TargetLeaseAdminAutoConfiguration.class, LeaseStoreAutoConfiguration.class,
 				LeaseAuditAutoConfiguration.class))
 		.withPropertyValues("starintel.lease.tenant=t", "starintel.lease.program=p",
-				"starintel.lease.service-principal=prn_admin_test");
+				"starintel.lease.owner.service-principal=prn_admin_test");
 
 	@Test
 	void whenNoLeaseStoreThenEndpointBacksOff() {
@@ -51,7 +49,7 @@ class TargetLeaseAdminAutoConfigurationTests {
 		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new).run((context) -> {
 			assertThat(context).hasSingleBean(TargetLeaseAdminController.class)
 				.hasSingleBean(TargetLeaseAdminOperations.class)
-				.hasSingleBean(LogAuditSink.class)
+				.hasBean("targetLeaseLogAuditSink")
 				.hasSingleBean(ApplicationEventAuditSink.class)
 				.doesNotHaveBean(RedisStreamAuditSink.class)
 				.hasBean(TargetLeaseAdminSecurityAutoConfiguration.FILTER_CHAIN_BEAN);
@@ -116,11 +114,9 @@ class TargetLeaseAdminAutoConfigurationTests {
 	void theEndpointUsesTheOneAuditedFacadeAndDeclaresNoSinkOfItsOwn() {
 		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new).run((context) -> {
 			assertThat(context).hasSingleBean(LeaseService.class)
-				.hasSingleBean(LogAuditSink.class)
+				.hasBean("targetLeaseLogAuditSink")
 				.hasSingleBean(ApplicationEventAuditSink.class)
 				.hasBean(TargetLeaseAdminAutoConfiguration.AUDIT_FILTER_BEAN);
-			assertThat(context.getBean(LeaseService.class).store())
-				.isInstanceOf(AuditingLeaseStore.class);
 		});
 	}
 

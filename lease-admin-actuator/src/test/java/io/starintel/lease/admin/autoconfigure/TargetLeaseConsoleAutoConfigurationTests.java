@@ -30,7 +30,7 @@ class TargetLeaseConsoleAutoConfigurationTests {
 				TargetLeaseAdminAutoConfiguration.class, TargetLeaseConsoleAutoConfiguration.class,
 				LeaseStoreAutoConfiguration.class, LeaseAuditAutoConfiguration.class))
 		.withPropertyValues("starintel.lease.tenant=t", "starintel.lease.program=p",
-				"starintel.lease.service-principal=prn_console_test");
+				"starintel.lease.owner.service-principal=prn_console_test");
 
 	@Test
 	void whenTheAdminEndpointExistsThenTheConsoleAndItsChainExist() {

@@ -66,7 +66,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 @SpringBootTest(classes = ConsoleTestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "starintel.lease.tenant=" + ConsoleBrowserTests.TENANT,
-				"starintel.lease.service-principal=prn_console_job", "logging.level.io.starintel.lease=WARN" })
+				"starintel.lease.owner.service-principal=prn_console_job", "logging.level.io.starintel.lease=WARN" })
 class ConsoleBrowserTests {
 
 	static final String TENANT = "tenant-console";

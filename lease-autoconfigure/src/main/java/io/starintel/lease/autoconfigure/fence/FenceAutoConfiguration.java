@@ -11,6 +11,7 @@ import org.springframework.context.annotation.Bean;
 
 import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;
 import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
+import io.starintel.lease.fence.CommitAuthorizer;
 import io.starintel.lease.fence.FenceGuard;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.LeaseStore;
@@ -18,7 +19,7 @@ import io.starintel.lease.store.LeaseStore;
 /**
  * Auto-configures the {@link FenceGuard} (contract: every fenced commit is authorized at backend time) when a
  * {@link LeaseStore} is present. The guard, and through it the fenced CouchDB connector, RabbitTemplate, listener
- * advice and checkpoint store, authorizes through {@link LeaseService#operations()}: the one audited store.
+ * advice and checkpoint store, authorizes through {@link LeaseService#authorizeCommit}: the one audited store.
  */
 @AutoConfiguration(after = { LeaseStoreAutoConfiguration.class, LeaseAuditAutoConfiguration.class },
 		afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
@@ -30,10 +31,10 @@ public final class FenceAutoConfiguration {
 	@ConditionalOnMissingBean
 	FenceGuard fenceGuard(LeaseStore leaseStore, ObjectProvider<LeaseService> services, FenceProperties properties) {
 		LeaseService service = services.getIfUnique();
-		// the facade's view: the one audited store, timed and observed (rejections are audited as
+		// the facade: the one audited store, timed and observed (rejections are audited as
 		// target_lease_commit_rejected); the raw store only where Micrometer is absent and no facade exists
-		LeaseStore store = (service != null) ? service.operations() : leaseStore;
-		return new FenceGuard(store, properties.authorizationTimeout(), Clock.systemUTC());
+		CommitAuthorizer authorizer = (service != null) ? service::authorizeCommit : leaseStore::authorizeCommit;
+		return new FenceGuard(authorizer, properties.authorizationTimeout(), Clock.systemUTC());
 	}
 
 }

@@ -22,7 +22,7 @@ public final class LeaseHealthAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(name = "starintelLeaseHealthIndicator")
 	LeaseHealthIndicator starintelLeaseHealthIndicator(LeaseService service, LeaseProperties properties) {
-		return new LeaseHealthIndicator(service, properties.tenant(), properties.program());
+		return new LeaseHealthIndicator(service, properties.getTenant(), properties.getProgram());
 	}
 
 }

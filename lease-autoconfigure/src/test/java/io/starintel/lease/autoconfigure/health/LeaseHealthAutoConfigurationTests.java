@@ -26,7 +26,7 @@ class LeaseHealthAutoConfigurationTests {
 		.withConfiguration(AutoConfigurations.of(LeaseStoreAutoConfiguration.class, LeaseAuditAutoConfiguration.class,
 				LeaseJobAutoConfiguration.class, LeaseHealthAutoConfiguration.class))
 		.withPropertyValues("starintel.lease.tenant=tenant-main", "starintel.lease.program=program-a",
-				"starintel.lease.service-principal=prn_test", "starintel.lease.store=memory");
+				"starintel.lease.owner.service-principal=prn_test", "starintel.lease.store=memory");
 
 	@Test
 	void whenHealthIsOnTheClasspathThenLeaseBackendIndicatorIsUp() {

@@ -7,6 +7,8 @@ import java.util.function.LongSupplier;
 
 import org.jspecify.annotations.Nullable;
 
+import io.starintel.lease.http.Admission;
+
 /**
  * Bounded admission per tenant: at most {@code maxInFlight} concurrent operations and a token bucket of
  * {@code permitsPerSecond} refilled continuously up to {@code burst}. Never waits: a request is admitted or refused
@@ -28,6 +30,14 @@ public final class TenantAdmission {
 	private final LongSupplier nanoTime;
 
 	private final Map<String, Bucket> tenants = new ConcurrentHashMap<>();
+
+	/**
+	 * A control with the configured limits, on the system nano clock.
+	 * @param property the configuration prefix named when a limit is not positive
+	 */
+	public TenantAdmission(Admission admission, String property) {
+		this(admission.maxInFlight(), admission.permitsPerSecond(), admission.burst(), System::nanoTime, property);
+	}
 
 	/**
 	 * A control on the system nano clock.

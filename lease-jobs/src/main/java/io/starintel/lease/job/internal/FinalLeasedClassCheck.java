@@ -18,7 +18,7 @@ import io.starintel.lease.job.TargetLeased;
  * {@code final}: a class-based proxy cannot extend it, and Spring's own failure ("Could not generate CGLIB
  * subclass") would not say that the lease is why a proxy is needed. Runs before the auto-proxy creator.
  */
-public final class FinalLeasedClassCheck implements BeanPostProcessor {
+final class FinalLeasedClassCheck implements BeanPostProcessor {
 
 	@Override
 	public Object postProcessBeforeInitialization(Object bean, String beanName) throws BeansException {

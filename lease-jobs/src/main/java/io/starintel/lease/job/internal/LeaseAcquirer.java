@@ -1,12 +1,14 @@
 package io.starintel.lease.job.internal;
 
 
+import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.internal.AcquireBackoff;
 import io.starintel.lease.core.internal.Identifiers;
-import io.starintel.lease.core.LeaseMetadata;
+import io.starintel.lease.core.InvalidLeaseRequestException;
 import io.starintel.lease.core.LeaseOwner;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.LockIdentity;
+import io.starintel.lease.core.ResolveRequest;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.service.LeaseService;
 
@@ -14,8 +16,10 @@ import io.starintel.lease.service.LeaseService;
  * Acquires the lease of one leased call, once or within the method's bounded wait.
  *
  * <p>Contract: acquisition is non-blocking unless a wait is requested; a requested wait is capped by
- * {@code starintel.lease.maximum-wait} and retried with a jittered backoff no longer than the store's
- * {@code retry_after_ms}; every attempt of one call carries the same execution, job and trace ids.
+ * {@code starintel.lease.request.maximum-wait} and retried with a jittered backoff no longer than the store's
+ * {@code retry_after_ms}; every attempt of one call carries the same execution, job and trace ids and a fresh
+ * request id; an outcome-unknown answer is resolved once by that request id (contract: resolve by request_id before
+ * more work).
  */
 final class LeaseAcquirer {
 
@@ -32,12 +36,12 @@ final class LeaseAcquirer {
 	LeaseResult acquire(LockIdentity identity, TargetLeasePlan plan, LeaseOwner owner) {
 		long waitMs = Math.min(plan.waitFor.toMillis(), this.settings.maximumWait().toMillis());
 		long giveUpAt = System.nanoTime() + waitMs * 1_000_000;
-		String executionId = Identifiers.generate("execution");
-		String jobId = Identifiers.generate("job");
-		String traceId = Identifiers.generate("trace");
+		AcquireRequest.Builder request = AcquireRequest.builder(identity, owner)
+			.ttl(plan.ttl)
+			.maximumLifetime(plan.maxLifetime)
+			.execution(Identifiers.generate("execution"), Identifiers.generate("job"), Identifiers.generate("trace"));
 		for (int attempt = 0;; attempt++) {
-			LeaseResult result = this.service.acquire(identity, owner, plan.ttl, plan.maxLifetime, executionId, jobId,
-					traceId, LeaseMetadata.empty());
+			LeaseResult result = attempt(request);
 			long remainingMs = (giveUpAt - System.nanoTime()) / 1_000_000;
 			if (result.code() != ResultCode.LEASE_CONFLICT || remainingMs <= 0) {
 				return result;
@@ -51,6 +55,25 @@ final class LeaseAcquirer {
 				return result;
 			}
 		}
+	}
+
+	private LeaseResult attempt(AcquireRequest.Builder builder) {
+		AcquireRequest request;
+		try {
+			request = builder.build(this.service.newId(), this.service.deadline());
+		}
+		catch (InvalidLeaseRequestException ex) {
+			return LeaseResult.invalid(ex);
+		}
+		LeaseResult result = this.service.acquire(request);
+		if (result.code() == ResultCode.LEASE_OUTCOME_UNKNOWN) {
+			LeaseResult resolved = this.service.resolve(ResolveRequest.of(request, this.service.deadline()));
+			if (resolved.code() != ResultCode.LEASE_NOT_FOUND && resolved.code() != ResultCode.LEASE_OUTCOME_UNKNOWN
+					&& resolved.code() != ResultCode.LEASE_BACKEND_UNAVAILABLE) {
+				return resolved;
+			}
+		}
+		return result;
 	}
 
 }

@@ -12,6 +12,7 @@ import org.slf4j.LoggerFactory;
 
 import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.core.LeaseResult;
+import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.job.CancellationMode;
 
@@ -120,7 +121,8 @@ final class LeasedInvocation {
 			return; // shutdown released it already
 		}
 		LeaseContext context = registration.context();
-		LeaseResult released = this.service.release(context.handle());
+		LeaseResult released = this.service.release(new ReleaseRequest(context.handle(), this.service.newId(),
+				this.service.deadline()));
 		if (released.isSuccess()) {
 			if (this.accepting.getAsBoolean()) {
 				logger.debug("Lease released: {}", context);

@@ -11,6 +11,7 @@ import org.springframework.context.SmartLifecycle;
 
 import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.core.LeaseResult;
+import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.service.LeaseService;
 
@@ -19,7 +20,7 @@ import io.starintel.lease.service.LeaseService;
  * Spring Boot's 30s lifecycle phase timeout).
  *
  * <p>On stop: the aspect stops accepting new leased work; every running job's cancellation is signalled (interrupt
- * or future cancellation, per {@code starintel.lease.cancellation}); jobs that end within the first half of the
+ * or future cancellation, per {@code starintel.lease.job.cancellation}); jobs that end within the first half of the
  * timeout release their own leases; the leases of jobs still running then are released here (the job loses its
  * authority: fencing rejects its later commits), as long as the timeout has not passed. Every release is logged with
  * its real answer; a lease not released is logged as left to expire at its {@code expires_at}.
@@ -27,10 +28,10 @@ import io.starintel.lease.service.LeaseService;
  * <p>Stops in phase {@link #PHASE}: after the web server stopped taking requests and before the Redis connection
  * factory (phase 0) closes, so releases still reach the backend.
  */
-public final class LeasedJobsShutdown implements SmartLifecycle {
+final class LeasedJobsShutdown implements SmartLifecycle {
 
 	/** The lifecycle phase: stops before phase-0 beans such as the Lettuce connection factory. */
-	public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
+	static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
 
 	private static final Logger logger = LoggerFactory.getLogger(LeasedJobsShutdown.class);
 
@@ -45,7 +46,7 @@ public final class LeasedJobsShutdown implements SmartLifecycle {
 	private volatile boolean running;
 
 	/** A shutdown over the aspect, the scheduler holding the leases and the service releasing them. */
-	public LeasedJobsShutdown(TargetLeaseAspect aspect, LeaseRenewalScheduler scheduler, LeaseService service,
+	LeasedJobsShutdown(TargetLeaseAspect aspect, LeaseRenewalScheduler scheduler, LeaseService service,
 			Duration timeout) {
 		this.aspect = Objects.requireNonNull(aspect, "aspect");
 		this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
@@ -86,7 +87,8 @@ public final class LeasedJobsShutdown implements SmartLifecycle {
 				continue; // the job is releasing it itself
 			}
 			registration.close();
-			LeaseResult released = this.service.release(context.handle());
+			LeaseResult released = this.service.release(new ReleaseRequest(context.handle(), this.service.newId(),
+				this.service.deadline()));
 			if (released.isSuccess()) {
 				context.markLost(Reason.STALE_LEASE); // the running job no longer holds it
 				logger.info("Lease released at shutdown while its job was still running: {}", context);

@@ -17,8 +17,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.starintel.lease.core.LeaseHandle;
 import io.starintel.lease.core.LeaseResult;
+import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.LeaseStore;
@@ -132,13 +132,15 @@ final class RenewalBatcher {
 
 	private void runBatch(List<DueRenewal> batch) {
 		try {
-			List<LeaseHandle> handles = new ArrayList<>(batch.size());
-			List<Instant> deadlines = new ArrayList<>(batch.size());
+			List<RenewRequest> requests = new ArrayList<>(batch.size());
+			Instant deadline = this.service.deadline();
 			for (DueRenewal due : batch) {
-				handles.add(due.renewal().context().handle());
-				deadlines.add(due.notAfter());
+				// the deadline is brought forward to expires_at minus the safety margin, so that a backend that does
+				// not answer is noticed before the lease expires
+				Instant notAfter = due.notAfter().isBefore(deadline) ? due.notAfter() : deadline;
+				requests.add(new RenewRequest(due.renewal().context().handle(), this.service.newId(), notAfter));
 			}
-			List<LeaseResult> results = this.service.renewAll(handles, deadlines);
+			List<LeaseResult> results = this.service.renewAll(requests);
 			for (int i = 0; i < batch.size(); i++) {
 				try {
 					batch.get(i).renewal().renewed(results.get(i));

@@ -2,7 +2,7 @@ package io.starintel.lease.job.internal;
 
 import io.starintel.lease.core.internal.Identifiers;
 
-/** The service instance id of this JVM: generated once, used unless {@code starintel.lease.service-instance-id} is set. */
+/** The service instance id of this JVM: generated once, used unless {@code starintel.lease.owner.service-instance-id} is set. */
 public final class ServiceInstanceId {
 
 	private static final String JVM = Identifiers.generate("instance");

@@ -1,6 +1,7 @@
 package io.starintel.lease.job.internal;
 
 import java.lang.reflect.Method;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -13,8 +14,14 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.context.SmartLifecycle;
+
+import io.starintel.lease.context.AttachedKeyOperations;
 import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.core.InvalidLeaseRequestException;
+import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.LeaseOwner;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.LockIdentity;
@@ -25,6 +32,7 @@ import io.starintel.lease.job.ConflictPolicy;
 import io.starintel.lease.job.LeaseAcquisitionException;
 import io.starintel.lease.job.LeaseConflictException;
 import io.starintel.lease.job.LeaseOwnerProvider;
+import io.starintel.lease.job.MisuseMode;
 import io.starintel.lease.job.TargetLeased;
 import io.starintel.lease.job.TargetResolver;
 
@@ -48,7 +56,7 @@ public class TargetLeaseAspect {
 
 	private final JobSettings settings;
 
-	private final LeaseService service;
+	private final AttachedKeyOperations attachedKeys;
 
 	private final LeaseAcquirer acquirer;
 
@@ -61,13 +69,39 @@ public class TargetLeaseAspect {
 	/** An aspect over the given collaborators. */
 	public TargetLeaseAspect(LeaseService service, LeaseRenewalScheduler scheduler, TargetResolver resolver,
 			LeaseOwnerProvider owners, JobSettings settings) {
-		this.service = Objects.requireNonNull(service, "service");
+		Objects.requireNonNull(service, "service");
 		Objects.requireNonNull(scheduler, "scheduler");
 		this.resolver = Objects.requireNonNull(resolver, "resolver");
 		this.owners = Objects.requireNonNull(owners, "owners");
 		this.settings = Objects.requireNonNull(settings, "settings");
+		this.attachedKeys = new ServiceAttachedKeys(service);
 		this.acquirer = new LeaseAcquirer(service, settings);
 		this.invocation = new LeasedInvocation(service, scheduler, settings.cancellation(), this::isAccepting);
+	}
+
+	/**
+	 * The start-up check that names the bean and method when a {@code @TargetLeased} bean's class is final (register
+	 * it as a static bean, so that it runs before the auto-proxy creator).
+	 */
+	public static BeanPostProcessor finalClassCheck() {
+		return new FinalLeasedClassCheck();
+	}
+
+	/**
+	 * The start-up checks of every {@code @TargetLeased} method once the singletons exist: durations against the
+	 * policy and {@code maximumWait}, and misuse the aspect can never intercept ({@code misuse}: fail or warn).
+	 */
+	public static SmartInitializingSingleton startupChecks(LeasePolicy policy, Duration maximumWait,
+			MisuseMode misuse) {
+		return new TargetLeasedVerifier(policy, maximumWait, misuse);
+	}
+
+	/**
+	 * The bounded graceful shutdown of this aspect's jobs: stop taking new leased work, cancel running jobs and
+	 * release their leases within {@code timeout} (a lifecycle stopping before the backend's connections close).
+	 */
+	public SmartLifecycle shutdown(LeaseRenewalScheduler scheduler, LeaseService service, Duration timeout) {
+		return new LeasedJobsShutdown(this, scheduler, service, timeout);
 	}
 
 	/**
@@ -117,7 +151,7 @@ public class TargetLeaseAspect {
 					"Could not acquire the target lease for " + plan.name
 							+ ((result.detail() != null) ? " (" + result.detail() + ")" : ""));
 		}
-		LeaseContext context = new LeaseContext(result.lease(), this.service);
+		LeaseContext context = new LeaseContext(result.lease(), this.attachedKeys);
 		logger.debug("Lease acquired for {}: {}", plan.name, context);
 		return this.invocation.proceed(joinPoint, context, plan.async);
 	}

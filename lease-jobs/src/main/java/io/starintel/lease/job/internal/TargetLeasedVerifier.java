@@ -33,8 +33,8 @@ import io.starintel.lease.job.TargetLeased;
  *
  * <ul>
  * <li>Durations ({@code ttl}, {@code maxLifetime}, {@code waitFor}) are parsed strictly ({@link LeaseDurationFormat}: a
- * unit is required) and checked against the lease policy: {@code minimum-ttl < ttl <= maximum-ttl},
- * {@code ttl <= maxLifetime <= maximum-lifetime}, {@code waitFor <= maximum-wait}. A violation always fails start-up
+ * unit is required) and checked against the lease policy: {@code ttl.minimum < ttl <= ttl.maximum},
+ * {@code ttl <= maxLifetime <= ttl.maximum-lifetime}, {@code waitFor <= request.maximum-wait}. A violation always fails start-up
  * (every call would fail anyway).</li>
  * <li>Misuse the aspect can never intercept: a private, static or final method, or a bean that is not an AOP proxy
  * (for example created before the auto-proxy creator, or with auto-proxying turned off). It fails start-up by
@@ -43,7 +43,7 @@ import io.starintel.lease.job.TargetLeased;
  * Every message names the bean, the method and the attribute, the parsed value, the bounds and the properties that
  * set them. Self-invocation (a call through {@code this}) cannot be seen here: see docs/jobs.md.
  */
-public final class TargetLeasedVerifier implements SmartInitializingSingleton, BeanFactoryAware {
+final class TargetLeasedVerifier implements SmartInitializingSingleton, BeanFactoryAware {
 
 	private static final Logger logger = LoggerFactory.getLogger(TargetLeasedVerifier.class);
 
@@ -59,11 +59,11 @@ public final class TargetLeasedVerifier implements SmartInitializingSingleton, B
 
 	/**
 	 * A verifier.
-	 * @param policy the lease policy ({@code starintel.lease.minimum-ttl}, {@code maximum-ttl}, {@code maximum-lifetime})
-	 * @param maximumWait {@code starintel.lease.maximum-wait}
+	 * @param policy the lease policy ({@code starintel.lease.ttl.*})
+	 * @param maximumWait {@code starintel.lease.request.maximum-wait}
 	 * @param mode what to do about misuse ({@code starintel.lease.job.misuse})
 	 */
-	public TargetLeasedVerifier(LeasePolicy policy, Duration maximumWait, MisuseMode mode) {
+	TargetLeasedVerifier(LeasePolicy policy, Duration maximumWait, MisuseMode mode) {
 		this.policy = Objects.requireNonNull(policy, "policy");
 		this.maximumWait = Objects.requireNonNull(maximumWait, "maximumWait");
 		this.mode = Objects.requireNonNull(mode, "mode");
@@ -153,12 +153,12 @@ public final class TargetLeasedVerifier implements SmartInitializingSingleton, B
 		Duration waitFor = parse(where, "waitFor", leased.waitFor(), invalid);
 		if (ttl != null && (ttl.compareTo(this.policy.minimumTtl()) <= 0 || ttl.compareTo(this.policy.maximumTtl()) > 0)) {
 			invalid.add(new Problem(where, attribute("ttl", leased.ttl(), ttl) + " must satisfy " + PREFIX
-					+ "minimum-ttl (" + LeaseDurationFormat.format(this.policy.minimumTtl()) + ") < ttl <= " + PREFIX
-					+ "maximum-ttl (" + LeaseDurationFormat.format(this.policy.maximumTtl()) + ")"));
+					+ "ttl.minimum (" + LeaseDurationFormat.format(this.policy.minimumTtl()) + ") < ttl <= " + PREFIX
+					+ "ttl.maximum (" + LeaseDurationFormat.format(this.policy.maximumTtl()) + ")"));
 		}
 		if (maxLifetime != null && maxLifetime.compareTo(this.policy.maximumLifetime()) > 0) {
 			invalid.add(new Problem(where, attribute("maxLifetime", leased.maxLifetime(), maxLifetime)
-					+ " must not exceed " + PREFIX + "maximum-lifetime ("
+					+ " must not exceed " + PREFIX + "ttl.maximum-lifetime ("
 					+ LeaseDurationFormat.format(this.policy.maximumLifetime()) + ")"));
 		}
 		if (maxLifetime != null && ttl != null && maxLifetime.compareTo(ttl) < 0) {
@@ -167,7 +167,7 @@ public final class TargetLeasedVerifier implements SmartInitializingSingleton, B
 		}
 		if (waitFor != null && waitFor.compareTo(this.maximumWait) > 0) {
 			invalid.add(new Problem(where, attribute("waitFor", leased.waitFor(), waitFor) + " must not exceed "
-					+ PREFIX + "maximum-wait (" + LeaseDurationFormat.format(this.maximumWait) + ")"));
+					+ PREFIX + "request.maximum-wait (" + LeaseDurationFormat.format(this.maximumWait) + ")"));
 		}
 		Class<?> returnType = method.getReturnType();
 		if (returnType.isPrimitive() && returnType != void.class && leased.onConflict() == ConflictPolicy.SKIP) {

@@ -16,7 +16,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
 
-import io.starintel.lease.core.LeaseMetadata;
+import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.LeaseOwner;
 import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.LeaseResult;
@@ -50,8 +50,14 @@ class ScriptExecutorLinkageTests {
 				Duration.ofMinutes(2), Duration.ofHours(1), 16, Duration.ofDays(7), 500, Duration.ofSeconds(30));
 		LeaseService service = new LeaseService(store(factory, policy), Clock.systemUTC(), Duration.ofSeconds(5), null,
 				null);
-		return service.acquire(IDENTITY, OWNER, Duration.ofSeconds(30), Duration.ofMinutes(5), "execution_1", "job_1",
-				"trace_1", LeaseMetadata.empty());
+		return service.acquire(request(service));
+	}
+
+	private static AcquireRequest request(LeaseService service) {
+		return AcquireRequest.builder(IDENTITY, OWNER)
+			.ttl(Duration.ofSeconds(30))
+			.maximumLifetime(Duration.ofMinutes(5))
+			.build(service.newId(), service.deadline());
 	}
 
 	/** A single server (no replica wait, no background warm-up): the calls under test are the only driver calls. */
@@ -92,8 +98,7 @@ class ScriptExecutorLinkageTests {
 				Duration.ofSeconds(30)));
 		LeaseService service = new LeaseService(store, Clock.systemUTC(), Duration.ofSeconds(5), null, null);
 		for (int i = 0; i < 2; i++) {
-			LeaseResult result = service.acquire(IDENTITY, OWNER, Duration.ofSeconds(30), Duration.ofMinutes(5),
-					"execution_1", "job_1", "trace_1", LeaseMetadata.empty());
+			LeaseResult result = service.acquire(request(service));
 			assertThat(result.code()).isIn(ResultCode.LEASE_OUTCOME_UNKNOWN, ResultCode.LEASE_BACKEND_UNAVAILABLE);
 			assertThat(result.isSuccess()).isFalse();
 		}

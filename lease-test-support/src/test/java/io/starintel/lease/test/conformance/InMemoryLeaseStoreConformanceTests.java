@@ -21,7 +21,7 @@ class InMemoryLeaseStoreConformanceTests extends LeaseStoreConformanceKit {
 	private InMemoryLeaseStore memory;
 
 	@Override
-	protected LeaseStore createStore() {
+	public LeaseStore createStore() {
 		Clock clock = new OffsetClock(this.offsetMillis);
 		this.memory = new InMemoryLeaseStore(clock,
 				LeasePolicy.defaults().withTtlBounds(Duration.ofMillis(100), Duration.ofMinutes(10)));
@@ -29,7 +29,7 @@ class InMemoryLeaseStoreConformanceTests extends LeaseStoreConformanceKit {
 	}
 
 	@Override
-	protected LeaseStore createStoreWithAttachedKeyLimit(int maximumKeys) {
+	public LeaseStore createStoreWithAttachedKeyLimit(int maximumKeys) {
 		this.memory = new InMemoryLeaseStore(new OffsetClock(this.offsetMillis),
 				LeasePolicy.defaults().withTtlBounds(Duration.ofMillis(100), Duration.ofMinutes(10))
 					.withAttachedKeyBounds(maximumKeys, 64 * 1024));
@@ -37,12 +37,12 @@ class InMemoryLeaseStoreConformanceTests extends LeaseStoreConformanceKit {
 	}
 
 	@Override
-	protected void advanceBackendTime(long millis) {
+	public void advanceBackendTime(long millis) {
 		this.offsetMillis.addAndGet(millis);
 	}
 
 	@Override
-	protected void setFencingCounter(LockIdentity identity, long value) {
+	public void setFencingCounter(LockIdentity identity, long value) {
 		this.memory.setFencingCounter(identity.lockKey(), value);
 	}
 

@@ -16,18 +16,18 @@ class InMemoryLeaseStoreSweepConformanceTests extends LeaseStoreSweepConformance
 	private final AtomicLong offsetMillis = new AtomicLong();
 
 	@Override
-	protected LeaseStore createStore(LeasePolicy policy) {
+	public LeaseStore createStore(LeasePolicy policy) {
 		return new InMemoryLeaseStore(new OffsetClock(this.offsetMillis), policy);
 	}
 
 	/** The reference store is its own backend: the concurrent sweepers share the one instance. */
 	@Override
-	protected LeaseStore sameBackend() {
-		return this.store;
+	public LeaseStore sameBackend(LeaseStore current) {
+		return current;
 	}
 
 	@Override
-	protected void advanceBackendTime(long millis) {
+	public void advanceBackendTime(long millis) {
 		this.offsetMillis.addAndGet(millis);
 	}
 

@@ -63,10 +63,10 @@ public final class WorkerHttpAutoConfiguration {
 		}
 		else {
 			return WorkerController.create(service, credentials, policy, lease.operationClassSet(),
-					lease.maximumWait(), properties, () -> sinks.orderedStream().toList());
+					lease.getRequest().maximumWait(), properties, () -> sinks.orderedStream().toList());
 		}
-		return WorkerController.create(service, credentials, policy, lease.operationClassSet(), lease.maximumWait(),
-				properties, submit);
+		return WorkerController.create(service, credentials, policy, lease.operationClassSet(),
+				lease.getRequest().maximumWait(), properties, submit);
 	}
 
 }

@@ -35,6 +35,7 @@ import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.OperationClasses;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.service.LeaseService;
+import io.starintel.lease.http.Admission;
 import io.starintel.lease.http.internal.CorrelationId;
 import io.starintel.lease.http.internal.TenantAdmission;
 import io.starintel.lease.worker.WorkerHttpProperties;
@@ -111,9 +112,8 @@ public class WorkerController {
 	}
 
 	/** The admission control of the configured limits (fails naming the properties when one is not positive). */
-	static TenantAdmission admission(WorkerHttpProperties.Admission limits) {
-		return new TenantAdmission(limits.maxInFlight(), limits.permitsPerSecond(), limits.burst(),
-				"starintel.lease.worker-http.admission");
+	static TenantAdmission admission(Admission limits) {
+		return new TenantAdmission(limits, "starintel.lease.worker-http.admission");
 	}
 
 	WorkerController(WorkerOperations operations, WorkerAudit audit, int maxBodyBytes) {

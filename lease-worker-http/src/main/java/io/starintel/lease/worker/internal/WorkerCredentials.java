@@ -17,8 +17,8 @@ import org.springframework.security.crypto.password.PasswordEncoder;
 import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.InvalidLeaseRequestException;
 import io.starintel.lease.core.ProgramScope;
+import io.starintel.lease.http.Credential;
 import io.starintel.lease.http.internal.CredentialCheck;
-import io.starintel.lease.worker.WorkerHttpProperties;
 
 /**
  * The configured worker credentials and HTTP Basic authentication against them (user name = credential id,
@@ -44,10 +44,10 @@ public final class WorkerCredentials {
 	}
 
 	/** Validates and indexes the configured credentials. */
-	public WorkerCredentials(List<WorkerHttpProperties.Credential> credentials) {
+	public WorkerCredentials(List<Credential> credentials) {
 		Map<String, Entry> entries = new HashMap<>();
 		for (int i = 0; i < credentials.size(); i++) {
-			WorkerHttpProperties.Credential c = credentials.get(i);
+			Credential c = credentials.get(i);
 			String prefix = "starintel.lease.worker-http.credentials[" + i + "].";
 			Entry entry = entry(prefix, c);
 			if (entries.putIfAbsent(entry.caller().credentialId(), entry) != null) {
@@ -58,15 +58,15 @@ public final class WorkerCredentials {
 		this.dummyHash = this.encoder.encode("starintel-worker-dummy-secret");
 	}
 
-	private static Entry entry(String prefix, WorkerHttpProperties.Credential c) {
+	private static Entry entry(String prefix, Credential c) {
 		String principal = id(prefix + "principal", c.principal());
 		String credentialId = id(prefix + "credential-id", c.credentialId());
 		String clientId = (c.clientId() != null) ? id(prefix + "client-id", c.clientId()) : principal;
-		if (!"worker".equals(c.kind().toLowerCase(Locale.ROOT))) {
+		if (c.kind() != null && !"worker".equals(c.kind().trim().toLowerCase(Locale.ROOT))) {
 			throw new IllegalArgumentException(prefix + "kind must be worker (administrators use the admin endpoint)");
 		}
 		Set<String> capabilities = new HashSet<>();
-		for (String capability : c.capabilities()) {
+		for (String capability : c.capabilitiesOr(Set.of(WorkerCaller.LEASE_CAPABILITY))) {
 			String value = capability.trim();
 			if (!KNOWN_CAPABILITIES.contains(value)) {
 				throw new IllegalArgumentException(prefix + "capabilities: a worker may only have "
@@ -75,9 +75,12 @@ public final class WorkerCredentials {
 			capabilities.add(value);
 		}
 		String hash = CredentialCheck.secretHash(prefix + "secret-hash", c.secretHash());
+		if (c.allPrograms().size() != 1) {
+			throw new IllegalArgumentException(prefix + "program must name exactly one program");
+		}
 		ProgramScope scope;
 		try {
-			scope = ProgramScope.of(c.tenant(), c.program());
+			scope = ProgramScope.of(c.tenant(), c.allPrograms().iterator().next());
 		}
 		catch (RuntimeException ex) {
 			throw new IllegalArgumentException(prefix + "tenant and program must be canonical identifiers");

@@ -8,6 +8,7 @@ import org.jspecify.annotations.Nullable;
 
 import io.starintel.lease.audit.internal.AuditContext;
 import io.starintel.lease.audit.PrincipalClass;
+import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.CommitRequest;
 import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.InspectRequest;
@@ -25,7 +26,6 @@ import io.starintel.lease.core.ResolveRequest;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.http.internal.TenantAdmission;
 import io.starintel.lease.service.LeaseService;
-import io.starintel.lease.store.LeaseStore;
 import io.starintel.lease.worker.WorkerHttpProperties;
 
 /**
@@ -123,7 +123,7 @@ final class WorkerOperations {
 	}
 
 	/**
-	 * One call of the service's operations view, which never throws: its one exception mapping answers a store
+	 * One call of the lease service, which never throws: its one exception mapping answers a store
 	 * failure on a mutation {@code lease_outcome_unknown} (resolve by request_id) and on a read
 	 * {@code lease_backend_unavailable}.
 	 */
@@ -134,57 +134,45 @@ final class WorkerOperations {
 			case RENEW:
 				return renew(parsed);
 			case RELEASE:
-				return store().release(new ReleaseRequest((LeaseHandle) parsed.input(), parsed.requestId(),
+				return this.service.release(new ReleaseRequest((LeaseHandle) parsed.input(), parsed.requestId(),
 						parsed.deadline()));
 			case INSPECT:
 				return inspect(caller, parsed, correlationId);
 			case RESOLVE:
 				return resolve(caller, parsed);
 			default:
-				return store().authorizeCommit(new CommitRequest((LeaseHandle) parsed.input(), correlationId,
+				return this.service.authorizeCommit(new CommitRequest((LeaseHandle) parsed.input(), correlationId,
 						parsed.deadline()));
 		}
 	}
 
 	/**
-	 * The lease service's operations view: the one audited store, timed, observed and exception-mapped exactly as for
-	 * the jobs, the fence guard and the admin endpoint.
-	 */
-	private LeaseStore store() {
-		return this.service.operations();
-	}
-
-	/**
 	 * acquire-if-free, non-blocking unless {@code wait_ms} asks for a bounded wait (already capped at the server's
-	 * maximum wait): then the store's {@link LeaseStore#acquireWaiting bounded-wait acquire} retries conflicts with the
+	 * maximum wait): then the service's {@link LeaseService#acquire(AcquireRequest, Duration) bounded-wait acquire} retries conflicts with the
 	 * same request id until the earlier of the wait and the request deadline, as one audited request. Contract: no
 	 * indefinite blocking acquisition.
 	 */
 	private LeaseResult acquire(WorkerRequest.Acquire input) {
 		if (input.waitMs() == 0) {
-			return store().acquire(input.request());
+			return this.service.acquire(input.request());
 		}
-		return store().acquireWaiting(input.request(), Duration.ofMillis(input.waitMs()));
+		return this.service.acquire(input.request(), Duration.ofMillis(input.waitMs()));
 	}
 
 	/**
-	 * renew-if-owner. Contract: a renewal response received after the deadline does not grant authority, so a late
-	 * success is answered {@code lease_outcome_unknown} (the worker inspects or retries with the same request id).
+	 * renew-if-owner. Contract: a renewal response received after the deadline does not grant authority: the service
+	 * answers a late success {@code lease_outcome_unknown} (the worker inspects or retries with the same request id).
 	 */
 	private LeaseResult renew(WorkerRequest parsed) {
 		WorkerRequest.Renew input = (WorkerRequest.Renew) parsed.input();
-		LeaseResult result = store().renew(new RenewRequest(input.handle(), parsed.requestId(), parsed.deadline(),
+		return this.service.renew(new RenewRequest(input.handle(), parsed.requestId(), parsed.deadline(),
 				input.ttlMs()));
-		if (result.isSuccess() && this.clock.instant().isAfter(parsed.deadline())) {
-			return LeaseResult.failure(ResultCode.LEASE_OUTCOME_UNKNOWN, Reason.REPLY_LOST, result.decidedAt());
-		}
-		return result;
 	}
 
 	/** Inspect own lease: the identity's active lease, only when it is the given lease id and the caller's. */
 	private LeaseResult inspect(WorkerCaller caller, WorkerRequest parsed, String correlationId) {
 		String leaseId = (String) parsed.input();
-		LeaseResult result = store()
+		LeaseResult result = this.service
 			.inspect(InspectRequest.byIdentity(parsed.identity(), correlationId, parsed.deadline()));
 		if (result.isSuccess() && !(ownedBy(result.lease(), caller) && leaseId.equals(result.lease().leaseId()))) {
 			return LeaseResult.failure(ResultCode.LEASE_NOT_FOUND, Reason.NONE, result.decidedAt());
@@ -198,7 +186,7 @@ final class WorkerOperations {
 	 * {@code target_lease_resolve}.
 	 */
 	private LeaseResult resolve(WorkerCaller caller, WorkerRequest parsed) {
-		LeaseResult result = store().resolve(new ResolveRequest((Operation) parsed.input(), parsed.identity(),
+		LeaseResult result = this.service.resolve(new ResolveRequest((Operation) parsed.input(), parsed.identity(),
 				caller.principalId(), parsed.requestId(), parsed.deadline()));
 		if (result.isSuccess() && !ownedBy(result.lease(), caller)) {
 			return LeaseResult.failure(ResultCode.LEASE_NOT_FOUND, Reason.NONE, result.decidedAt());

@@ -27,7 +27,7 @@ class WorkerHttpAutoConfigurationTests {
 	static final String HASH = "{bcrypt}$2a$04$abcdefghijklmnopqrstuu5Jq2s9z3mG6Nf1o7tqk0b7G7gR0mE2.";
 
 	static final String[] LEASE = { "starintel.lease.store=memory", "starintel.lease.tenant=tenant-a",
-			"starintel.lease.program=program-a", "starintel.lease.service-principal=prn_service" };
+			"starintel.lease.program=program-a", "starintel.lease.owner.service-principal=prn_service" };
 
 	static final String[] CREDENTIAL = { "starintel.lease.worker-http.credentials[0].principal=prn_w",
 			"starintel.lease.worker-http.credentials[0].credential-id=key_w",

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.Test;
@@ -26,6 +27,8 @@ import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.LeaseStore;
 import io.starintel.lease.store.OffsetClock;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;
+import io.starintel.lease.http.Admission;
+import io.starintel.lease.http.Credential;
 import io.starintel.lease.worker.WorkerHttpProperties;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -43,10 +46,10 @@ class WorkerOperationsTests {
 
 	final List<AuditEvent> audit = new ArrayList<>();
 
-	WorkerOperations operations(LeaseStore store, Clock clock, WorkerHttpProperties.Admission admission) {
-		WorkerHttpProperties.Credential credential = new WorkerHttpProperties.Credential("prn_u", "key_u", null,
-				"{bcrypt}" + new BCryptPasswordEncoder(4).encode(SECRET), "worker", List.of("targets:lease"),
-				"tenant-u", "program-u", List.of(), List.of());
+	WorkerOperations operations(LeaseStore store, Clock clock, Admission admission) {
+		Credential credential = new Credential("prn_u", "key_u", null,
+				"{bcrypt}" + new BCryptPasswordEncoder(4).encode(SECRET), "worker", Set.of("targets:lease"),
+				"tenant-u", "program-u", Set.of(), Set.of(), Set.of());
 		WorkerHttpProperties properties = new WorkerHttpProperties(true, 8192, Duration.ofSeconds(5),
 				Duration.ofHours(1), admission, List.of(credential));
 		LeaseService service = new LeaseService(store, clock, Duration.ofSeconds(5), null, null);
@@ -55,7 +58,7 @@ class WorkerOperationsTests {
 				LeasePolicy.defaults(), OperationClasses.defaults(), Duration.ofSeconds(5), properties, clock);
 	}
 
-	static final WorkerHttpProperties.Admission OPEN = new WorkerHttpProperties.Admission(16, 10_000, 10_000);
+	static final Admission OPEN = new Admission(16, 10_000, 10_000);
 
 	static byte[] acquire(String requestId) {
 		return ("{\"request_id\":\"" + requestId + "\",\"service_instance_id\":\"i1\",\"lock_identity\":"
@@ -113,7 +116,7 @@ class WorkerOperationsTests {
 	void admissionControlRefusesWithARetryHintBeforeTheStore() {
 		InMemoryLeaseStore memory = new InMemoryLeaseStore(Clock.systemUTC(), LeasePolicy.defaults());
 		WorkerOperations operations = operations(memory, Clock.systemUTC(),
-				new WorkerHttpProperties.Admission(16, 0.001, 1));
+				new Admission(16, 0.001, 1));
 		assertThat(operations.handle(WorkerOperation.ACQUIRE, AUTH, null, acquire("r1"), "c1").status())
 			.isEqualTo(200);
 		WorkerResponse refused = operations.handle(WorkerOperation.ACQUIRE, AUTH, null, acquire("r2"), "c2");

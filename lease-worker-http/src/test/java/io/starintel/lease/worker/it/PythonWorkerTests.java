@@ -30,6 +30,7 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
+import io.starintel.lease.core.InspectRequest;
 import io.starintel.lease.core.AdminRequest;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.LockIdentity;
@@ -127,7 +128,7 @@ class PythonWorkerTests {
 				if (!this.acquired.isEmpty()) {
 					String target = this.acquired.keySet().stream().sorted().findFirst().orElseThrow();
 					JsonNode lease = this.acquired.get(target);
-					LeaseResult revoked = PythonWorkerTests.this.service.store()
+					LeaseResult revoked = PythonWorkerTests.this.service
 						.revoke(new AdminRequest(Operation.REVOKE, identity(target), "req-" + UUID.randomUUID(),
 								Instant.now().plusSeconds(10), lease.path("lease_id").asString(),
 								lease.path("token").asLong(), "prn_admin_ops", "key_admin_ops",
@@ -216,8 +217,12 @@ class PythonWorkerTests {
 		}
 		// nothing is left active
 		for (String target : targets) {
-			assertThat(this.service.inspect(identity(target)).code()).isEqualTo(ResultCode.LEASE_NOT_FOUND);
+			assertThat(inspect(identity(target)).code()).isEqualTo(ResultCode.LEASE_NOT_FOUND);
 		}
+	}
+
+	private LeaseResult inspect(LockIdentity identity) {
+		return this.service.inspect(InspectRequest.byIdentity(identity, this.service.newId(), this.service.deadline()));
 	}
 
 }

@@ -27,6 +27,7 @@ import org.springframework.context.annotation.Import;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
+import io.starintel.lease.core.InspectRequest;
 import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.core.AdminRequest;
@@ -171,7 +172,7 @@ class WorkerApiTests {
 		assertThat(lease.path("ttl_ms").asLong()).isEqualTo(30000);
 		assertThat(reply.body()).doesNotContain(LockIdentity.KEY_PREFIX).doesNotContain("prn_worker_a");
 		// the record's owner is the authenticated caller
-		LeaseResult inspected = this.service.inspect(lockIdentity(target));
+		LeaseResult inspected = inspect(lockIdentity(target));
 		assertThat(inspected.lease().owner().principalId()).isEqualTo("prn_worker_a");
 		assertThat(inspected.lease().owner().credentialId()).isEqualTo("key_worker_a");
 		assertThat(inspected.lease().owner().serviceInstanceId()).isEqualTo("inst-1");
@@ -317,7 +318,7 @@ class WorkerApiTests {
 		ObjectNode text = handleBody(lease, rid(), "inst-1");
 		text.put("ttl_ms", "90000");
 		assertThat(post("renew", text, A).status()).isEqualTo(400);
-		assertThat(this.service.inspect(lockIdentity(target)).lease().expiresAt())
+		assertThat(inspect(lockIdentity(target)).lease().expiresAt())
 			.isEqualTo(Instant.parse(end.path("expires_at").asString()));
 	}
 
@@ -365,7 +366,7 @@ class WorkerApiTests {
 		assertThat(authorized.status()).isEqualTo(200);
 		assertThat(authorized.code()).isEqualTo("lease_commit_authorized");
 		assertThat(post("authorize-commit", commit, B).code()).isEqualTo("lease_lost");
-		LeaseResult revoked = this.service.store()
+		LeaseResult revoked = this.service
 			.revoke(new AdminRequest(Operation.REVOKE, lockIdentity(target), rid(), Instant.now().plusSeconds(5),
 					lease.path("lease_id").asString(), lease.path("fencing_token").asLong(), "prn_admin",
 					"key_admin", "incident-1"));
@@ -501,6 +502,10 @@ class WorkerApiTests {
 			assertThat(reply.code()).isEqualTo("invalid_lease_request");
 			assertThat(reply.json().path("correlation_id").asString()).isNotEmpty();
 		}
+	}
+
+	private LeaseResult inspect(LockIdentity identity) {
+		return this.service.inspect(InspectRequest.byIdentity(identity, this.service.newId(), this.service.deadline()));
 	}
 
 }

@@ -28,6 +28,8 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
+import io.starintel.lease.core.LeaseResult;
+import io.starintel.lease.core.InspectRequest;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.service.LeaseService;
@@ -108,7 +110,7 @@ class WorkerMalformedSweepTests {
 		System.out.println("worker sweep: " + (cases.size() + raw) + " requests, statuses " + statuses);
 		assertThat(failures).as("failures of %d generated cases", cases.size() + raw).isEmpty();
 		// the held lease survived every malformed request
-		assertThat(this.service.inspect(identity).code()).isEqualTo(ResultCode.LEASE_INSPECTED);
+		assertThat(inspect(identity).code()).isEqualTo(ResultCode.LEASE_INSPECTED);
 	}
 
 	private static WorkerHttp.Reply send(WorkerHttp http, Case c) {
@@ -430,6 +432,10 @@ class WorkerMalformedSweepTests {
 			InputStream in = socket.getInputStream();
 			return new String(in.readAllBytes(), StandardCharsets.ISO_8859_1);
 		}
+	}
+
+	private LeaseResult inspect(LockIdentity identity) {
+		return this.service.inspect(InspectRequest.byIdentity(identity, this.service.newId(), this.service.deadline()));
 	}
 
 }

@@ -2,8 +2,9 @@ package io.starintel.lease.admin.security.internal;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -14,7 +15,9 @@ import io.starintel.lease.admin.internal.AdminCapability;
 import io.starintel.lease.core.LeaseConfigurationException;
 import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.ProgramScope;
+import io.starintel.lease.http.Credential;
 import io.starintel.lease.http.internal.CredentialCheck;
+import org.jspecify.annotations.Nullable;
 import org.springframework.security.core.userdetails.UserDetails;
 import org.springframework.security.core.userdetails.UserDetailsService;
 import org.springframework.security.core.userdetails.UsernameNotFoundException;
@@ -35,7 +38,7 @@ public final class PropertiesAdminCredentials implements UserDetailsService {
 	 */
 	public PropertiesAdminCredentials(AdminProperties properties) {
 		List<LeaseConfigurationException.Problem> problems = new ArrayList<>();
-		for (AdminProperties.Credential credential : properties.credentials()) {
+		for (Credential credential : properties.credentials()) {
 			String where = "starintel.lease.admin.credentials[" + credential.credentialId() + "]";
 			try {
 				LeaseAdminUser user = user(credential);
@@ -57,25 +60,27 @@ public final class PropertiesAdminCredentials implements UserDetailsService {
 		}
 	}
 
-	private static LeaseAdminUser user(AdminProperties.Credential credential) {
+	private static LeaseAdminUser user(Credential credential) {
 		String where = "starintel.lease.admin.credentials[" + credential.credentialId() + "]";
-		Identifiers.require("principal", credential.principal());
-		Identifiers.require("credential-id", credential.credentialId());
-		CredentialCheck.secretHash(where + ".secret-hash", credential.secretHash());
-		for (String capability : credential.capabilities()) {
+		String principal = Identifiers.require("principal", credential.principal());
+		String credentialId = Identifiers.require("credential-id", credential.credentialId());
+		String secretHash = CredentialCheck.secretHash(where + ".secret-hash", credential.secretHash());
+		CredentialKind kind = kind(where, credential.kind());
+		Set<String> capabilities = credential.capabilitiesOr(Set.of());
+		for (String capability : capabilities) {
 			if (!AdminCapability.ALL.contains(capability)) {
 				throw new IllegalStateException(where + ": unknown capability");
 			}
-			if (AdminCapability.isAdministrative(capability) && credential.kind() != CredentialKind.ADMINISTRATOR) {
+			if (AdminCapability.isAdministrative(capability) && kind != CredentialKind.ADMINISTRATOR) {
 				throw new IllegalStateException(where + ": only administrator credentials may hold " + capability);
 			}
 		}
-		if (credential.programs().isEmpty()) {
+		if (credential.allPrograms().isEmpty()) {
 			throw new IllegalStateException(where + ": programs must not be empty");
 		}
 		String tenant = null;
 		Set<String> programs = new LinkedHashSet<>();
-		for (String program : credential.programs()) {
+		for (String program : credential.allPrograms()) {
 			ProgramScope scope = ProgramScope.of(credential.tenant(), program);
 			tenant = scope.tenantId();
 			programs.add(scope.programId());
@@ -83,9 +88,22 @@ public final class PropertiesAdminCredentials implements UserDetailsService {
 		ProgramScope first = ProgramScope.of(tenant, programs.iterator().next());
 		Set<String> actors = CredentialCheck.actors(where + ".actors", first, credential.actors());
 		Set<String> targets = CredentialCheck.targets(where + ".targets", first, credential.targets());
-		AdminGrant grant = new AdminGrant(credential.principal(), credential.credentialId(),
-				credential.kind(), credential.capabilities(), tenant, programs, actors, targets);
-		return new LeaseAdminUser(grant, credential.secretHash());
+		AdminGrant grant = new AdminGrant(principal, credentialId, kind, capabilities, tenant, programs, actors,
+				targets);
+		return new LeaseAdminUser(grant, secretHash);
+	}
+
+	/** The credential's kind: operator when not set. */
+	private static CredentialKind kind(String where, @Nullable String kind) {
+		if (kind == null || kind.isBlank()) {
+			return CredentialKind.OPERATOR;
+		}
+		try {
+			return CredentialKind.valueOf(kind.trim().toUpperCase(Locale.ROOT));
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalStateException(where + ": kind must be worker, operator or administrator");
+		}
 	}
 
 	@Override

@@ -23,6 +23,8 @@ import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.starintel.lease.core.ReleaseRequest;
+import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.LeaseOwner;
 import io.starintel.lease.core.LeaseResult;
@@ -78,8 +80,11 @@ public final class ManyLeasesRenewalHarness {
 				for (int i = first; i < leases; i += acquirers) {
 					LockIdentity identity = LockIdentity.of("tenant-bench", program, "starintel-target", "target_" + i,
 							"usernamegen", "default", "default");
-					LeaseResult result = service.acquire(identity, owner, Duration.ofSeconds(30), Duration.ofHours(1),
-							"execution_" + i, "job_bench", "trace_" + i, null);
+					LeaseResult result = service.acquire(AcquireRequest.builder(identity, owner)
+						.ttl(Duration.ofSeconds(30))
+						.maximumLifetime(Duration.ofHours(1))
+						.execution("execution_" + i, "job_bench", "trace_" + i)
+						.build(service.newId(), service.deadline()));
 					if (result.lease() == null) {
 						throw new IllegalStateException("acquire failed: " + result.code());
 					}
@@ -138,7 +143,8 @@ public final class ManyLeasesRenewalHarness {
 			releaseParts.add(releasers.submit(() -> {
 				for (int i = first; i < held.size(); i += acquirers) {
 					held.get(i).renewal().close();
-					String code = service.release(held.get(i).context().handle()).code().wireName();
+					String code = service.release(new ReleaseRequest(held.get(i).context().handle(), service.newId(),
+							service.deadline())).code().wireName();
 					releases.computeIfAbsent(code, (key) -> new LongAdder()).increment();
 				}
 				return null;

@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.ActiveLeaseLimits;
 import io.starintel.lease.core.internal.Identifiers;
@@ -30,7 +31,7 @@ import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.it.redis.RedisServers;
 import io.starintel.lease.store.LeaseAlerts;
 import io.starintel.lease.store.redis.RedisLeaseStore;
-import io.starintel.lease.sweep.internal.ExpirySweeper;
+import io.starintel.lease.sweep.ExpirySweeper;
 import io.starintel.lease.sweep.SweepObserver;
 
 /**
@@ -108,8 +109,13 @@ public final class SweeperBenchmarkHarness {
 				lastSweptAt.set(System.currentTimeMillis());
 			}
 		};
-		ExpirySweeper sweeper = new ExpirySweeper(store, List.of(scope), Duration.ofSeconds(1), batch, maxBatches,
-				Duration.ofSeconds(5), observer, Clock.systemUTC());
+		ExpirySweeper sweeper = ExpirySweeper
+			.builder(new LeaseService(store, Clock.systemUTC(), Duration.ofSeconds(5), null, null))
+			.programs(List.of(scope))
+			.batchSize(batch)
+			.maxBatchesPerTick(maxBatches)
+			.observer(observer)
+			.build();
 		try (ManyLeasesRenewalHarness.ServerStats stats = new ManyLeasesRenewalHarness.ServerStats(
 				"redis://" + server)) {
 			long wait = t0 - System.currentTimeMillis();

@@ -242,7 +242,7 @@ class ConsumerAppTwoProcessTests {
 				expiresAt, done.has("interrupted_at"), release.toMillis());
 		assertThat(lostAt).isBefore(expiresAt);
 		assertThat(done.has("interrupted_at")).isTrue();
-		// starintel.lease.operation-timeout (the release's deadline) is 5s; 1s for the JVM's scheduling on a loaded host
+		// starintel.lease.request.timeout (the release's deadline) is 5s; 1s for the JVM's scheduling on a loaded host
 		assertThat(release).isLessThanOrEqualTo(Duration.ofSeconds(6));
 	}
 

@@ -69,8 +69,8 @@ class LeasedJobRedisTests {
 				applicationContext.getBeanFactory().registerSingleton("meterRegistry", new SimpleMeterRegistry());
 			})
 			.properties("spring.data.redis.url=" + redisUrl, "starintel.lease.tenant=tenant-it",
-					"starintel.lease.program=" + this.program, "starintel.lease.service-principal=prn_it_worker",
-					"starintel.lease.service-instance-id=" + instanceId, "starintel.lease.minimum-ttl=100ms")
+					"starintel.lease.program=" + this.program, "starintel.lease.owner.service-principal=prn_it_worker",
+					"starintel.lease.owner.service-instance-id=" + instanceId, "starintel.lease.ttl.minimum=100ms")
 			.run();
 		this.contexts.add(context);
 		return context;
@@ -219,10 +219,13 @@ class LeasedJobRedisTests {
 		assertThat(this.shared.context).isNotNull();
 		assertThat(inspect(a, "target_fail")).isEqualTo(ResultCode.LEASE_NOT_FOUND);
 		// released, not merely expired: a new acquisition gets a greater token right away
-		assertThat(a.getBean(LeaseService.class)
-			.acquire(identity("target_fail"), new io.starintel.lease.core.LeaseOwner("prn_x", "client_x", "key_x",
-					"instance_x"), Duration.ofSeconds(5), Duration.ofMinutes(1), "execution_x", "job_x", "trace_x",
-					null)
+		LeaseService service = a.getBean(LeaseService.class);
+		assertThat(service.acquire(io.starintel.lease.core.AcquireRequest
+			.builder(identity("target_fail"), new io.starintel.lease.core.LeaseOwner("prn_x", "client_x", "key_x",
+					"instance_x"))
+			.ttl(Duration.ofSeconds(5))
+			.maximumLifetime(Duration.ofMinutes(1))
+			.build(service.newId(), service.deadline()))
 			.lease()
 			.fencingToken()).isGreaterThan(this.shared.context.fencingToken());
 	}

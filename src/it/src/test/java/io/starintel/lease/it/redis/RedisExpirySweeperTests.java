@@ -11,6 +11,7 @@ import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.audit.internal.AuditingLeaseStore;
@@ -26,7 +27,7 @@ import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.store.LeaseAlerts;
 import io.starintel.lease.store.redis.internal.RedisKeys;
 import io.starintel.lease.store.redis.RedisLeaseStore;
-import io.starintel.lease.sweep.internal.ExpirySweeper;
+import io.starintel.lease.sweep.ExpirySweeper;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -89,8 +90,13 @@ class RedisExpirySweeperTests {
 		RedisLeaseStore store = new RedisLeaseStore(factory(), RedisServers.POLICY, LeaseAlerts.LOG);
 		AuditingLeaseStore audited = new AuditingLeaseStore(store, List.of(this.events::add), Clock.systemUTC(),
 				store.writesAdminAuditAtomically());
-		ExpirySweeper sweeper = new ExpirySweeper(audited, List.of(scope()), INTERVAL, 50, 20, Duration.ofSeconds(5),
-				(s, tick) -> this.ticks.incrementAndGet(), Clock.systemUTC());
+		ExpirySweeper sweeper = ExpirySweeper
+			.builder(new LeaseService(audited, Clock.systemUTC(), Duration.ofSeconds(5), null, null))
+			.programs(List.of(scope()))
+			.interval(INTERVAL)
+			.maxBatchesPerTick(20)
+			.observer((s, tick) -> this.ticks.incrementAndGet())
+			.build();
 		this.sweepers.add(sweeper);
 		sweeper.start();
 		return sweeper;

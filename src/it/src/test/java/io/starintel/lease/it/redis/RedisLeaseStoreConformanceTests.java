@@ -38,24 +38,24 @@ class RedisLeaseStoreConformanceTests extends LeaseStoreConformanceKit {
 	}
 
 	@Override
-	protected LeaseStore createStore() {
+	public LeaseStore createStore() {
 		return RedisServers.store(factory);
 	}
 
 	@Override
-	protected LeaseStore createStoreWithAttachedKeyLimit(int maximumKeys) {
+	public LeaseStore createStoreWithAttachedKeyLimit(int maximumKeys) {
 		return new RedisLeaseStore(factory, RedisServers.POLICY.withAttachedKeyBounds(maximumKeys, 64 * 1024),
 				LeaseAlerts.LOG);
 	}
 
 	/** Real backend time cannot be moved: wait until it has passed (polling the server's clock). */
 	@Override
-	protected void advanceBackendTime(long millis) {
+	public void advanceBackendTime(long millis) {
 		RedisServers.awaitServerTimePassed(redis, millis);
 	}
 
 	@Override
-	protected void setFencingCounter(LockIdentity identity, long value) {
+	public void setFencingCounter(LockIdentity identity, long value) {
 		redis.opsForHash().put(RedisKeys.of(identity).fence(identity.keyDigest()), "counter", Long.toString(value));
 	}
 

@@ -7,6 +7,7 @@ import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.store.LeaseAlerts;
 import io.starintel.lease.store.LeaseStore;
 import io.starintel.lease.test.conformance.LeaseStoreSweepConformanceKit;
+import io.starintel.lease.test.conformance.SweepFixture;
 import io.starintel.lease.store.redis.RedisLeaseStore;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -47,21 +48,21 @@ class RedisLeaseStoreSweepConformanceTests extends LeaseStoreSweepConformanceKit
 	}
 
 	@Override
-	protected LeaseStore createStore(LeasePolicy policy) {
+	public LeaseStore createStore(LeasePolicy policy) {
 		return new RedisLeaseStore(factory, policy, LeaseAlerts.LOG);
 	}
 
 	/** Another client: its own connection factory. */
 	@Override
-	protected LeaseStore sameBackend() {
+	public LeaseStore sameBackend(LeaseStore current) {
 		LettuceConnectionFactory other = RedisServers.factory(kind);
 		others.add(other);
-		return new RedisLeaseStore(other, TEST_POLICY, LeaseAlerts.LOG);
+		return new RedisLeaseStore(other, SweepFixture.TEST_POLICY, LeaseAlerts.LOG);
 	}
 
 	/** Real backend time cannot be moved: wait until it has passed (polling the server's clock). */
 	@Override
-	protected void advanceBackendTime(long millis) {
+	public void advanceBackendTime(long millis) {
 		RedisServers.awaitServerTimePassed(redis, millis);
 	}
 

@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -36,6 +37,8 @@ import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.redis.RedisLeaseStore;
 import io.starintel.lease.worker.internal.WorkerController;
 import io.starintel.lease.worker.internal.WorkerCredentials;
+import io.starintel.lease.http.Admission;
+import io.starintel.lease.http.Credential;
 import io.starintel.lease.worker.WorkerHttpProperties;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -79,11 +82,11 @@ class WorkerOutcomeUnknownTests {
 		LeaseService service = new LeaseService(
 				new AuditingLeaseStore(store, List.of(recording), Clock.systemUTC(), store.writesAdminAuditAtomically()),
 				store, Clock.systemUTC(), Duration.ofSeconds(5), null, null);
-		WorkerHttpProperties.Credential credential = new WorkerHttpProperties.Credential("prn_worker_u", "key_worker_u",
-				null, "{bcrypt}" + new BCryptPasswordEncoder(4).encode(SECRET), "worker", List.of("targets:lease"),
-				"tenant-worker-unknown", program, List.of(), List.of());
+		Credential credential = new Credential("prn_worker_u", "key_worker_u", null,
+				"{bcrypt}" + new BCryptPasswordEncoder(4).encode(SECRET), "worker", Set.of("targets:lease"),
+				"tenant-worker-unknown", program, Set.of(), Set.of(), Set.of());
 		WorkerHttpProperties properties = new WorkerHttpProperties(true, 8192, Duration.ofSeconds(5),
-				Duration.ofHours(1), new WorkerHttpProperties.Admission(16, 1000, 1000), List.of(credential));
+				Duration.ofHours(1), new Admission(16, 1000, 1000), List.of(credential));
 		LeasePolicy policy = RedisServers.POLICY;
 		WorkerController controller = WorkerController.create(service, new WorkerCredentials(List.of(credential)),
 				policy, OperationClasses.defaults(), Duration.ofSeconds(10), properties, () -> List.of(recording));

@@ -1,16 +1,13 @@
-package io.starintel.lease.audit.internal;
-
+package io.starintel.lease.audit;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import io.starintel.lease.audit.AuditEvent;
-import io.starintel.lease.audit.AuditSink;
 
 /**
  * Writes each event as one structured log line ({@code key=value} pairs in the stable field order) on the
  * {@code io.starintel.lease.audit} logger. Safe to log: events carry no secrets, metadata or raw keys.
  */
-public final class LogAuditSink implements AuditSink {
+final class LogAuditSink implements AuditSink {
 
 	private static final Logger logger = LoggerFactory.getLogger("io.starintel.lease.audit");
 

@@ -1,4 +1,4 @@
-package io.starintel.lease.sweep.internal;
+package io.starintel.lease.sweep;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -18,19 +18,11 @@ import io.starintel.lease.core.ResultCode;
  * ({@code revoke} or {@code force_release}) as well. Expiries are counted by {@link SweepMetrics} from the sweeper's
  * own results. Replays of an idempotent retry are audited like first answers and therefore counted again.
  */
-public final class LeaseLifecycleMetrics implements AuditSink {
+final class LeaseLifecycleMetrics implements AuditSink {
 
-	/** Counter of leases granted (acquired). */
-	public static final String GRANTED = "starintel.lease.leases.granted";
 
-	/** Counter of successful renewals. */
-	public static final String RENEWED = "starintel.lease.leases.renewed";
 
-	/** Counter of leases released by their holder. */
-	public static final String RELEASED = "starintel.lease.leases.released";
 
-	/** Counter of leases ended by an administrator (revoke and force-release). */
-	public static final String REVOKED = "starintel.lease.leases.revoked";
 
 	private final MeterRegistry registry;
 
@@ -40,9 +32,9 @@ public final class LeaseLifecycleMetrics implements AuditSink {
 	/** What is counted: a counter name and, for revocations, the {@code operation} tag. */
 	private enum Kind {
 
-		GRANTED(LeaseLifecycleMetrics.GRANTED, null), RENEWED(LeaseLifecycleMetrics.RENEWED, null),
-		RELEASED(LeaseLifecycleMetrics.RELEASED, null), REVOKED(LeaseLifecycleMetrics.REVOKED, "revoke"),
-		FORCE_RELEASED(LeaseLifecycleMetrics.REVOKED, "force_release");
+		GRANTED(LeaseMeters.GRANTED, null), RENEWED(LeaseMeters.RENEWED, null),
+		RELEASED(LeaseMeters.RELEASED, null), REVOKED(LeaseMeters.REVOKED, "revoke"),
+		FORCE_RELEASED(LeaseMeters.REVOKED, "force_release");
 
 		private final String meter;
 
@@ -56,7 +48,7 @@ public final class LeaseLifecycleMetrics implements AuditSink {
 	}
 
 	/** Counters in a registry. */
-	public LeaseLifecycleMetrics(MeterRegistry registry) {
+	LeaseLifecycleMetrics(MeterRegistry registry) {
 		this.registry = registry;
 	}
 

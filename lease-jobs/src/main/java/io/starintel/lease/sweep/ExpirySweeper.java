@@ -1,4 +1,4 @@
-package io.starintel.lease.sweep.internal;
+package io.starintel.lease.sweep;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -10,18 +10,19 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.core.SweepRequest;
 import io.starintel.lease.core.SweepResult;
-import io.starintel.lease.store.LeaseStore;
-import io.starintel.lease.sweep.SweepObserver;
+import io.starintel.lease.service.LeaseService;
 
 /**
  * Ends expired leases promptly (the seed's per-second expiration tick): every {@code interval}, for each program,
- * up to {@code maxBatchesPerTick} calls of {@link LeaseStore#sweepExpired} of at most {@code batchSize} leases each,
+ * up to {@code maxBatchesPerTick} calls of {@link LeaseService#sweepExpired} of at most {@code batchSize} leases each,
  * while the store reports more due entries. A backlog beyond the cap waits for the next tick, so a mass expiry is
  * spread over ticks instead of spiking the backend.
  *
@@ -35,7 +36,7 @@ public final class ExpirySweeper implements AutoCloseable {
 
 	private static final Logger logger = LoggerFactory.getLogger(ExpirySweeper.class);
 
-	private final LeaseStore store;
+	private final LeaseService service;
 
 	private final List<ProgramScope> programs;
 
@@ -56,8 +57,18 @@ public final class ExpirySweeper implements AutoCloseable {
 	private volatile ScheduledExecutorService executor;
 
 	/**
+	 * A builder of a sweeper over {@code service} (the one in the auto-configuration: its {@code LeaseService}, over
+	 * the audited store, so that every swept lease gets its {@code target_lease_expire} event). Defaults: interval
+	 * 1 s, batches of 50, at most 40 per program and tick, 5 s per call, no telemetry, the system clock.
+	 */
+	public static Builder builder(LeaseService service) {
+		return new Builder(service);
+	}
+
+	/**
 	 * A sweeper (not started).
-	 * @param store the store (the audited one, so that every swept lease gets its {@code target_lease_expire} event)
+	 * @param service the lease service (over the audited store, so that every swept lease gets its
+	 * {@code target_lease_expire} event)
 	 * @param programs the programs to sweep
 	 * @param interval time between the end of one tick and the start of the next
 	 * @param batchSize leases per call, 1..{@value SweepRequest#MAX_BATCH}
@@ -66,9 +77,9 @@ public final class ExpirySweeper implements AutoCloseable {
 	 * @param observer receives each program's tick (telemetry)
 	 * @param clock server clock for the call deadlines
 	 */
-	public ExpirySweeper(LeaseStore store, List<ProgramScope> programs, Duration interval, int batchSize,
+	ExpirySweeper(LeaseService service, List<ProgramScope> programs, Duration interval, int batchSize,
 			int maxBatchesPerTick, Duration callTimeout, SweepObserver observer, Clock clock) {
-		this.store = Objects.requireNonNull(store, "store");
+		this.service = Objects.requireNonNull(service, "service");
 		this.programs = List.copyOf(programs);
 		this.interval = Objects.requireNonNull(interval, "interval");
 		if (interval.isNegative() || interval.isZero()) {
@@ -147,14 +158,8 @@ public final class ExpirySweeper implements AutoCloseable {
 		SweepResult.Status status = SweepResult.Status.SWEPT;
 		while (calls < this.maxBatchesPerTick && !this.stopped.get()) {
 			Instant deadline = this.clock.instant().plus(this.callTimeout);
-			SweepResult result;
-			try {
-				result = this.store.sweepExpired(new SweepRequest(scope, this.batchSize, deadline));
-			}
-			catch (RuntimeException ex) {
-				logger.warn("Lease store threw on sweep ({})", ex.getClass().getName());
-				result = SweepResult.failure(SweepResult.Status.BACKEND_UNAVAILABLE, null);
-			}
+			// the service answers a store that throws with backend_unavailable
+			SweepResult result = this.service.sweepExpired(new SweepRequest(scope, this.batchSize, deadline));
 			calls++;
 			status = result.status();
 			if (!result.isSwept()) {
@@ -172,6 +177,104 @@ public final class ExpirySweeper implements AutoCloseable {
 		}
 		return new SweepObserver.Tick(calls, scanned, expired, attached, active, System.nanoTime() - start, status,
 				more);
+	}
+
+	/** Builds an {@link ExpirySweeper}. */
+	public static final class Builder {
+
+		private final LeaseService service;
+
+		private List<ProgramScope> programs = List.of();
+
+		private Duration interval = Duration.ofSeconds(1);
+
+		private int batchSize = 50;
+
+		private int maxBatchesPerTick = 40;
+
+		private Duration callTimeout = Duration.ofSeconds(5);
+
+		private SweepObserver observer = SweepObserver.NONE;
+
+		private @Nullable MeterRegistry meters;
+
+		private Clock clock = Clock.systemUTC();
+
+		private Builder(LeaseService service) {
+			this.service = Objects.requireNonNull(service, "service");
+		}
+
+		/** The programs to sweep. */
+		public Builder programs(List<ProgramScope> programs) {
+			this.programs = List.copyOf(programs);
+			return this;
+		}
+
+		/** Time between the end of one tick and the start of the next. */
+		public Builder interval(Duration interval) {
+			this.interval = interval;
+			return this;
+		}
+
+		/** Leases per call, 1..{@value SweepRequest#MAX_BATCH}. */
+		public Builder batchSize(int batchSize) {
+			this.batchSize = batchSize;
+			return this;
+		}
+
+		/** Most calls per program and tick; a larger backlog waits for the next tick. */
+		public Builder maxBatchesPerTick(int maxBatchesPerTick) {
+			this.maxBatchesPerTick = maxBatchesPerTick;
+			return this;
+		}
+
+		/** Deadline of each call, from its start. */
+		public Builder callTimeout(Duration callTimeout) {
+			this.callTimeout = callTimeout;
+			return this;
+		}
+
+		/** Receives each program's tick (telemetry). */
+		public Builder observer(SweepObserver observer) {
+			this.observer = observer;
+			return this;
+		}
+
+		/**
+		 * Records each tick in Micrometer ({@link LeaseMeters}: expired leases, deleted attached keys, the active-lease
+		 * gauge per program, tick duration, scanned and expired per tick, failed ticks), besides any observer.
+		 */
+		public Builder meters(MeterRegistry meters) {
+			this.meters = meters;
+			return this;
+		}
+
+		/** Clock of the call deadlines. */
+		public Builder clock(Clock clock) {
+			this.clock = clock;
+			return this;
+		}
+
+		/**
+		 * The sweeper (not started).
+		 * @throws IllegalArgumentException when the interval is not positive, the batch size outside
+		 * 1..{@value SweepRequest#MAX_BATCH} or the batches per tick not positive
+		 */
+		public ExpirySweeper build() {
+			SweepObserver observer = this.observer;
+			if (this.meters != null) {
+				SweepMetrics metrics = new SweepMetrics(this.meters);
+				this.programs.forEach(metrics::register);
+				SweepObserver also = this.observer;
+				observer = (also == SweepObserver.NONE) ? metrics : (scope, tick) -> {
+					metrics.tick(scope, tick);
+					also.tick(scope, tick);
+				};
+			}
+			return new ExpirySweeper(this.service, this.programs, this.interval, this.batchSize,
+					this.maxBatchesPerTick, this.callTimeout, observer, this.clock);
+		}
+
 	}
 
 }

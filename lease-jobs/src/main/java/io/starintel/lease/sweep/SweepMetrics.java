@@ -1,4 +1,4 @@
-package io.starintel.lease.sweep.internal;
+package io.starintel.lease.sweep;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -13,47 +13,32 @@ import io.micrometer.core.instrument.Timer;
 
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.core.SweepResult;
-import io.starintel.lease.sweep.SweepObserver;
 
 /**
  * The sweeper's Micrometer meters, tagged {@code program} only (never a target or lock key): expired leases, attached
  * keys deleted, the active-lease gauge (the value the last sweep call read, so reading the gauge costs nothing),
  * sweep duration, leases scanned and expired per tick, and failed ticks (tagged {@code status} as well).
  */
-public final class SweepMetrics implements SweepObserver {
+final class SweepMetrics implements SweepObserver {
 
-	/** Counter of leases ended as expired by the sweeper. */
-	public static final String EXPIRED = "starintel.lease.leases.expired";
 
-	/** Counter of attached keys deleted with swept leases. */
-	public static final String ATTACHED_KEYS_DELETED = "starintel.lease.attached-keys.deleted";
 
-	/** Gauge of the program's active leases, as of the last sweep call. */
-	public static final String ACTIVE = "starintel.lease.leases.active";
 
-	/** Timer of one program's part of a tick. */
-	public static final String SWEEP_DURATION = "starintel.lease.sweep.duration";
 
-	/** Distribution of expiry-queue entries scanned per tick. */
-	public static final String SCANNED = "starintel.lease.sweep.scanned";
 
-	/** Distribution of leases expired per tick. */
-	public static final String EXPIRED_PER_TICK = "starintel.lease.sweep.expired";
 
-	/** Counter of ticks whose last call failed, tagged {@code status}. */
-	public static final String FAILED = "starintel.lease.sweep.failures";
 
 	private final MeterRegistry registry;
 
 	private final Map<ProgramScope, Meters> meters = new ConcurrentHashMap<>();
 
 	/** Meters in a registry. */
-	public SweepMetrics(MeterRegistry registry) {
+	SweepMetrics(MeterRegistry registry) {
 		this.registry = registry;
 	}
 
 	/** Registers the meters of a program now (so the gauge exists before the first tick). */
-	public void register(ProgramScope scope) {
+	void register(ProgramScope scope) {
 		meters(scope);
 	}
 
@@ -69,7 +54,7 @@ public final class SweepMetrics implements SweepObserver {
 			m.active.set(tick.activeLeases());
 		}
 		if (tick.lastStatus() != SweepResult.Status.SWEPT) {
-			Counter.builder(FAILED)
+			Counter.builder(LeaseMeters.SWEEP_FAILURES)
 				.description("Sweeper ticks of a program that stopped at a failed call")
 				.tag("program", scope.programId())
 				.tag("status", tick.lastStatus().name().toLowerCase(java.util.Locale.ROOT))
@@ -97,27 +82,27 @@ public final class SweepMetrics implements SweepObserver {
 		final Counter attached;
 
 		Meters(MeterRegistry registry, String program) {
-			Gauge.builder(ACTIVE, this.active, AtomicLong::get)
+			Gauge.builder(LeaseMeters.ACTIVE, this.active, AtomicLong::get)
 				.description("Active leases of the program, as of the last sweep call (refreshed every tick)")
 				.tag("program", program)
 				.register(registry);
-			this.duration = Timer.builder(SWEEP_DURATION)
+			this.duration = Timer.builder(LeaseMeters.SWEEP_DURATION)
 				.description("Time of one program's part of a sweeper tick")
 				.tag("program", program)
 				.register(registry);
-			this.scanned = DistributionSummary.builder(SCANNED)
+			this.scanned = DistributionSummary.builder(LeaseMeters.SCANNED)
 				.description("Expiry-queue entries examined per tick")
 				.tag("program", program)
 				.register(registry);
-			this.expiredPerTick = DistributionSummary.builder(EXPIRED_PER_TICK)
+			this.expiredPerTick = DistributionSummary.builder(LeaseMeters.EXPIRED_PER_TICK)
 				.description("Leases ended as expired per tick")
 				.tag("program", program)
 				.register(registry);
-			this.expired = Counter.builder(EXPIRED)
+			this.expired = Counter.builder(LeaseMeters.EXPIRED)
 				.description("Leases ended as expired by the sweeper")
 				.tag("program", program)
 				.register(registry);
-			this.attached = Counter.builder(ATTACHED_KEYS_DELETED)
+			this.attached = Counter.builder(LeaseMeters.ATTACHED_KEYS_DELETED)
 				.description("Attached keys deleted with swept leases")
 				.tag("program", program)
 				.register(registry);

@@ -1,4 +1,4 @@
-package io.starintel.lease.sweep.internal;
+package io.starintel.lease.sweep;
 
 import java.time.Instant;
 
@@ -32,25 +32,25 @@ class LeaseLifecycleMetricsTests {
 		this.metrics.record(event(AuditEventType.REVOKE, ResultCode.LEASE_REVOKED, "p1"));
 		this.metrics.record(event(AuditEventType.FORCE_RELEASE, ResultCode.LEASE_RELEASED, "p1"));
 		this.metrics.record(event(AuditEventType.FORCE_RELEASE, ResultCode.LEASE_RELEASED, "p1"));
-		assertThat(count(LeaseLifecycleMetrics.GRANTED, "p1")).isEqualTo(2);
-		assertThat(count(LeaseLifecycleMetrics.GRANTED, "p2")).isEqualTo(1);
-		assertThat(count(LeaseLifecycleMetrics.RENEWED, "p1")).isEqualTo(1);
-		assertThat(count(LeaseLifecycleMetrics.RELEASED, "p1")).isEqualTo(1);
-		assertThat(this.registry.get(LeaseLifecycleMetrics.REVOKED).tag("program", "p1").tag("operation", "revoke")
+		assertThat(count(LeaseMeters.GRANTED, "p1")).isEqualTo(2);
+		assertThat(count(LeaseMeters.GRANTED, "p2")).isEqualTo(1);
+		assertThat(count(LeaseMeters.RENEWED, "p1")).isEqualTo(1);
+		assertThat(count(LeaseMeters.RELEASED, "p1")).isEqualTo(1);
+		assertThat(this.registry.get(LeaseMeters.REVOKED).tag("program", "p1").tag("operation", "revoke")
 			.counter().count()).isEqualTo(1);
-		assertThat(this.registry.get(LeaseLifecycleMetrics.REVOKED).tag("program", "p1")
+		assertThat(this.registry.get(LeaseMeters.REVOKED).tag("program", "p1")
 			.tag("operation", "force_release").counter().count()).isEqualTo(2);
-		assertThat(this.registry.get(LeaseLifecycleMetrics.GRANTED).counters()).hasSize(2);
-		assertThat(this.registry.get(LeaseLifecycleMetrics.GRANTED).tag("program", "p1").counter().getId().getTags())
+		assertThat(this.registry.get(LeaseMeters.GRANTED).counters()).hasSize(2);
+		assertThat(this.registry.get(LeaseMeters.GRANTED).tag("program", "p1").counter().getId().getTags())
 			.hasSize(1);
 	}
 
 	@Test
 	void whenTheSameKindIsCountedAgainThenTheSameCounterIsUsed() {
 		this.metrics.record(event(AuditEventType.ACQUIRE, ResultCode.LEASE_ACQUIRED, "p1"));
-		Counter first = this.registry.get(LeaseLifecycleMetrics.GRANTED).tag("program", "p1").counter();
+		Counter first = this.registry.get(LeaseMeters.GRANTED).tag("program", "p1").counter();
 		this.metrics.record(event(AuditEventType.ACQUIRE, ResultCode.LEASE_ACQUIRED, "p1"));
-		assertThat(this.registry.get(LeaseLifecycleMetrics.GRANTED).tag("program", "p1").counter()).isSameAs(first);
+		assertThat(this.registry.get(LeaseMeters.GRANTED).tag("program", "p1").counter()).isSameAs(first);
 		assertThat(first.count()).isEqualTo(2);
 	}
 

@@ -3,38 +3,51 @@ package io.starintel.lease.test.conformance;
 import java.time.Instant;
 import java.util.List;
 
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
 import io.starintel.lease.core.AcquireRequest;
-import io.starintel.lease.core.internal.Identifiers;
-import io.starintel.lease.core.InspectRequest;
 import io.starintel.lease.core.LeaseHandle;
 import io.starintel.lease.core.LeaseOwner;
 import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.core.ResultCode;
-import org.junit.jupiter.api.Test;
+import io.starintel.lease.core.internal.Identifiers;
 
+import static io.starintel.lease.test.conformance.LeaseStoreFixture.TTL_MS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The renewal rows of {@link LeaseStoreConformanceKit}: renew if owner (every field of the handle), batched renewal,
- * a new TTL within policy and the maximum lifetime.
+ * Conformance of renew-if-owner: every field of the handle, batched renewal, a new TTL within policy and the maximum
+ * lifetime.
  */
-abstract class RenewalConformanceRows extends IdempotencyConformanceRows {
+@ExtendWith(StoreUnderTestResolver.class)
+public abstract class RenewalConformance {
+
+	private LeaseStoreFixture kit;
+
+	@BeforeEach
+	void setUpFixture(LeaseStoreUnderTest underTest) {
+		this.kit = new LeaseStoreFixture(underTest);
+	}
 
 	@Test
 	void renewIfOwnerKeepsTokenAndRequiresEveryField() {
-		LeaseRecord lease = acquired(identity("t1"), "alice");
+		LeaseRecord lease = this.kit.acquired(this.kit.identity("t1"), "alice");
 		LeaseHandle h = lease.handle();
-		assertThat(renew(new LeaseHandle(h.identity(), "lease_other", h.ownerPrincipalId(), h.serviceInstanceId(),
+		assertThat(this.kit.renew(new LeaseHandle(h.identity(), "lease_other", h.ownerPrincipalId(),
+				h.serviceInstanceId(),
 				h.fencingToken())).code()).isEqualTo(ResultCode.LEASE_LOST);
-		assertThat(renew(new LeaseHandle(h.identity(), h.leaseId(), "mallory", h.serviceInstanceId(),
+		assertThat(this.kit.renew(new LeaseHandle(h.identity(), h.leaseId(), "mallory", h.serviceInstanceId(),
 				h.fencingToken())).code()).isEqualTo(ResultCode.LEASE_LOST);
-		assertThat(renew(new LeaseHandle(h.identity(), h.leaseId(), h.ownerPrincipalId(), "instance-x",
+		assertThat(this.kit.renew(new LeaseHandle(h.identity(), h.leaseId(), h.ownerPrincipalId(), "instance-x",
 				h.fencingToken())).code()).isEqualTo(ResultCode.LEASE_LOST);
-		assertThat(renew(new LeaseHandle(h.identity(), h.leaseId(), h.ownerPrincipalId(), h.serviceInstanceId(),
+		assertThat(this.kit.renew(new LeaseHandle(h.identity(), h.leaseId(), h.ownerPrincipalId(),
+				h.serviceInstanceId(),
 				h.fencingToken() + 1)).code()).isEqualTo(ResultCode.LEASE_LOST);
-		LeaseResult renewed = renew(h);
+		LeaseResult renewed = this.kit.renew(h);
 		assertThat(renewed.code()).isEqualTo(ResultCode.LEASE_RENEWED);
 		assertThat(renewed.lease().fencingToken()).isEqualTo(lease.fencingToken());
 		assertThat(renewed.lease().leaseId()).isEqualTo(lease.leaseId());
@@ -43,15 +56,15 @@ abstract class RenewalConformanceRows extends IdempotencyConformanceRows {
 	/** Batched renewal: one typed result per lease, in order, each with the meaning of a single renew. */
 	@Test
 	void renewAllAnswersPerLease() {
-		LeaseRecord a = acquired(identity("t1"), "alice");
-		LeaseRecord b = acquired(identity("t2"), "alice");
-		LeaseRecord c = acquired(identity("t3"), "bob");
-		assertThat(release(b.handle()).code()).isEqualTo(ResultCode.LEASE_RELEASED);
-		List<LeaseResult> results = this.store.renewAll(List.of(
-				new RenewRequest(a.handle(), Identifiers.generate("request"), deadline()),
-				new RenewRequest(b.handle(), Identifiers.generate("request"), deadline()),
+		LeaseRecord a = this.kit.acquired(this.kit.identity("t1"), "alice");
+		LeaseRecord b = this.kit.acquired(this.kit.identity("t2"), "alice");
+		LeaseRecord c = this.kit.acquired(this.kit.identity("t3"), "bob");
+		assertThat(this.kit.release(b.handle()).code()).isEqualTo(ResultCode.LEASE_RELEASED);
+		List<LeaseResult> results = this.kit.store().renewAll(List.of(
+				new RenewRequest(a.handle(), Identifiers.generate("request"), this.kit.deadline()),
+				new RenewRequest(b.handle(), Identifiers.generate("request"), this.kit.deadline()),
 				new RenewRequest(c.handle(), Identifiers.generate("request"), Instant.now().minusSeconds(1)),
-				new RenewRequest(c.handle(), Identifiers.generate("request"), deadline())));
+				new RenewRequest(c.handle(), Identifiers.generate("request"), this.kit.deadline())));
 		assertThat(results).extracting(LeaseResult::code).containsExactly(ResultCode.LEASE_RENEWED,
 				ResultCode.LEASE_LOST, ResultCode.DEADLINE_EXCEEDED, ResultCode.LEASE_RENEWED);
 		assertThat(results.get(0).lease().fencingToken()).isEqualTo(a.fencingToken());
@@ -65,47 +78,47 @@ abstract class RenewalConformanceRows extends IdempotencyConformanceRows {
 	 */
 	@Test
 	void renewWithNewTtlChangesTtlWithinMaximumLifetime() {
-		LeaseRecord lease = acquired(identity("t1"), "alice");
-		LeaseResult longer = renewWithTtl(lease.handle(), 120_000L);
+		LeaseRecord lease = this.kit.acquired(this.kit.identity("t1"), "alice");
+		LeaseResult longer = this.kit.renewWithTtl(lease.handle(), 120_000L);
 		assertThat(longer.code()).isEqualTo(ResultCode.LEASE_RENEWED);
 		assertThat(longer.lease().ttlMs()).isEqualTo(120_000L);
 		assertThat(longer.lease().expiresAt()).isEqualTo(longer.lease().renewedAt().plusMillis(120_000));
 		assertThat(longer.lease().fencingToken()).isEqualTo(lease.fencingToken());
 		assertThat(longer.lease().leaseId()).isEqualTo(lease.leaseId());
-		LeaseResult kept = renew(lease.handle());
+		LeaseResult kept = this.kit.renew(lease.handle());
 		assertThat(kept.lease().ttlMs()).isEqualTo(120_000L);
 		assertThat(kept.lease().expiresAt()).isEqualTo(kept.lease().renewedAt().plusMillis(120_000));
-		LeaseResult shorter = renewWithTtl(lease.handle(), 5_000L);
+		LeaseResult shorter = this.kit.renewWithTtl(lease.handle(), 5_000L);
 		assertThat(shorter.lease().ttlMs()).isEqualTo(5_000L);
 		assertThat(shorter.lease().expiresAt()).isEqualTo(shorter.lease().renewedAt().plusMillis(5_000));
 		// the maximum lifetime (300 s from acquisition) caps a TTL that would reach past it
-		LeaseResult capped = renewWithTtl(lease.handle(), 600_000L);
+		LeaseResult capped = this.kit.renewWithTtl(lease.handle(), 600_000L);
 		assertThat(capped.code()).isEqualTo(ResultCode.LEASE_RENEWED);
 		assertThat(capped.lease().expiresAt()).isEqualTo(lease.lifetimeEnd());
-		assertThat(this.store.inspect(InspectRequest.byIdentity(identity("t1"), "corr_1", deadline())).lease())
+		assertThat(this.kit.inspect(this.kit.identity("t1")).lease())
 			.isEqualTo(capped.lease());
 	}
 
 	/** A new TTL outside policy (minimum_ttl_ms < ttl_ms <= maximum_ttl_ms) is invalid and mutates nothing. */
 	@Test
 	void renewWithOutOfPolicyTtlIsInvalidWithoutMutation() {
-		LeaseRecord lease = acquired(identity("t1"), "alice");
-		assertThat(renewWithTtl(lease.handle(), 600_001L).code()).isEqualTo(ResultCode.INVALID_LEASE_REQUEST);
-		assertThat(renewWithTtl(lease.handle(), 1L).code()).isEqualTo(ResultCode.INVALID_LEASE_REQUEST);
-		assertThat(this.store.renewAll(List.of(new RenewRequest(lease.handle(), Identifiers.generate("request"),
-				deadline(), 600_001L))).get(0).code()).isEqualTo(ResultCode.INVALID_LEASE_REQUEST);
-		assertThat(this.store.inspect(InspectRequest.byIdentity(identity("t1"), "corr_1", deadline())).lease())
+		LeaseRecord lease = this.kit.acquired(this.kit.identity("t1"), "alice");
+		assertThat(this.kit.renewWithTtl(lease.handle(), 600_001L).code()).isEqualTo(ResultCode.INVALID_LEASE_REQUEST);
+		assertThat(this.kit.renewWithTtl(lease.handle(), 1L).code()).isEqualTo(ResultCode.INVALID_LEASE_REQUEST);
+		assertThat(this.kit.store().renewAll(List.of(new RenewRequest(lease.handle(), Identifiers.generate("request"),
+				this.kit.deadline(), 600_001L))).get(0).code()).isEqualTo(ResultCode.INVALID_LEASE_REQUEST);
+		assertThat(this.kit.inspect(this.kit.identity("t1")).lease())
 			.isEqualTo(lease);
 	}
 
 	/** Batched renewal carries each lease's own new TTL. */
 	@Test
 	void renewAllAppliesEachNewTtl() {
-		LeaseRecord a = acquired(identity("t1"), "alice");
-		LeaseRecord b = acquired(identity("t2"), "alice");
-		List<LeaseResult> results = this.store.renewAll(List.of(
-				new RenewRequest(a.handle(), Identifiers.generate("request"), deadline(), 30_000L),
-				new RenewRequest(b.handle(), Identifiers.generate("request"), deadline())));
+		LeaseRecord a = this.kit.acquired(this.kit.identity("t1"), "alice");
+		LeaseRecord b = this.kit.acquired(this.kit.identity("t2"), "alice");
+		List<LeaseResult> results = this.kit.store().renewAll(List.of(
+				new RenewRequest(a.handle(), Identifiers.generate("request"), this.kit.deadline(), 30_000L),
+				new RenewRequest(b.handle(), Identifiers.generate("request"), this.kit.deadline())));
 		assertThat(results).extracting(LeaseResult::code).containsExactly(ResultCode.LEASE_RENEWED,
 				ResultCode.LEASE_RENEWED);
 		assertThat(results.get(0).lease().ttlMs()).isEqualTo(30_000L);
@@ -115,11 +128,12 @@ abstract class RenewalConformanceRows extends IdempotencyConformanceRows {
 
 	@Test
 	void renewalNeverPassesMaximumLifetime() {
-		AcquireRequest request = new AcquireRequest(identity("t1"), Identifiers.generate("request"), deadline(),
+		AcquireRequest request = new AcquireRequest(this.kit.identity("t1"), Identifiers.generate("request"),
+				this.kit.deadline(),
 				new LeaseOwner("alice", "c", "k", "i"), TTL_MS, 5_000, "e", "j", "t", null);
-		LeaseRecord lease = this.store.acquire(request).lease();
+		LeaseRecord lease = this.kit.store().acquire(request).lease();
 		assertThat(lease.expiresAt()).isEqualTo(lease.acquiredAt().plusMillis(5_000));
-		LeaseResult renewed = renew(lease.handle());
+		LeaseResult renewed = this.kit.renew(lease.handle());
 		assertThat(renewed.lease().expiresAt()).isEqualTo(lease.lifetimeEnd());
 	}
 

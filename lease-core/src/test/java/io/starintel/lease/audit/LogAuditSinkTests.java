@@ -1,4 +1,4 @@
-package io.starintel.lease.audit.internal;
+package io.starintel.lease.audit;
 
 import java.time.Instant;
 import java.util.Map;
@@ -11,9 +11,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
-import io.starintel.lease.audit.AuditEvent;
-import io.starintel.lease.audit.AuditEventType;
-import io.starintel.lease.audit.PrincipalClass;
+import io.starintel.lease.audit.internal.AuditEventBuilder;
 import io.starintel.lease.core.LeaseMetadata;
 import io.starintel.lease.core.LeaseOwner;
 import io.starintel.lease.core.LeaseRecord;
