@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -47,8 +48,9 @@ public final class LeaseAuditAutoConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnBooleanProperty(name = "starintel.lease.audit.enabled", matchIfMissing = true)
 	AsyncAuditPipeline targetLeaseAuditPipeline(ObjectProvider<AuditSink> sinks, LeaseAuditProperties properties,
-			ObjectProvider<MeterRegistry> meters) {
-		List<AuditSink> all = sinks.orderedStream().toList();
+			ObjectProvider<MeterRegistry> meters, BeanFactory beans) {
+		List<AuditSink> all = routineSinks(sinks.orderedStream().toList(), properties.logSink(),
+				beans.containsBean(LOG_SINK) ? beans.getBean(LOG_SINK) : null);
 		MeterRegistry registry = meters.getIfAvailable();
 		Counter dropped = (registry != null) ? Counter.builder(AsyncAuditPipeline.DROPPED_COUNTER)
 			.description("Routine audit events dropped because the audit queue was full")
@@ -70,6 +72,25 @@ public final class LeaseAuditAutoConfiguration {
 		LeaseStore audited = audited(store, audit.enabled(), auditSinks, pipelines.getIfAvailable());
 		return new LeaseService(audited, store, Clock.systemUTC(), properties.getRequest().timeout(),
 				meters.getIfAvailable(), observations.getIfAvailable());
+	}
+
+	/** The bean name of the default log sink. */
+	static final String LOG_SINK = "targetLeaseLogAuditSink";
+
+	/**
+	 * The sinks of routine events: the log sink (the bean named {@value #LOG_SINK}) only when the setting says so
+	 * ({@code auto}: when no durable sink keeps the events; a line per lease operation costs more than the operation's
+	 * audit event itself on a busy service).
+	 */
+	static List<AuditSink> routineSinks(List<AuditSink> all, LeaseAuditProperties.LogSink setting,
+			@org.jspecify.annotations.Nullable Object logSink) {
+		boolean durable = all.stream().anyMatch(AuditSink::isDurable);
+		boolean keepLog = switch (setting) {
+			case ON -> true;
+			case OFF -> false;
+			case AUTO -> !durable;
+		};
+		return keepLog ? all : all.stream().filter((sink) -> sink != logSink).toList();
 	}
 
 	/**
@@ -97,7 +118,7 @@ public final class LeaseAuditAutoConfiguration {
 	static class DefaultSinksConfiguration {
 
 		@Bean
-		@ConditionalOnMissingBean(name = "targetLeaseLogAuditSink")
+		@ConditionalOnMissingBean(name = LOG_SINK)
 		AuditSink targetLeaseLogAuditSink() {
 			return AuditSink.log();
 		}

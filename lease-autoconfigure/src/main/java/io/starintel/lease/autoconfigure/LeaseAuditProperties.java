@@ -13,9 +13,24 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param queueCapacity Bound of the queue of routine audit events (jobs, fenced commits); a full queue drops and
  * counts events.
  * @param dropLogInterval At most one WARN line per interval reports dropped events and sink failures.
+ * @param logSink Whether routine events (jobs, fenced commits, worker calls) are also written as log lines: auto
+ * writes them only when no durable sink (the Redis audit stream) keeps them; administrative decisions are always
+ * logged.
  */
 @ConfigurationProperties("starintel.lease.audit")
 public record LeaseAuditProperties(@DefaultValue("true") boolean enabled, @DefaultValue("10000") int queueCapacity,
-		@DefaultValue("10s") Duration dropLogInterval) {
+		@DefaultValue("10s") Duration dropLogInterval, @DefaultValue("auto") LogSink logSink) {
+
+	/** When routine events go to the log sink. */
+	public enum LogSink {
+
+		/** Only when no durable sink keeps them. */
+		AUTO,
+		/** Always. */
+		ON,
+		/** Never (administrative decisions are still logged). */
+		OFF
+
+	}
 
 }

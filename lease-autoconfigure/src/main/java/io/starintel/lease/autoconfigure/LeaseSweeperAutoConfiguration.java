@@ -47,6 +47,8 @@ public final class LeaseSweeperAutoConfiguration {
 			.interval(sweeper.interval())
 			.batchSize(sweeper.batchSize())
 			.maxBatchesPerTick(sweeper.maxBatchesPerTick())
+			.discoverPrograms(sweeper.discoverPrograms())
+			.claimant(sweeper.share() ? properties.getOwner().effectiveServiceInstanceId() : null)
 			.callTimeout(properties.getRequest().timeout());
 		meters.ifAvailable(builder::meters);
 		return builder.build();

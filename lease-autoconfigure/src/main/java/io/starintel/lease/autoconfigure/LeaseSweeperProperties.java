@@ -21,14 +21,21 @@ import io.starintel.lease.core.SweepRequest;
  * @param enabled whether the expiry sweeper runs (it ends expired leases promptly and emits their
  * target_lease_expire audit events)
  * @param interval time between the end of one sweeper tick and the start of the next
- * @param batchSize most leases one sweep call ends (one atomic backend step), 1..1000
+ * @param batchSize leases the first sweep call of a program in a tick ends (one atomic backend step), 1..1000;
+ * doubled, up to 1000, while due leases remain
  * @param maxBatchesPerTick most sweep calls per program and tick; a larger backlog waits for the next tick
- * @param additionalPrograms programs swept besides starintel.lease.tenant/program, each as tenant/program
+ * @param additionalPrograms programs swept on every tick besides starintel.lease.tenant/program, each as
+ * tenant/program
+ * @param discoverPrograms whether to sweep every program the lease store reports leases in (programs used only over
+ * the worker API, for instance), besides the configured ones
+ * @param share whether instances share the programs: each sweep claims its program for three intervals under this
+ * instance's service instance id, and a program another instance claims is left to it
  */
 @ConfigurationProperties("starintel.lease.sweeper")
 public record LeaseSweeperProperties(@DefaultValue("true") boolean enabled, @DefaultValue("1s") Duration interval,
-		@DefaultValue("50") int batchSize, @DefaultValue("40") int maxBatchesPerTick,
-		@DefaultValue List<String> additionalPrograms) {
+		@DefaultValue("100") int batchSize, @DefaultValue("100") int maxBatchesPerTick,
+		@DefaultValue List<String> additionalPrograms, @DefaultValue("true") boolean discoverPrograms,
+		@DefaultValue("true") boolean share) {
 
 	private static final String PREFIX = "starintel.lease.sweeper.";
 

@@ -68,6 +68,50 @@ class AuditWiringTests {
 		return new ReleaseRequest(acquired.lease().handle(), service.newId(), service.deadline());
 	}
 
+	/** A durable sink (as the Redis audit stream is). */
+	static final class DurableSink implements AuditSink {
+
+		@Override
+		public void record(AuditEvent event) {
+		}
+
+		@Override
+		public boolean isDurable() {
+			return true;
+		}
+
+	}
+
+	@Test
+	void whenNoDurableSinkKeepsRoutineEventsThenTheLogSinkGetsThem() {
+		this.runner.run((context) -> assertThat(context.getBean(AsyncAuditPipeline.class).sinks())
+			.contains(context.getBean(LeaseAuditAutoConfiguration.LOG_SINK, AuditSink.class)));
+	}
+
+	@Test
+	void whenADurableSinkKeepsRoutineEventsThenTheLogSinkIsLeftOutByDefault() {
+		this.runner.withBean(DurableSink.class, DurableSink::new).run((context) -> {
+			AuditSink log = context.getBean(LeaseAuditAutoConfiguration.LOG_SINK, AuditSink.class);
+			assertThat(context.getBean(AsyncAuditPipeline.class).sinks()).doesNotContain(log)
+				.contains(context.getBean(DurableSink.class));
+		});
+	}
+
+	@Test
+	void whenTheLogSinkIsOnThenItGetsRoutineEventsBesideADurableSink() {
+		this.runner.withBean(DurableSink.class, DurableSink::new)
+			.withPropertyValues("starintel.lease.audit.log-sink=on")
+			.run((context) -> assertThat(context.getBean(AsyncAuditPipeline.class).sinks())
+				.contains(context.getBean(LeaseAuditAutoConfiguration.LOG_SINK, AuditSink.class)));
+	}
+
+	@Test
+	void whenTheLogSinkIsOffThenItGetsNoRoutineEvents() {
+		this.runner.withPropertyValues("starintel.lease.audit.log-sink=off")
+			.run((context) -> assertThat(context.getBean(AsyncAuditPipeline.class).sinks())
+				.doesNotContain(context.getBean(LeaseAuditAutoConfiguration.LOG_SINK, AuditSink.class)));
+	}
+
 	@Test
 	void theFenceGuardAuthorizesThroughTheAuditedFacade() {
 		List<AuditEvent> events = new CopyOnWriteArrayList<>();

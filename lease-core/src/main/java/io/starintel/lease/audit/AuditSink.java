@@ -1,5 +1,7 @@
 package io.starintel.lease.audit;
 
+import java.util.List;
+
 import io.starintel.lease.audit.internal.AuditWriteException;
 
 /**
@@ -25,6 +27,18 @@ public interface AuditSink {
 	 * @throws AuditWriteException only from a durable sink, when the event was not persisted
 	 */
 	void record(AuditEvent event);
+
+	/**
+	 * Records a batch of routine events, in order (the non-blocking audit pipeline hands them over in batches). The
+	 * default records them one by one; a sink that can write several at once (the Redis stream sink pipelines its
+	 * writes) overrides it.
+	 * @throws AuditWriteException only from a durable sink, when an event was not persisted
+	 */
+	default void recordAll(List<AuditEvent> events) {
+		for (AuditEvent event : events) {
+			record(event);
+		}
+	}
 
 	/** Whether this sink persists events durably (the Redis Stream sink); the log and event sinks are not. */
 	default boolean isDurable() {

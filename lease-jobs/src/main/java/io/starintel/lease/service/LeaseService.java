@@ -14,6 +14,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.starintel.lease.core.AcquireRequest;
+import io.starintel.lease.core.ActivePrograms;
 import io.starintel.lease.core.AdminRequest;
 import io.starintel.lease.core.AttachDeleteRequest;
 import io.starintel.lease.core.AttachGetRequest;
@@ -97,7 +98,8 @@ public final class LeaseService {
 	 * A service over the audited store, with the undecorated store for health probes (which are not lease requests
 	 * and produce no audit events).
 	 * @param store the (audited) lease store every operation goes to
-	 * @param unaudited the same store without audit, used only by {@link #probe(LockIdentity)}
+	 * @param unaudited the same store without audit, used only by {@link #probe(LockIdentity)} and
+	 * {@link #activePrograms(int)}
 	 * @param clock the local clock, used only for request deadlines (never for authority)
 	 * @param operationTimeout how far ahead {@link #deadline()} lies
 	 * @param meters where timers go ({@code null}: nowhere)
@@ -223,6 +225,20 @@ public final class LeaseService {
 	/** The names of the keys attached to an active lease of a program, read at one backend instant. */
 	public AttachmentResult listAttached(AttachListRequest request) {
 		return this.runner.attachment("attach_list", () -> this.store.listAttached(request));
+	}
+
+	/**
+	 * The programs in which leases may be active or due, most recently active first (the expiry sweeper's discovery);
+	 * a store that throws answers backend_unavailable.
+	 */
+	public ActivePrograms activePrograms(int limit) {
+		try {
+			return this.unaudited.activePrograms(limit, deadline());
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Lease store threw on listing programs ({})", ex.getClass().getName());
+			return ActivePrograms.failure(ActivePrograms.Status.BACKEND_UNAVAILABLE);
+		}
 	}
 
 	/** The store's expiry sweep (the expiry sweeper's call); a store that throws answers backend_unavailable. */

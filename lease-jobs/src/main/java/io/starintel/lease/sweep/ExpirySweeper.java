@@ -3,8 +3,13 @@ package io.starintel.lease.sweep;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -15,24 +20,46 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.starintel.lease.core.ActivePrograms;
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.core.SweepRequest;
 import io.starintel.lease.core.SweepResult;
+import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.service.LeaseService;
 
 /**
- * Ends expired leases promptly (the seed's per-second expiration tick): every {@code interval}, for each program,
- * up to {@code maxBatchesPerTick} calls of {@link LeaseService#sweepExpired} of at most {@code batchSize} leases each,
- * while the store reports more due entries. A backlog beyond the cap waits for the next tick, so a mass expiry is
- * spread over ticks instead of spiking the backend.
+ * Ends expired leases promptly (the seed's per-second expiration tick) in every program with leases: the configured
+ * programs and, when discovery is on, every program the store reports ({@link LeaseService#activePrograms}: programs
+ * used only over the worker API, for instance), re-read every {@value #DISCOVERY_TICKS} ticks.
  *
- * <p>Bounded and fail-closed: each call carries a deadline ({@code callTimeout} from its start) and the tick
- * stops its work for a program at the first failed call; a tick that overruns the interval delays the next one
- * (fixed delay, never overlapping). Any number of sweepers (threads, JVMs) may run over the same programs: the store
- * ends each lease in exactly one call. {@link #close()} never waits for a running call: the thread is a daemon and is
- * interrupted, and the call in flight ends at its deadline.
+ * <p>Every {@code interval} a tick sweeps each program that is due: the configured ones every tick, a discovered one
+ * when its earliest queued expiry has come ({@link SweepResult#nextDueAt()}) and at least every
+ * {@value #IDLE_TICKS} ticks (a lease granted meanwhile with an earlier expiry is swept within that). A program is
+ * swept with calls of {@link LeaseService#sweepExpired} while the store reports more due entries, at most
+ * {@code maxBatchesPerTick} calls: the batch starts at {@code batchSize} leases and doubles while due entries remain
+ * (up to {@value SweepRequest#MAX_BATCH}), so a backlog is worked off in few, larger atomic steps and a quiet program
+ * costs one small call; what is left waits for the next tick, so a mass expiry is spread over ticks.
+ *
+ * <p>Several instances share the work: with a claimant (its service instance), each call claims the program for
+ * three intervals ({@link SweepRequest#claimant()}), and a program another instance claims is skipped until its claim
+ * may have lapsed (the store answers {@link SweepResult.Status#CLAIMED}). Whatever the sharing, the store ends each
+ * lease in exactly one call.
+ *
+ * <p>Bounded and fail-closed: each call carries a deadline ({@code callTimeout} from its start) and the tick stops its
+ * work for a program at the first failed call; a tick that overruns the interval delays the next one (fixed delay,
+ * never overlapping). {@link #close()} never waits for a running call: the thread is a daemon and is interrupted, and
+ * the call in flight ends at its deadline.
  */
 public final class ExpirySweeper implements AutoCloseable {
+
+	/** Ticks between two reads of the store's programs. */
+	static final int DISCOVERY_TICKS = 10;
+
+	/** Ticks a discovered program may go unswept at most. */
+	static final int IDLE_TICKS = 10;
+
+	/** Most programs read from the store. */
+	static final int DISCOVERY_LIMIT = 10_000;
 
 	private static final Logger logger = LoggerFactory.getLogger(ExpirySweeper.class);
 
@@ -40,7 +67,13 @@ public final class ExpirySweeper implements AutoCloseable {
 
 	private final List<ProgramScope> programs;
 
+	private final boolean discover;
+
+	private final @Nullable String claimant;
+
 	private final Duration interval;
+
+	private final Duration claimFor;
 
 	private final int batchSize;
 
@@ -54,46 +87,52 @@ public final class ExpirySweeper implements AutoCloseable {
 
 	private final AtomicBoolean stopped = new AtomicBoolean();
 
-	private volatile ScheduledExecutorService executor;
+	/** The discovered programs (besides the configured ones), as of the last read. */
+	private List<ProgramScope> discovered = List.of();
+
+	/** When each program is next due (the clock's millis); a program without an entry is due now. Under tickLock. */
+	private final Map<ProgramScope, Long> dueAt = new HashMap<>();
+
+	private long ticks;
+
+	/** Serializes ticks (a test's and the scheduler's), never taken by {@link #close()}. */
+	private final Object tickLock = new Object();
+
+	private volatile @Nullable ScheduledExecutorService executor;
 
 	/**
 	 * A builder of a sweeper over {@code service} (the one in the auto-configuration: its {@code LeaseService}, over
 	 * the audited store, so that every swept lease gets its {@code target_lease_expire} event). Defaults: interval
-	 * 1 s, batches of 50, at most 40 per program and tick, 5 s per call, no telemetry, the system clock.
+	 * 1 s, batches from 100 leases, at most 100 calls per program and tick, 5 s per call, no discovery, no claims, no
+	 * telemetry, the system clock.
 	 */
 	public static Builder builder(LeaseService service) {
 		return new Builder(service);
 	}
 
-	/**
-	 * A sweeper (not started).
-	 * @param service the lease service (over the audited store, so that every swept lease gets its
-	 * {@code target_lease_expire} event)
-	 * @param programs the programs to sweep
-	 * @param interval time between the end of one tick and the start of the next
-	 * @param batchSize leases per call, 1..{@value SweepRequest#MAX_BATCH}
-	 * @param maxBatchesPerTick most calls per program and tick
-	 * @param callTimeout deadline of each call, from its start
-	 * @param observer receives each program's tick (telemetry)
-	 * @param clock server clock for the call deadlines
-	 */
-	ExpirySweeper(LeaseService service, List<ProgramScope> programs, Duration interval, int batchSize,
-			int maxBatchesPerTick, Duration callTimeout, SweepObserver observer, Clock clock) {
-		this.service = Objects.requireNonNull(service, "service");
-		this.programs = List.copyOf(programs);
-		this.interval = Objects.requireNonNull(interval, "interval");
-		if (interval.isNegative() || interval.isZero()) {
+	private ExpirySweeper(Builder builder, SweepObserver observer) {
+		this.service = builder.service;
+		this.programs = List.copyOf(builder.programs);
+		this.discover = builder.discover;
+		this.claimant = builder.claimant;
+		this.interval = Objects.requireNonNull(builder.interval, "interval");
+		if (this.interval.isNegative() || this.interval.isZero()) {
 			throw new IllegalArgumentException("interval must be positive");
 		}
-		if (batchSize < 1 || batchSize > SweepRequest.MAX_BATCH || maxBatchesPerTick < 1) {
+		if (builder.batchSize < 1 || builder.batchSize > SweepRequest.MAX_BATCH || builder.maxBatchesPerTick < 1) {
 			throw new IllegalArgumentException("batch-size must be 1.." + SweepRequest.MAX_BATCH
 					+ " and max-batches-per-tick positive");
 		}
-		this.batchSize = batchSize;
-		this.maxBatchesPerTick = maxBatchesPerTick;
-		this.callTimeout = Objects.requireNonNull(callTimeout, "callTimeout");
-		this.observer = Objects.requireNonNull(observer, "observer");
-		this.clock = Objects.requireNonNull(clock, "clock");
+		if (this.claimant != null && !Identifiers.isValid(this.claimant)) {
+			throw new IllegalArgumentException("the sweeper's claimant (the service instance id) must be 1..128 "
+					+ "characters of [A-Za-z0-9._:@-]");
+		}
+		this.claimFor = this.interval.multipliedBy(3);
+		this.batchSize = builder.batchSize;
+		this.maxBatchesPerTick = builder.maxBatchesPerTick;
+		this.callTimeout = Objects.requireNonNull(builder.callTimeout, "callTimeout");
+		this.observer = observer;
+		this.clock = Objects.requireNonNull(builder.clock, "clock");
 	}
 
 	/** Starts ticking on one daemon thread; idempotent. */
@@ -137,35 +176,86 @@ public final class ExpirySweeper implements AutoCloseable {
 		}
 	}
 
-	/** Runs one tick over every program now (the scheduled work; also for tests and benchmarks). */
+	/** Runs one tick now: every program that is due (the scheduled work; also for tests and benchmarks). */
 	public void tick() {
-		for (ProgramScope scope : this.programs) {
-			if (this.stopped.get() || Thread.currentThread().isInterrupted()) {
-				return;
-			}
-			this.observer.tick(scope, sweep(scope));
+		synchronized (this.tickLock) {
+			tickNow();
 		}
 	}
 
-	private SweepObserver.Tick sweep(ProgramScope scope) {
+	private void tickNow() {
+		if (this.discover && this.ticks % DISCOVERY_TICKS == 0) {
+			discover();
+		}
+		this.ticks++;
+		Set<ProgramScope> all = new LinkedHashSet<>(this.programs);
+		all.addAll(this.discovered);
+		long now = this.clock.millis();
+		for (ProgramScope scope : all) {
+			if (this.stopped.get() || Thread.currentThread().isInterrupted()) {
+				return;
+			}
+			Long due = this.dueAt.get(scope);
+			if (due != null && due > now) {
+				continue;
+			}
+			SweepObserver.Tick tick = sweep(scope);
+			if (tick != null) {
+				this.observer.tick(scope, tick);
+			}
+		}
+		this.dueAt.keySet().retainAll(all);
+	}
+
+	/** The programs swept besides the configured ones (as of the last read of the store's programs). */
+	public List<ProgramScope> discoveredPrograms() {
+		return this.discovered;
+	}
+
+	private void discover() {
+		ActivePrograms active = this.service.activePrograms(DISCOVERY_LIMIT);
+		if (active.status() == ActivePrograms.Status.LISTED) {
+			List<ProgramScope> found = new ArrayList<>(active.programs());
+			found.removeAll(this.programs);
+			this.discovered = List.copyOf(found);
+			if (active.total() > active.programs().size()) {
+				logger.warn("The lease store reports {} programs with leases; the sweeper sweeps the {} most recently "
+						+ "active", active.total(), active.programs().size());
+			}
+		}
+		// otherwise keep the last list: a failed read must not stop the sweeping of known programs
+	}
+
+	/** Sweeps one program; null when another instance holds its claim (nothing to report). */
+	private SweepObserver.@Nullable Tick sweep(ProgramScope scope) {
 		long start = System.nanoTime();
 		int calls = 0;
+		int batch = this.batchSize;
 		long scanned = 0;
 		long expired = 0;
 		long attached = 0;
 		long active = -1;
 		boolean more = false;
+		SweepResult last = null;
 		SweepResult.Status status = SweepResult.Status.SWEPT;
 		while (calls < this.maxBatchesPerTick && !this.stopped.get()) {
 			Instant deadline = this.clock.instant().plus(this.callTimeout);
 			// the service answers a store that throws with backend_unavailable
-			SweepResult result = this.service.sweepExpired(new SweepRequest(scope, this.batchSize, deadline));
+			SweepResult result = this.service
+				.sweepExpired(new SweepRequest(scope, batch, deadline, this.claimant, this.claimFor));
 			calls++;
 			status = result.status();
+			if (status == SweepResult.Status.CLAIMED) {
+				this.dueAt.put(scope, this.clock.millis() + this.claimFor.toMillis());
+				return (calls == 1) ? null
+						: new SweepObserver.Tick(calls - 1, scanned, expired, attached, active,
+								System.nanoTime() - start, SweepResult.Status.SWEPT, false);
+			}
 			if (!result.isSwept()) {
 				more = false;
 				break;
 			}
+			last = result;
 			scanned += result.scanned();
 			expired += result.expired().size();
 			attached += result.attachedKeysDeleted();
@@ -174,9 +264,31 @@ public final class ExpirySweeper implements AutoCloseable {
 			if (!more) {
 				break;
 			}
+			batch = Math.min(SweepRequest.MAX_BATCH, batch * 2);
 		}
+		schedule(scope, last, more);
 		return new SweepObserver.Tick(calls, scanned, expired, attached, active, System.nanoTime() - start, status,
 				more);
+	}
+
+	/**
+	 * When the program is next due: the next tick for a configured program, a backlog or a failed call; otherwise
+	 * its earliest queued expiry (converted from backend time), but at least every {@value #IDLE_TICKS} ticks.
+	 */
+	private void schedule(ProgramScope scope, @Nullable SweepResult last, boolean more) {
+		if (this.programs.contains(scope) || more || last == null || last.decidedAt() == null) {
+			this.dueAt.remove(scope);
+			return;
+		}
+		long now = this.clock.millis();
+		long idle = now + this.interval.toMillis() * IDLE_TICKS;
+		Instant nextDue = last.nextDueAt();
+		long next = idle;
+		if (nextDue != null) {
+			long untilDue = Duration.between(last.decidedAt(), nextDue).toMillis();
+			next = Math.min(idle, now + Math.max(0, untilDue));
+		}
+		this.dueAt.put(scope, next);
 	}
 
 	/** Builds an {@link ExpirySweeper}. */
@@ -186,11 +298,15 @@ public final class ExpirySweeper implements AutoCloseable {
 
 		private List<ProgramScope> programs = List.of();
 
+		private boolean discover;
+
+		private @Nullable String claimant;
+
 		private Duration interval = Duration.ofSeconds(1);
 
-		private int batchSize = 50;
+		private int batchSize = 100;
 
-		private int maxBatchesPerTick = 40;
+		private int maxBatchesPerTick = 100;
 
 		private Duration callTimeout = Duration.ofSeconds(5);
 
@@ -204,9 +320,24 @@ public final class ExpirySweeper implements AutoCloseable {
 			this.service = Objects.requireNonNull(service, "service");
 		}
 
-		/** The programs to sweep. */
+		/** The programs swept on every tick. */
 		public Builder programs(List<ProgramScope> programs) {
 			this.programs = List.copyOf(programs);
+			return this;
+		}
+
+		/** Whether to sweep, besides the configured programs, every program the store reports leases in. */
+		public Builder discoverPrograms(boolean discover) {
+			this.discover = discover;
+			return this;
+		}
+
+		/**
+		 * The name this instance claims programs under, so that instances share the programs (its service instance
+		 * id); {@code null}: no claims, every instance sweeps every program.
+		 */
+		public Builder claimant(@Nullable String claimant) {
+			this.claimant = claimant;
 			return this;
 		}
 
@@ -216,7 +347,7 @@ public final class ExpirySweeper implements AutoCloseable {
 			return this;
 		}
 
-		/** Leases per call, 1..{@value SweepRequest#MAX_BATCH}. */
+		/** Leases of a program's first call in a tick, 1..{@value SweepRequest#MAX_BATCH}; doubled while due leases remain. */
 		public Builder batchSize(int batchSize) {
 			this.batchSize = batchSize;
 			return this;
@@ -271,8 +402,7 @@ public final class ExpirySweeper implements AutoCloseable {
 					also.tick(scope, tick);
 				};
 			}
-			return new ExpirySweeper(this.service, this.programs, this.interval, this.batchSize,
-					this.maxBatchesPerTick, this.callTimeout, observer, this.clock);
+			return new ExpirySweeper(this, observer);
 		}
 
 	}

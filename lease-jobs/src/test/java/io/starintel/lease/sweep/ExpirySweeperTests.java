@@ -39,6 +39,7 @@ import io.starintel.lease.store.OffsetClock;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.awaitility.Awaitility.await;
 
 class ExpirySweeperTests {
@@ -56,6 +57,17 @@ class ExpirySweeperTests {
 		for (int i = 0; i < count; i++) {
 			LockIdentity identity = LockIdentity.of("tenant-a", "program-a", "starintel-target", "t-" + ttlMs + "-" + i,
 					"usernamegen", "default", null);
+			LeaseResult result = this.store.acquire(new AcquireRequest(identity, Identifiers.generate("request"),
+					Instant.now().plusSeconds(30), new LeaseOwner("alice", "c", "k", "i"), ttlMs, 300_000, "e", "j",
+					"t", LeaseMetadata.empty()));
+			assertThat(result.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
+		}
+	}
+
+	private void acquireIn(ProgramScope scope, int count, long ttlMs) {
+		for (int i = 0; i < count; i++) {
+			LockIdentity identity = LockIdentity.of(scope.tenantId(), scope.programId(), "starintel-target",
+					"t-" + ttlMs + "-" + i, "usernamegen", "default", null);
 			LeaseResult result = this.store.acquire(new AcquireRequest(identity, Identifiers.generate("request"),
 					Instant.now().plusSeconds(30), new LeaseOwner("alice", "c", "k", "i"), ttlMs, 300_000, "e", "j",
 					"t", LeaseMetadata.empty()));
@@ -84,16 +96,96 @@ class ExpirySweeperTests {
 		assertThat(this.ticks).hasSize(1);
 		SweepObserver.Tick first = this.ticks.get(0);
 		assertThat(first.calls()).isEqualTo(2);
-		assertThat(first.expired()).isEqualTo(10);
+		// the batch doubles while due leases remain: 5, then 10
+		assertThat(first.expired()).isEqualTo(15);
 		assertThat(first.backlogLeft()).isTrue();
 		sweeper.tick();
+		assertThat(this.ticks.get(1).expired()).isEqualTo(10);
+		assertThat(this.ticks.get(1).backlogLeft()).isFalse();
+		assertThat(this.ticks.get(1).activeLeases()).isEqualTo(3);
 		sweeper.tick();
-		assertThat(this.ticks.get(2).expired()).isEqualTo(5);
-		assertThat(this.ticks.get(2).backlogLeft()).isFalse();
-		assertThat(this.ticks.get(2).activeLeases()).isEqualTo(3);
+		assertThat(this.ticks.get(2).calls()).isEqualTo(1);
+		assertThat(this.ticks.get(2).expired()).isZero();
+	}
+
+	@Test
+	void aBacklogIsWorkedOffInFewDoublingCalls() {
+		acquire(3_000, 200);
+		this.offset.addAndGet(1_000);
+		sweeper(this.store, Duration.ofSeconds(1), 100, 10).tick();
+		// 100 + 200 + 400 + 800 + 1000 + 1000 > 3000: six calls, not thirty
+		assertThat(this.ticks).singleElement().satisfies((tick) -> {
+			assertThat(tick.expired()).isEqualTo(3_000);
+			assertThat(tick.calls()).isEqualTo(6);
+			assertThat(tick.backlogLeft()).isFalse();
+		});
+	}
+
+	@Test
+	void discoveredProgramsAreSweptWhenDueAndConfiguredOnesEveryTick() {
+		ProgramScope other = ProgramScope.of("tenant-a", "program-b");
+		acquireIn(other, 4, 200);
+		acquireIn(other, 1, 60_000);
+		List<ProgramScope> swept = new CopyOnWriteArrayList<>();
+		ExpirySweeper sweeper = ExpirySweeper
+			.builder(new LeaseService(this.store, Clock.systemUTC(), Duration.ofSeconds(5), null, null))
+			.programs(List.of(SCOPE))
+			.discoverPrograms(true)
+			.interval(Duration.ofSeconds(1))
+			.observer((scope, tick) -> {
+				swept.add(scope);
+				this.ticks.add(tick);
+			})
+			.clock(new OffsetClock(this.offset))
+			.build();
 		sweeper.tick();
-		assertThat(this.ticks.get(3).calls()).isEqualTo(1);
-		assertThat(this.ticks.get(3).expired()).isZero();
+		assertThat(sweeper.discoveredPrograms()).containsExactly(other);
+		assertThat(swept).containsExactly(SCOPE, other);
+		this.offset.addAndGet(1_000);
+		swept.clear();
+		// the discovered program's earliest expiry (200 ms after the first tick, in backend time) has come
+		sweeper.tick();
+		assertThat(swept).containsExactly(SCOPE, other);
+		assertThat(this.ticks.get(this.ticks.size() - 1).expired()).isEqualTo(4);
+		swept.clear();
+		// next due 60 s on: the configured program is swept, the discovered one waits (at most ten intervals)
+		sweeper.tick();
+		assertThat(swept).containsExactly(SCOPE);
+	}
+
+	@Test
+	void aProgramAnotherInstanceClaimsIsLeftToIt() {
+		List<SweepRequest> requests = new CopyOnWriteArrayList<>();
+		LeaseStore claimed = new FailingStore() {
+			@Override
+			public SweepResult sweepExpired(SweepRequest request) {
+				requests.add(request);
+				return SweepResult.failure(SweepResult.Status.CLAIMED, Instant.now());
+			}
+		};
+		ExpirySweeper sweeper = ExpirySweeper
+			.builder(new LeaseService(claimed, Clock.systemUTC(), Duration.ofSeconds(5), null, null))
+			.programs(List.of(SCOPE))
+			.claimant("instance-1")
+			.interval(Duration.ofSeconds(1))
+			.observer((scope, tick) -> this.ticks.add(tick))
+			.build();
+		sweeper.tick();
+		sweeper.tick();
+		// one call: the claim lasts three intervals; nothing is reported as a failure
+		assertThat(requests).singleElement().satisfies((request) -> {
+			assertThat(request.claimant()).isEqualTo("instance-1");
+			assertThat(request.claimFor()).isEqualTo(Duration.ofSeconds(3));
+		});
+		assertThat(this.ticks).isEmpty();
+	}
+
+	@Test
+	void anInvalidClaimantFailsTheBuild() {
+		assertThatIllegalArgumentException().isThrownBy(() -> ExpirySweeper
+			.builder(new LeaseService(this.store, Clock.systemUTC(), Duration.ofSeconds(5), null, null))
+			.claimant("an instance id with spaces")
+			.build());
 	}
 
 	@Test

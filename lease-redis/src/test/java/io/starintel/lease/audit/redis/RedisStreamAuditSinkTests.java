@@ -95,6 +95,46 @@ class RedisStreamAuditSinkTests {
 	}
 
 	@Test
+	void aBatchIsWrittenInOrderToEachEventsStream() {
+		RedisStreamAuditSink sink = new RedisStreamAuditSink(this.redis, 1_000);
+		List<AuditEvent> batch = new java.util.ArrayList<>();
+		for (int i = 0; i < 50; i++) {
+			batch.add(event(i));
+		}
+		batch.add(new AuditEventBuilder(AuditEventType.REVOKE, ResultCode.LEASE_REVOKED)
+			.time(Instant.now(), Instant.now())
+			.identity(this.identity)
+			.ids("req-admin", "corr-admin")
+			.principal(PrincipalClass.ADMINISTRATOR, "admin-1", "key-a", "instance-1")
+			.lease("lease-1", 42L)
+			.build());
+		sink.recordAll(batch);
+		String routine = RedisStreamAuditSink.routineStreamKey(this.identity.scope());
+		List<MapRecord<String, Object, Object>> records = this.redis.opsForStream()
+			.read(StreamOffset.fromStart(routine));
+		assertThat(records).extracting((record) -> record.getValue().get("request_id"))
+			.containsExactlyElementsOf(java.util.stream.IntStream.range(0, 50).mapToObj((i) -> "req-" + i).toList());
+		List<MapRecord<String, Object, Object>> admin = this.redis.opsForStream()
+			.read(StreamOffset.fromStart(RedisStreamAuditSink.streamKey(this.identity.scope())));
+		assertThat(admin).singleElement()
+			.satisfies((record) -> assertThat(record.getValue()).containsEntry("request_id", "req-admin"));
+	}
+
+	@Test
+	void whenRedisIsUnreachableThenABatchWriteFails() {
+		LettuceConnectionFactory closed = connect(URI.create("redis://127.0.0.1:1"));
+		try {
+			RedisStreamAuditSink sink = new RedisStreamAuditSink(new StringRedisTemplate(closed), 10);
+			assertThatExceptionOfType(AuditWriteException.class)
+				.isThrownBy(() -> sink.recordAll(List.of(event(1), event(2))))
+				.withMessage("audit stream write failed");
+		}
+		finally {
+			closed.destroy();
+		}
+	}
+
+	@Test
 	void whenRedisIsUnreachableThenWriteFails() {
 		LettuceConnectionFactory closed = connect(URI.create("redis://127.0.0.1:1"));
 		try {

@@ -16,7 +16,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
+import io.starintel.lease.audit.internal.AsyncAuditPipeline;
+import io.starintel.lease.audit.internal.AuditingLeaseStore;
+import io.starintel.lease.audit.redis.RedisStreamAuditSink;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.ActiveLeaseLimits;
@@ -30,19 +34,21 @@ import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.it.redis.RedisServers;
 import io.starintel.lease.store.LeaseAlerts;
+import io.starintel.lease.store.LeaseStore;
 import io.starintel.lease.store.redis.RedisLeaseStore;
 import io.starintel.lease.sweep.ExpirySweeper;
 import io.starintel.lease.sweep.SweepObserver;
 
 /**
  * Harness (not a test): N leases (default 100,000) of one program whose expiries are spread evenly over a window
- * (default 60 s) are all swept by one {@link ExpirySweeper} with the default settings (interval 1 s, batch 50, at most
- * 40 batches per tick). Reports the acquisition time, per-tick time (p50/p99/max), the time from the end of the
+ * (default 60 s) are all swept by one {@link ExpirySweeper} with the default settings (interval 1 s, batches from 100,
+ * at most 100 calls per program and tick), over the audited store as the starter assembles it (one event per swept
+ * lease into the program's audit stream; argument 8 {@code false} sweeps the bare store). Reports the acquisition time, per-tick time (p50/p99/max), the time from the end of the
  * window until the last lease was swept, and the Redis CPU ({@code INFO cpu}, user+sys) and commands used during the
  * sweep phase. Run it against a Redis of its own, or the CPU figure includes other clients.
  *
  * <p>Run with {@code java -cp <test classpath> io.starintel.lease.it.bench.SweeperBenchmarkHarness [leases]
- * [window-seconds] [host:port] [batch-size] [max-batches-per-tick] [lead-seconds] [threads]}: the window starts
+ * [window-seconds] [host:port] [batch-size] [max-batches-per-tick] [lead-seconds] [threads] [audit]}: the window starts
  * lead-seconds after the start (default: 2 ms per lease, at least 30 s), so that every lease is acquired before its
  * planned expiry; leases acquired later than that get a 200 ms TTL and are counted.
  */
@@ -52,8 +58,9 @@ public final class SweeperBenchmarkHarness {
 		int leases = (args.length > 0) ? Integer.parseInt(args[0]) : 100_000;
 		long windowMs = ((args.length > 1) ? Long.parseLong(args[1]) : 60) * 1000;
 		String server = (args.length > 2) ? args[2] : "127.0.0.1:6379";
-		int batch = (args.length > 3) ? Integer.parseInt(args[3]) : 50;
-		int maxBatches = (args.length > 4) ? Integer.parseInt(args[4]) : 40;
+		int batch = (args.length > 3) ? Integer.parseInt(args[3]) : 100;
+		int maxBatches = (args.length > 4) ? Integer.parseInt(args[4]) : 100;
+		boolean audit = (args.length <= 7) || Boolean.parseBoolean(args[7]);
 		String host = server.substring(0, server.indexOf(':'));
 		int port = Integer.parseInt(server.substring(server.indexOf(':') + 1));
 		LettuceConnectionFactory factory = RedisServers.factory(host, port);
@@ -100,17 +107,23 @@ public final class SweeperBenchmarkHarness {
 				leases, acquireSeconds, late.get());
 
 		List<SweepObserver.Tick> ticks = new CopyOnWriteArrayList<>();
-		AtomicLong swept = new AtomicLong();
+		AtomicLong sweptCount = new AtomicLong();
 		AtomicLong lastSweptAt = new AtomicLong();
 		SweepObserver observer = (s, tick) -> {
 			ticks.add(tick);
 			if (tick.expired() > 0) {
-				swept.addAndGet(tick.expired());
+				sweptCount.addAndGet(tick.expired());
 				lastSweptAt.set(System.currentTimeMillis());
 			}
 		};
+		// the starter's path: the audited store, one target_lease_expire event per swept lease through the non-blocking
+		// pipeline into the program's durable audit stream
+		AsyncAuditPipeline pipeline = new AsyncAuditPipeline(List.of(new RedisStreamAuditSink(
+				new StringRedisTemplate(factory), 100_000)), 100_000, Duration.ofSeconds(10), (n) -> {
+				});
+		LeaseStore swept = audit ? new AuditingLeaseStore(store, List.of(), pipeline::submit, Clock.systemUTC()) : store;
 		ExpirySweeper sweeper = ExpirySweeper
-			.builder(new LeaseService(store, Clock.systemUTC(), Duration.ofSeconds(5), null, null))
+			.builder(new LeaseService(swept, Clock.systemUTC(), Duration.ofSeconds(5), null, null))
 			.programs(List.of(scope))
 			.batchSize(batch)
 			.maxBatchesPerTick(maxBatches)
@@ -128,7 +141,7 @@ public final class SweeperBenchmarkHarness {
 			long sweepStart = System.currentTimeMillis();
 			sweeper.start();
 			long giveUp = t0 + windowMs + 600_000;
-			while (swept.get() < leases && System.currentTimeMillis() < giveUp) {
+			while (sweptCount.get() < leases && System.currentTimeMillis() < giveUp) {
 				Thread.sleep(200); // harness polling only
 			}
 			sweeper.close();
@@ -144,17 +157,20 @@ public final class SweeperBenchmarkHarness {
 			Collections.sort(working);
 			long maxPerTick = ticks.stream().mapToLong(SweepObserver.Tick::expired).max().orElse(0);
 			System.out.printf(Locale.ROOT, "swept %d/%d leases; sweep phase %.1f s (window %d s); last lease swept "
-					+ "%.2f s after the window ended%n", swept.get(), leases,
+					+ "%.2f s after the window ended%n", sweptCount.get(), leases,
 					(lastSweptAt.get() - sweepStart) / 1e3, windowMs / 1000, (lastSweptAt.get() - t0 - windowMs) / 1e3);
 			System.out.printf(Locale.ROOT, "ticks %d (with expiries %d); per tick: p50 %.1f ms, p99 %.1f ms, max %.1f ms;"
 					+ " max leases per tick %d; batches of %d, at most %d per tick%n", ticks.size(), working.size(),
 					percentile(working, 0.50), percentile(working, 0.99), percentile(working, 1.0), maxPerTick, batch,
 					maxBatches);
 			System.out.printf(Locale.ROOT, "redis: %.2f s CPU (user+sys) during the sweep phase, %.1f us per swept "
-					+ "lease; %d commands, %d FCALLs%n", cpu, cpu * 1e6 / Math.max(1, swept.get()), commands, fcalls);
+					+ "lease; %d commands, %d FCALLs%n", cpu, cpu * 1e6 / Math.max(1, sweptCount.get()), commands, fcalls);
 		}
 		finally {
 			sweeper.close();
+			System.out.printf(Locale.ROOT, "audit: %s, %d events delivered, %d dropped%n", audit ? "on" : "off",
+					pipeline.deliveredCount(), pipeline.droppedCount());
+			pipeline.close();
 			factory.destroy();
 		}
 	}
