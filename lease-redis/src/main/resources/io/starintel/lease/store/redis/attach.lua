@@ -36,6 +36,21 @@ local function owner_state(base, p, lease_id, token, now, recovery)
   return 'none'
 end
 
+-- the common start of attach_put and attach_delete (KEYS l:D, idem:H, audit; ARGV deadline, digest, policy, request
+-- digest, holder, token, ...): the deadline rule, the exact holder (load_held), then a replay of the request's stored
+-- result. Returns the reply to answer at once, or nil and the identity, the policy and the key base.
+local function held_for_change(keys, args, now, recovery, audit_length)
+  local p = policy(args[3])
+  local late = deadline_refusal(args[1], now, p.max_deadline)
+  if late then return refuse(late, 'none', now) end
+  local base = base_of_identity_key(keys[1], args[2])
+  local id, refused = load_held(keys[1], base, args[2], args[5], args[6], p, now, recovery, keys[3], audit_length)
+  if refused then return (id and replay(id, p, now, keys[2], args[4])) or refused end
+  local early = replay(id, p, now, keys[2], args[4])
+  if early then return early end
+  return nil, id, p, base
+end
+
 -- attach_put: KEYS l:D, idem:H, audit. ARGV deadline, digest, policy, request digest, holder, token, lease_id, K,
 -- name, value, maximum keys per lease, recovery, audit_length.
 -- Codes: attachment_stored, lease_lost (stale_lease), lease_conflict (attached_to_another_lease),
@@ -43,15 +58,9 @@ end
 -- lease_backend_unavailable (corrupt_record | recovery_required).
 local function attach_put(keys, args, now)
   now = now or now_ms()
-  local p = policy(args[3])
-  local late = deadline_refusal(args[1], now, p.max_deadline)
-  if late then return refuse(late, 'none', now) end
-  local digest, lease_id, token, k = args[2], args[7], args[6], args[8]
-  local base = base_of_identity_key(keys[1], digest)
-  local id, refused = load_held(keys[1], base, digest, args[5], token, p, now, args[12], keys[3], args[13])
-  if refused then return (id and replay(id, p, now, keys[2], args[4])) or refused end
-  local early = replay(id, p, now, keys[2], args[4])
-  if early then return early end
+  local answer, id, p, base = held_for_change(keys, args, now, args[12], args[13])
+  if answer then return answer end
+  local lease_id, token, k = args[7], args[6], args[8]
   local kv = base .. 'kv:' .. k
   local att = base .. 'att:' .. lease_id .. ':' .. token
   local mine = lease_id .. SEP .. token
@@ -82,7 +91,7 @@ local function attach_put(keys, args, now)
   end
   -- the marker that makes end_lease look up the attached keys, and the epoch stamp
   r_call('HSET', keys[1], unpack(stamp_fields(id, { 'a', '1' })))
-  remember(keys[2], result_text('-', args[4], 'attachment_stored', fmt(now), digest, ''), p)
+  remember(keys[2], result_text('-', args[4], 'attachment_stored', fmt(now), '', ''), p)
   return refuse('attachment_stored', 'none', now)
 end
 
@@ -92,22 +101,16 @@ end
 -- lease_backend_unavailable.
 local function attach_delete(keys, args, now)
   now = now or now_ms()
-  local p = policy(args[3])
-  local late = deadline_refusal(args[1], now, p.max_deadline)
-  if late then return refuse(late, 'none', now) end
-  local digest, lease_id, token, k = args[2], args[7], args[6], args[8]
-  local base = base_of_identity_key(keys[1], digest)
-  local id, refused = load_held(keys[1], base, digest, args[5], token, p, now, args[9], keys[3], args[10])
-  if refused then return (id and replay(id, p, now, keys[2], args[4])) or refused end
-  local early = replay(id, p, now, keys[2], args[4])
-  if early then return early end
+  local answer, _, p, base = held_for_change(keys, args, now, args[9], args[10])
+  if answer then return answer end
+  local lease_id, token, k = args[7], args[6], args[8]
   local kv = base .. 'kv:' .. k
   if r_call('HGET', kv, 'o') ~= lease_id .. SEP .. token then
     return refuse('lease_not_found', 'attachment_not_found', now)
   end
   r_call('UNLINK', kv)
   r_call('HDEL', base .. 'att:' .. lease_id .. ':' .. token, k)
-  remember(keys[2], result_text('-', args[4], 'attachment_deleted', fmt(now), digest, ''), p)
+  remember(keys[2], result_text('-', args[4], 'attachment_deleted', fmt(now), '', ''), p)
   return refuse('attachment_deleted', 'none', now)
 end
 

@@ -74,21 +74,10 @@ end
 -- kept for the idempotency retention: longer than any lease lives), the history ring, or the v2 history; or nil
 local function issued_token(id, lease_id)
   if id.r and lease_id_of(id.r) == lease_id then return id.r.token end
-  local key = acquire_result_key(id.base, lease_id)
-  if key then
-    local text = r_call('GET', key)
-    local record = text and s_match(text, '^3.\31[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31(.*)$')
-    local r = record and decode(record)
-    if r and lease_id_of(r) == lease_id then return r.token end
-  end
-  local ring = r_call('HMGET', id.key, 't0', 't1', 't2', 't3', 't4', 't5', 't6', 't7', 't8', 't9', 't10', 't11',
-    't12', 't13', 't14', 't15')
-  for i = 1, 16 do
-    local entry = ring[i]
-    if entry and s_sub(entry, 1, #lease_id + 1) == lease_id .. SEP then
-      return s_match(entry, '^[^\31]*\31(%d+)')
-    end
-  end
+  local r = acquire_record(id.base, lease_id)
+  if r then return r.token end
+  local entry = ring_entry(id, lease_id)
+  if entry then return s_match(entry, '^[^\31]*\31(%d+)') end
   if r_call('TYPE', id.base .. 'hist:' .. id.digest)['ok'] == 'list' then
     for _, text in ipairs(r_call('LRANGE', id.base .. 'hist:' .. id.digest, 0, -1)) do
       local old = decode(text)

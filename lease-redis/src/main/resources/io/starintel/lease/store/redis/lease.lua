@@ -265,6 +265,29 @@ local function remember(key, text, p)
   r_call('SET', key, text, 'PX', p.retention_text)
 end
 
+-- the history ring's entry of lease_id (lease_id SEP token SEP state SEP ended_ms), or nil
+local RING = { 't0', 't1', 't2', 't3', 't4', 't5', 't6', 't7', 't8', 't9', 't10', 't11', 't12', 't13', 't14', 't15' }
+local function ring_entry(id, lease_id)
+  local ring = r_call('HMGET', id.key, unpack(RING))
+  local prefix = lease_id .. SEP
+  for i = 1, HISTORY_SLOTS do
+    local entry = ring[i]
+    if entry and s_sub(entry, 1, #prefix) == prefix then return entry end
+  end
+  return nil
+end
+
+-- the record a v3 lease id was granted with (its acquire's result, kept for the idempotency retention: longer than
+-- any lease lives) and that result's key; nil for a v2 lease id or when the result is gone
+local function acquire_record(base, lease_id)
+  local key = acquire_result_key(base, lease_id)
+  local text = key and r_call('GET', key)
+  local record = text and s_match(text, '^3.\31[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31(.*)$')
+  local r = record and decode(record)
+  if r and lease_id_of(r) == lease_id then return r, key end
+  return nil
+end
+
 -- the lease's state now: active, its terminal state from its acquire's result (v3) or lid key (v2), from the
 -- history ring or the v2 history, or expired (nothing else ends a lease silently)
 local function state_of(id, lease_id)
@@ -283,14 +306,8 @@ local function state_of(id, lease_id)
       if state then return state end
     end
   end
-  local ring = r_call('HMGET', id.key, 't0', 't1', 't2', 't3', 't4', 't5', 't6', 't7', 't8', 't9', 't10', 't11',
-    't12', 't13', 't14', 't15')
-  for i = 1, 16 do
-    local entry = ring[i]
-    if entry and s_sub(entry, 1, #lease_id + 1) == lease_id .. SEP then
-      return s_match(entry, '^[^\31]*\31[^\31]*\31(%a+)')
-    end
-  end
+  local entry = ring_entry(id, lease_id)
+  if entry then return s_match(entry, '^[^\31]*\31[^\31]*\31(%a+)') end
   for _, entry in ipairs(r_call('LRANGE', id.base .. 'hist:' .. id.digest, 0, -1)) do
     local old = decode(entry)
     if old and lease_id_of(old) == lease_id then return old.state end
@@ -304,11 +321,8 @@ local function full_record(id, p, compact)
   local m, lease_id = s_match(compact, '^@(.*)\31([^\31]*)$')
   if not m then return nil end
   if id.r and lease_id_of(id.r) == lease_id then return '2\31' .. m .. SEP .. id.r.fixed end
-  local key = acquire_result_key(id.base, lease_id)
-  local text = key and r_call('GET', key)
-  local acquired = text and s_match(text, '^3.\31[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31(.*)$')
-  local r = acquired and decode(acquired)
-  if not r or lease_id_of(r) ~= lease_id then return nil end
+  local r, key = acquire_record(id.base, lease_id)
+  if not r then return nil end
   r_call('PEXPIRE', key, p.retention_text)
   return '2\31' .. m .. SEP .. r.fixed
 end

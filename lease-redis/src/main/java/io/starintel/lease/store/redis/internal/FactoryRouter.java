@@ -1,7 +1,5 @@
 package io.starintel.lease.store.redis.internal;
 
-import java.util.ArrayList;
-import java.util.List;
 
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -53,23 +51,6 @@ final class FactoryRouter implements Router {
 			}
 			throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, "no native connection");
 		}
-	}
-
-	@Override
-	public Route moved(String hostAndPort, long deadlineMs) throws ScriptFailure {
-		throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, "redirected");
-	}
-
-	@Override
-	public List<Route> primaries(long deadlineMs) {
-		List<Route> routes = new ArrayList<>(1);
-		try {
-			routes.add(route(new byte[0], deadlineMs));
-		}
-		catch (ScriptFailure ex) {
-			// none now
-		}
-		return routes;
 	}
 
 	@SuppressWarnings("unchecked")

@@ -1,7 +1,5 @@
 package io.starintel.lease.store.redis.internal;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 
@@ -36,23 +34,6 @@ final class StandaloneRouter implements Router {
 	public Route route(byte[] firstKey, long deadlineMs) throws ScriptFailure {
 		ConnectionPool.Loan<StatefulRedisConnection<byte[], byte[]>> loan = this.pool.borrow(deadlineMs);
 		return new Route(loan.connection().async(), this.node, true, () -> this.pool.release(loan));
-	}
-
-	@Override
-	public Route moved(String hostAndPort, long deadlineMs) throws ScriptFailure {
-		throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, "redirected outside a cluster");
-	}
-
-	@Override
-	public List<Route> primaries(long deadlineMs) {
-		List<Route> routes = new ArrayList<>(1);
-		try {
-			routes.add(route(new byte[0], deadlineMs));
-		}
-		catch (ScriptFailure ex) {
-			// none now: the caller sees an empty list
-		}
-		return routes;
 	}
 
 	@Override

@@ -54,8 +54,13 @@ class RedisOneRoundTripTests extends SharedRedisTests {
 
 			@Override
 			public void commandStarted(CommandStartedEvent event) {
-				RedisOneRoundTripTests.this.sent.computeIfAbsent(event.getCommand().getType().toString(),
-						(name) -> new AtomicLong()).incrementAndGet();
+				String type = event.getCommand().getType().toString();
+				if ("FCALL".equals(type)
+						&& event.getCommand().getArgs().toCommandString().contains("_programs_touch ")) {
+					// the program registry's report (at most once per program and 30 s, off the caller's thread)
+					return;
+				}
+				RedisOneRoundTripTests.this.sent.computeIfAbsent(type, (name) -> new AtomicLong()).incrementAndGet();
 			}
 
 			@Override
