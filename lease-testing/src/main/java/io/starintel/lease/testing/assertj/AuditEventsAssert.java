@@ -64,6 +64,20 @@ public class AuditEventsAssert extends AbstractObjectAssert<AuditEventsAssert, C
 		return this;
 	}
 
+	/**
+	 * Verifies that no event of {@code type} has been emitted for {@code targetId} so far (does not wait). Prefer it
+	 * to {@link #hasNoEventOfType(AuditEventType)} when other jobs of the same application may still be running.
+	 */
+	public AuditEventsAssert hasNoEvent(AuditEventType type, String targetId) {
+		isNotNull();
+		boolean found = this.actual.ofType(type).stream().anyMatch((event) -> targetId.equals(event.targetId()));
+		if (found) {
+			failWithMessage("Expected no event of type %s for target %s, but the captured audit events were %s",
+					type.wireName(), targetId, this.actual);
+		}
+		return this;
+	}
+
 	/** Verifies that no event of {@code type} has been emitted so far (does not wait). */
 	public AuditEventsAssert hasNoEventOfType(AuditEventType type) {
 		isNotNull();

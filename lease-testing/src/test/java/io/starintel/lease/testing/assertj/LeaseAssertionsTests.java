@@ -112,6 +112,10 @@ class LeaseAssertionsTests {
 			.isGreaterThanOrEqualTo(Duration.ofMillis(250));
 		assertThatThrownBy(() -> assertThat(events).hasNoEventOfType(AuditEventType.ACQUIRE))
 			.isInstanceOf(AssertionError.class);
+		assertThat(events).hasNoEvent(AuditEventType.COMMIT_REJECTED, "t-2");
+		assertThatThrownBy(() -> assertThat(events).hasNoEvent(AuditEventType.COMMIT_REJECTED, "t-1"))
+			.isInstanceOf(AssertionError.class)
+			.hasMessageContaining("for target t-1");
 		// an event delivered while the assertion waits is found
 		new Thread(() -> events.record(event(AuditEventType.REVOKE, ResultCode.LEASE_REVOKED, "t-3"))).start();
 		assertThat(events).hasEvent(AuditEventType.REVOKE, "t-3");
