@@ -227,7 +227,8 @@ public final class RedisCheckpointStore implements CheckpointStore {
 	}
 
 	private static FencedWriteResult failed(FenceCallException failure, String requestId) {
-		logger.warn("Checkpoint write without an answer, correlation_id={}, error={}", requestId, failure.kind());
+		logger.warn("Checkpoint write without an answer, correlation_id={}, error={} ({})", requestId, failure.kind(),
+				failure.getMessage());
 		return switch (failure.kind()) {
 			case DEADLINE_BEFORE_SUBMISSION ->
 				FencedWriteResult.refused(FenceOutcome.DEADLINE_EXCEEDED, Reason.NONE, requestId, null, null);

@@ -217,7 +217,13 @@ public final class FencedDocuments {
 			node.set(FenceStamp.FIELD, JSON.valueToTree(fence));
 		}
 		else if (document instanceof Map<?, ?> map) {
-			((Map<String, Object>) map).put(FenceStamp.FIELD, fence);
+			try {
+				((Map<String, Object>) map).put(FenceStamp.FIELD, fence);
+			}
+			catch (UnsupportedOperationException ex) {
+				throw new IllegalArgumentException("A fenced Map document must be mutable (the fence stamp, _id and "
+						+ "_rev are written into it): " + document.getClass().getName(), ex);
+			}
 		}
 		else {
 			throw new IllegalArgumentException("A fenced document must be a Map, an ObjectNode or implement "

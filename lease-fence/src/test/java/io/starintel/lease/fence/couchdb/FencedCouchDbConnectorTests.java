@@ -112,6 +112,8 @@ class FencedCouchDbConnectorTests {
 	@Test
 	void documentThatCannotCarryAStampIsAProgrammingError() {
 		assertThatIllegalArgumentException().isThrownBy(() -> this.fenced.tryCreate(new Object()));
+		assertThatIllegalArgumentException().isThrownBy(() -> this.fenced.tryCreate(Map.of("_id", "immutable")))
+			.withMessageContaining("must be mutable");
 	}
 
 	@Test
