@@ -69,7 +69,9 @@ import static org.awaitility.Awaitility.await;
  * consume fence; the audit events reach the application's sink. Then a graceful {@code CLUSTER FAILOVER} promotes the
  * replica of the shard that serves the program while a job holds its lease: the documented automatic recovery ends
  * that lease on first contact with the promoted node, the job is cancelled, its later checkpoint write is refused, and
- * the next run of the job is granted a higher token on the promoted node.
+ * the next run of the job is granted a higher token on the promoted node. The same after a kill -9 of that primary
+ * (the cluster promotes the replica; the killed node rejoins empty as its replica, since a shard acknowledges no
+ * change without one).
  */
 class ClusterAssembledAppTests {
 
@@ -178,6 +180,7 @@ class ClusterAssembledAppTests {
 	void aGracefulFailoverOfTheProgramsShardCancelsTheHolderAndTheNextRunGetsAHigherToken() throws Exception {
 		Runs jobs = app.getBean(Runs.class);
 		String target = "failover-" + UUID.randomUUID().toString().substring(0, 8);
+		awaitInSync(primary);
 		CompletableFuture<JobRun> run = jobs.start(target);
 		LeaseContext holder = jobs.awaitStarted(target);
 		int replica = cluster.replicaOf(primary);
@@ -207,6 +210,50 @@ class ClusterAssembledAppTests {
 		assertThat(after.checkpoint().outcome()).isEqualTo(FenceOutcome.ACCEPTED);
 		assertThat(after.late().outcome()).isEqualTo(FenceOutcome.ACCEPTED);
 		primary = replica;
+	}
+
+	@Test
+	void aKilledPrimaryOfTheProgramsShardCancelsTheHolderAndTheNextRunGetsAHigherToken() throws Exception {
+		Runs jobs = app.getBean(Runs.class);
+		String target = "killed-" + UUID.randomUUID().toString().substring(0, 8);
+		awaitInSync(primary);
+		CompletableFuture<JobRun> run = jobs.start(target);
+		LeaseContext holder = jobs.awaitStarted(target);
+		int replica = cluster.replicaOf(primary);
+		assertThat(cluster.waitForReplicas(primary, 1, Duration.ofSeconds(5))).as("the replica has the lease")
+			.isEqualTo(1);
+		cluster.kill(primary);
+		cluster.awaitPromotion(replica, Duration.ofSeconds(60));
+		// a shard acknowledges nothing without a replica (issue 36): the killed node comes back empty as one
+		cluster.restartAsReplica(primary);
+		Events events = app.getBean(Events.class);
+		await("the holder is cancelled after the kill").atMost(Duration.ofSeconds(30))
+			.until(() -> events.lost.stream().anyMatch((event) -> event.context().leaseId().equals(holder.leaseId())));
+		JobRun cancelled = run.get(30, TimeUnit.SECONDS);
+		assertThat(cancelled.interrupted()).as("the job was interrupted").isTrue();
+		assertThat(cancelled.late().isAccepted()).as("its later checkpoint write: %s", cancelled.late()).isFalse();
+		RedisCheckpointStore checkpoints = app.getBean(RedisCheckpointStore.class);
+		FencedWriteResult stale = await("a stale write once the clients follow the promoted node")
+			.atMost(Duration.ofSeconds(30))
+			.until(() -> checkpoints.write(holder, CheckpointState.COMPLETED, "stale"),
+					(result) -> result.outcome() != FenceOutcome.BACKEND_UNAVAILABLE);
+		assertThat(stale.outcome()).as("the former holder's write: %s", stale).isEqualTo(FenceOutcome.LEASE_LOST);
+
+		CompletableFuture<JobRun> next = jobs.start(target);
+		LeaseContext successor = jobs.awaitStarted(target);
+		assertThat(successor.fencingToken()).isGreaterThan(holder.fencingToken());
+		jobs.finish(target);
+		JobRun after = next.get(30, TimeUnit.SECONDS);
+		assertThat(after.checkpoint().outcome()).isEqualTo(FenceOutcome.ACCEPTED);
+		assertThat(after.document().outcome()).isEqualTo(FenceOutcome.ACCEPTED);
+		assertThat(after.publish().outcome()).isEqualTo(FenceOutcome.ACCEPTED);
+		assertThat(after.late().outcome()).isEqualTo(FenceOutcome.ACCEPTED);
+		primary = replica;
+	}
+
+	/** Waits until the shard of {@code primaryPort} has its replica in sync (a former primary rejoins as one). */
+	private static void awaitInSync(int primaryPort) {
+		cluster.awaitReplicaInSync(cluster.replicaOf(primaryPort), Duration.ofSeconds(60));
 	}
 
 	private static Instant deadline() {
