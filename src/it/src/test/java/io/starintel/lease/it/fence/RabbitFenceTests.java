@@ -2,6 +2,7 @@ package io.starintel.lease.it.fence;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -13,6 +14,10 @@ import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.fence.FenceOutcome;
 import io.starintel.lease.fence.FencedWriteRejectedException;
 import io.starintel.lease.fence.FencedWriteResult;
+import io.starintel.lease.core.LockIdentity;
+import io.starintel.lease.core.ReleaseRequest;
+import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.fence.amqp.FenceHeaders;
 import io.starintel.lease.fence.amqp.ConsumeRejection;
 import io.starintel.lease.fence.amqp.internal.ConsumerRejectionRecorder;
@@ -189,6 +194,34 @@ class RabbitFenceTests {
 			.isEqualTo(a.fencingToken());
 		assertThat(this.consumed).extracting(RabbitFenceTests::body).containsExactly("from B");
 		assertThat(this.rejections.count()).isEqualTo(1);
+	}
+
+	/**
+	 * A message of a lease that ended, and whose identity has seen more leases since than its history ring keeps (16),
+	 * is still the store's own lease: it raises the mark (the lease id resolves through its acquire's result, kept for
+	 * the idempotency retention), never rejected as forged.
+	 */
+	@Test
+	void delayedMessageOfALeaseThatLeftTheHistoryRingIsAcceptedNotForged() {
+		LockIdentity identity = this.fixture.identity("amqp-ring");
+		LeaseContext a = this.fixture.acquire(identity, "alice", 30_000);
+		try (LeaseContext.Scope scope = LeaseContext.bind(a)) {
+			assertThat(this.template.trySend("", this.delay, message("delayed A")).isAccepted()).isTrue();
+		}
+		release(a);
+		for (int i = 0; i < 20; i++) {
+			release(this.fixture.acquire(identity, "worker-" + i, 30_000));
+		}
+		await().atMost(Duration.ofSeconds(15)).until(() -> this.consumed.size() == 1);
+		assertThat(body(this.consumed.get(0))).isEqualTo("delayed A");
+		assertThat(this.rejections.count()).isZero();
+		assertThat(this.plain.receive(this.dead)).isNull();
+	}
+
+	private void release(LeaseContext context) {
+		assertThat(this.fixture.store
+			.release(new ReleaseRequest(context.handle(), Identifiers.generate("request"), Instant.now().plusSeconds(5)))
+			.code()).isEqualTo(ResultCode.LEASE_RELEASED);
 	}
 
 	@Test
