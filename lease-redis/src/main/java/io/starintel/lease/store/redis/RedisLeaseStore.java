@@ -381,7 +381,6 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
 		return this.maintenance.recoverPromoted(node, adminPrincipalId, adminCredentialId, reason, deadlineAt);
 	}
 
-	/** The fence functions on this store's deployment, with its connections and settings. */
 	/**
 	 * The programs whose leases may be active or due: those in which a process of this library granted or renewed a
 	 * lease within the policy's maximum lifetime (plus a margin), most recently active first (sweep.lua's registry).
@@ -391,6 +390,7 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
 		return this.programs.list(limit, deadlineAt);
 	}
 
+	/** The fence functions on this store's deployment, with its connections and settings. */
 	public FenceCalls fenceCalls() {
 		return this.fenceCalls;
 	}
