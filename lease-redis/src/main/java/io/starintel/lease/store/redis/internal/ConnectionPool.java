@@ -87,15 +87,25 @@ final class ConnectionPool<C> {
 			}
 			else {
 				List<C> current = this.all;
+				C closedOne = null;
 				for (int i = 0; i < current.size(); i++) {
 					C shared = current.get(Math.floorMod(this.next.getAndIncrement(), current.size()));
 					if (this.open.test(shared)) {
 						return new Loan<>(shared, false);
 					}
+					closedOne = shared;
 				}
-				// every connection there will be is still being opened: share the one that arrives
-				pending = this.lastOpen;
-				mine = false;
+				if (closedOne != null) {
+					// none is open: replace one rather than queue behind Lettuce's reconnect, whose back-off grows to
+					// 30 s by default; a new connection also asks the sentinels for the primary again
+					pending = replace(closedOne);
+					mine = true;
+				}
+				else {
+					// every connection there will be is still being opened: share the one that arrives
+					pending = this.lastOpen;
+					mine = false;
+				}
 			}
 		}
 		if (pending == null) {
@@ -119,14 +129,27 @@ final class ConnectionPool<C> {
 
 	/** Takes back a connection lent by {@link #borrow}. */
 	void release(Loan<C> loan) {
-		if (!loan.exclusive()) {
-			return;
+		if (!loan.exclusive() || !this.all.contains(loan.connection())) {
+			return; // shared, or replaced meanwhile (and closed)
 		}
 		if (this.closed) {
 			this.closer.accept(loan.connection());
 			return;
 		}
 		this.idle.offerFirst(loan.connection());
+	}
+
+	/** Closes a connection that is not open (under the pool's lock) and starts opening its replacement. */
+	private CompletableFuture<C> replace(C connection) {
+		this.all.remove(connection);
+		this.idle.remove(connection);
+		try {
+			this.closer.accept(connection);
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Closing a lease store connection failed: {}", ex.getClass().getSimpleName());
+		}
+		return startOpen();
 	}
 
 	/** Starts opening a connection (under the pool's lock); it joins {@link #all} when it arrives. */

@@ -17,6 +17,13 @@ final class NodeState {
 	/** The shortest interval between two forced refreshes (after a wait fell short or a node lacked replicas). */
 	static final long FORCED_REFRESH_MILLIS = 100;
 
+	/**
+	 * How long a refresh may stay unanswered before another caller may start one: an {@code INFO} sent on a
+	 * connection that then lost its server stays queued while Lettuce reconnects, and must not stop every later
+	 * refresh (the node's replica count would stay what it was before a failover).
+	 */
+	static final long STALLED_REFRESH_MILLIS = 1_000;
+
 	private final String name;
 
 	private volatile boolean topologyHasReplicas;
@@ -28,6 +35,8 @@ final class NodeState {
 	private volatile long refreshedAt;
 
 	private volatile boolean refreshing;
+
+	private volatile long refreshStartedAt;
 
 	private volatile CompletableFuture<Void> pending = CompletableFuture.completedFuture(null);
 
@@ -62,10 +71,15 @@ final class NodeState {
 	/** Whether a caller should refresh the count now (and claims the refresh if so). */
 	synchronized boolean claimRefresh(long nowMs, boolean forced) {
 		long age = nowMs - this.refreshedAt;
-		if (this.refreshing || age < (forced ? FORCED_REFRESH_MILLIS : REFRESH_MILLIS)) {
+		boolean stalled = this.refreshing && nowMs - this.refreshStartedAt >= STALLED_REFRESH_MILLIS;
+		if ((this.refreshing && !stalled) || age < (forced ? FORCED_REFRESH_MILLIS : REFRESH_MILLIS)) {
 			return false;
 		}
+		if (stalled) {
+			this.pending.complete(null); // its waiters re-read the count they have
+		}
 		this.refreshing = true;
+		this.refreshStartedAt = nowMs;
 		this.pending = new CompletableFuture<>();
 		return true;
 	}

@@ -237,9 +237,20 @@ public final class ScriptExecutor implements AutoCloseable {
 			if (durable && !firstOnNode) {
 				required = this.acknowledgement.required(node.onlineReplicas(), node.topologyHasReplicas());
 				if (required > node.onlineReplicas()) {
-					node.claimRefresh(System.currentTimeMillis(), true);
-					throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, Reason.REPLICAS_UNAVAILABLE,
-							"fewer replicas online than required");
+					// the count may be stale (a replica attached since the last report, e.g. after a failover): ask
+					// the node once more, inside the deadline, before refusing
+					if (info == null && node.claimRefresh(System.currentTimeMillis(), true)) {
+						info = commands.info("replication");
+						NodeState refreshing = node;
+						info.whenComplete((text, failure) -> refreshing.refreshed((failure == null) ? text : null,
+								System.currentTimeMillis()));
+						last = info;
+					}
+					required = requirementAfterRefresh(node, info, deadlineMs);
+					if (required < 0) {
+						throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, Reason.REPLICAS_UNAVAILABLE,
+								"fewer replicas online than required");
+					}
 				}
 			}
 			if (!node.isLibraryLoaded()) {
@@ -257,7 +268,7 @@ public final class ScriptExecutor implements AutoCloseable {
 			if (firstOnNode) {
 				// the node's first change: the wait is sized by the replica count that was asked for just ahead of
 				// the call, and sent behind it on the same connection once that count is known
-				required = firstRequirement(node, info, deadlineMs);
+				required = requirementAfterRefresh(node, info, deadlineMs);
 			}
 			if (durable && required > 0 || durable && required == 0 && this.acknowledgement.diskSync()) {
 				long timeout = Math.max(1, deadlineMs - System.currentTimeMillis());
@@ -302,11 +313,12 @@ public final class ScriptExecutor implements AutoCloseable {
 	}
 
 	/**
-	 * The replica acknowledgements a node's first change needs, once its replica count (asked for ahead of the call)
-	 * is known; -1 when it is not known before the deadline or the node has fewer replicas than required (the call
-	 * already went out: its success is then not acknowledged).
+	 * The replica acknowledgements a change needs, once the node's replica count asked for just now (ahead of a
+	 * node's first change, or when the known count fell short) is known; -1 when it is not known before the deadline
+	 * or the node has fewer replicas than required (for a first change the call already went out: its success is then
+	 * not acknowledged).
 	 */
-	private int firstRequirement(NodeState node, @Nullable RedisFuture<String> info, long deadlineMs) {
+	private int requirementAfterRefresh(NodeState node, @Nullable RedisFuture<String> info, long deadlineMs) {
 		try {
 			Object text = awaitPlain((info != null) ? info : node.pending(), deadlineMs);
 			if (text instanceof String reply) {
