@@ -42,8 +42,10 @@ public final class FenceAmqpAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(RabbitOperations.class)
 	FencedRabbitTemplate rabbitTemplate(RabbitTemplateConfigurer configurer, ConnectionFactory connectionFactory,
-			ObjectProvider<RabbitTemplateCustomizer> customizers, FenceGuard guard, FenceProperties properties) {
-		FencedRabbitTemplate template = new FencedRabbitTemplate(connectionFactory, guard,
+			ObjectProvider<RabbitTemplateCustomizer> customizers, FenceGuard guard, FenceProperties properties,
+			ObjectProvider<FenceRejectionMetrics> metrics) {
+		FencedRabbitTemplate template = new FencedRabbitTemplate(connectionFactory,
+				FenceAutoConfiguration.guard(guard, metrics, FenceRejectionMetrics.PUBLISH),
 				properties.amqp().fencedExchanges(), properties.amqp().fencedQueues());
 		configurer.configure(template, connectionFactory);
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(template));

@@ -38,8 +38,9 @@ public final class FenceCouchDbAutoConfiguration {
 	@Bean(defaultCandidate = false)
 	@ConditionalOnMissingBean(FencedCouchDbConnector.class)
 	FencedCouchDbConnector fencedCouchDbConnector(CouchDbConnector connector, FenceGuard guard,
-			ObjectProvider<DocumentMarkStore> marks) {
-		return new FencedCouchDbConnector(connector, guard, marks.getIfAvailable());
+			ObjectProvider<DocumentMarkStore> marks, ObjectProvider<FenceRejectionMetrics> metrics) {
+		return new FencedCouchDbConnector(connector,
+				FenceAutoConfiguration.guard(guard, metrics, FenceRejectionMetrics.COUCHDB), marks.getIfAvailable());
 	}
 
 	/** Durable per-document marks and the fenced reader, on the lease store's Redis. */
