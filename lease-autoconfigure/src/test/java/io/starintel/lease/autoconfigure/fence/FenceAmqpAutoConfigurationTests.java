@@ -107,8 +107,13 @@ class FenceAmqpAutoConfigurationTests {
 	void whenUserRabbitOperationsThenAutoConfigurationBacksOff() {
 		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
 			.withBean("myTemplate", RabbitTemplate.class, () -> new RabbitTemplate(new CachingConnectionFactory()))
-			.run((context) -> assertThat(context.getBean(RabbitTemplate.class))
-				.isNotInstanceOf(FencedRabbitTemplate.class));
+			.run((context) -> {
+				RabbitTemplate template = context.getBean(RabbitTemplate.class);
+				assertThat(template).isNotInstanceOf(FencedRabbitTemplate.class);
+				// the user's own template is fenced by a before-publish post-processor instead
+				assertThat(template.getBeforePublishPostProcessors())
+					.hasAtLeastOneElementOfType(io.starintel.lease.fence.amqp.FencingMessagePostProcessor.class);
+			});
 	}
 
 	@Test
