@@ -69,7 +69,8 @@ public final class LeaseJobAutoConfiguration {
 			LeaseLostListener listener, ObjectProvider<MeterRegistry> registries) {
 		LeaseService service = service(services, properties);
 		LeaseRenewalScheduler scheduler = new LeaseRenewalScheduler(service, Clock.systemUTC(),
-				properties.getRenewal().margin(), countingLosses(listener, registries), properties.getRenewal().threads());
+				properties.getRenewal().margin(), countingLosses(listener, registries),
+				properties.getRenewal().threads());
 		MeterRegistry meters = registries.getIfAvailable();
 		if (meters == null) {
 			return scheduler;

@@ -64,14 +64,15 @@ class LeaseObservationAutoConfigurationTests {
 
 	@Test
 	void whenUserConventionThenItReplacesTheDefault() {
-		this.runner.withBean(LeaseOperationObservationConvention.class, () -> new DefaultLeaseOperationObservationConvention() {
+		LeaseOperationObservationConvention regional = new DefaultLeaseOperationObservationConvention() {
 
 			@Override
 			public KeyValues getLowCardinalityKeyValues(LeaseOperationContext context) {
 				return super.getLowCardinalityKeyValues(context).and("region", "eu");
 			}
 
-		}).run((context) -> {
+		};
+		this.runner.withBean(LeaseOperationObservationConvention.class, () -> regional).run((context) -> {
 			acquire(context);
 			assertThat(this.observations).hasSingleObservationThat().hasLowCardinalityKeyValue("region", "eu");
 		});

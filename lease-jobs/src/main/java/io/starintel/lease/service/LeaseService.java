@@ -138,8 +138,8 @@ public final class LeaseService {
 	}
 
 	/**
-	 * Replaces the default convention of the operation observations ({@link DefaultLeaseOperationObservationConvention}:
-	 * keys {@code operation} and {@code code}).
+	 * Replaces the default convention of the operation observations
+	 * ({@link DefaultLeaseOperationObservationConvention}: keys {@code operation} and {@code code}).
 	 */
 	public void setObservationConvention(LeaseOperationObservationConvention convention) {
 		this.runner.convention(Objects.requireNonNull(convention, "convention"));
@@ -247,7 +247,8 @@ public final class LeaseService {
 
 	/** put-with-lease (docs/attachments.md): a key attached to the exact lease of the request's handle. */
 	public AttachmentResult putAttached(AttachPutRequest request) {
-		return this.runner.attachment("attach_put", request.handle().identity().programId(), () -> this.store.putAttached(request));
+		return this.runner.attachment("attach_put", request.handle().identity().programId(),
+				() -> this.store.putAttached(request));
 	}
 
 	/** Reads an attached key of a program (visible only while its lease is active). */
@@ -257,12 +258,14 @@ public final class LeaseService {
 
 	/** Deletes a key attached to the exact lease of the request's handle. */
 	public AttachmentResult deleteAttached(AttachDeleteRequest request) {
-		return this.runner.attachment("attach_delete", request.handle().identity().programId(), () -> this.store.deleteAttached(request));
+		return this.runner.attachment("attach_delete", request.handle().identity().programId(),
+				() -> this.store.deleteAttached(request));
 	}
 
 	/** The names of the keys attached to an active lease of a program, read at one backend instant. */
 	public AttachmentResult listAttached(AttachListRequest request) {
-		return this.runner.attachment("attach_list", request.scope().programId(), () -> this.store.listAttached(request));
+		return this.runner.attachment("attach_list", request.scope().programId(),
+				() -> this.store.listAttached(request));
 	}
 
 	/**

@@ -25,7 +25,8 @@ final class OperationRunner {
 
 	private static final Logger logger = LoggerFactory.getLogger(LeaseService.class);
 
-	private static final LeaseOperationObservationConvention DEFAULT_CONVENTION = new DefaultLeaseOperationObservationConvention();
+	private static final LeaseOperationObservationConvention DEFAULT_CONVENTION =
+			new DefaultLeaseOperationObservationConvention();
 
 	private final ObservationRegistry observations;
 

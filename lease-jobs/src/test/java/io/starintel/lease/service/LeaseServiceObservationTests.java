@@ -162,10 +162,10 @@ class LeaseServiceObservationTests {
 		service.list(list(service));
 		service.renewAll(List.of(new RenewRequest(acquired.lease().handle(), service.newId(), service.deadline())));
 		String scrape = prometheus.scrape();
-		assertThat(scrape)
-			.contains("starintel_lease_operation_seconds_count{code=\"lease_acquired\",error=\"none\",operation=\"acquire\"} 1")
-			.contains("starintel_lease_operation_seconds_count{code=\"lease_conflict\",error=\"none\",operation=\"acquire\"} 1")
-			.contains("starintel_lease_operation_seconds_count{code=\"lease_renewed\",error=\"none\",operation=\"renew\"} 1")
+		String count = "starintel_lease_operation_seconds_count";
+		assertThat(scrape).contains(count + "{code=\"lease_acquired\",error=\"none\",operation=\"acquire\"} 1")
+			.contains(count + "{code=\"lease_conflict\",error=\"none\",operation=\"acquire\"} 1")
+			.contains(count + "{code=\"lease_renewed\",error=\"none\",operation=\"renew\"} 1")
 			.contains("operation=\"list\"");
 		List<String> series = scrape.lines().filter((line) -> line.startsWith("starintel_lease_operation_seconds_count{"))
 			.toList();

@@ -49,7 +49,8 @@ class FenceCouchDbAutoConfigurationTests {
 
 	@Test
 	void whenACouchDbWriteIsRefusedThenItIsCountedAtTheCouchDbEnforcementPoint() {
-		io.micrometer.core.instrument.simple.SimpleMeterRegistry registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+		io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+				new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
 		this.runner.withBean(CouchDbConnector.class, () -> this.connector)
 			.withBean(io.micrometer.core.instrument.MeterRegistry.class, () -> registry)
 			.withPropertyValues("starintel.lease.fence.couchdb.install-design-document=false")

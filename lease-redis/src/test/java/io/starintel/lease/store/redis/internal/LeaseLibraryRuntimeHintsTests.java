@@ -4,12 +4,12 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
-import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
 import org.springframework.core.io.support.SpringFactoriesLoader;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.springframework.aot.hint.predicate.RuntimeHintsPredicates.resource;
 
-/** The class-path resources read at run time are native-image resources, through {@code META-INF/spring/aot.factories}. */
+/** Class-path resources read at run time are native-image resources ({@code META-INF/spring/aot.factories}). */
 class LeaseLibraryRuntimeHintsTests {
 
 	@Test
@@ -18,12 +18,12 @@ class LeaseLibraryRuntimeHintsTests {
 		SpringFactoriesLoader.forResourceLocation("META-INF/spring/aot.factories")
 			.load(RuntimeHintsRegistrar.class)
 			.forEach((registrar) -> registrar.registerHints(hints, getClass().getClassLoader()));
-		assertThat(RuntimeHintsPredicates.resource().forResource("io/starintel/lease/store/redis/prelude.lua")).accepts(hints);
-		assertThat(RuntimeHintsPredicates.resource().forResource("io/starintel/lease/store/redis/lease.lua")).accepts(hints);
-		assertThat(RuntimeHintsPredicates.resource().forResource("io/starintel/lease/store/redis/attach.lua")).accepts(hints);
-		assertThat(RuntimeHintsPredicates.resource().forResource("io/starintel/lease/store/redis/sweep.lua")).accepts(hints);
-		assertThat(RuntimeHintsPredicates.resource().forResource("io/starintel/lease/store/redis/fence.lua")).accepts(hints);
-		assertThat(RuntimeHintsPredicates.resource().forResource("io/starintel/lease/none.txt")).rejects(hints);
+		assertThat(resource().forResource("io/starintel/lease/store/redis/prelude.lua")).accepts(hints);
+		assertThat(resource().forResource("io/starintel/lease/store/redis/lease.lua")).accepts(hints);
+		assertThat(resource().forResource("io/starintel/lease/store/redis/attach.lua")).accepts(hints);
+		assertThat(resource().forResource("io/starintel/lease/store/redis/sweep.lua")).accepts(hints);
+		assertThat(resource().forResource("io/starintel/lease/store/redis/fence.lua")).accepts(hints);
+		assertThat(resource().forResource("io/starintel/lease/none.txt")).rejects(hints);
 	}
 
 }
