@@ -23,6 +23,8 @@ import io.starintel.lease.audit.internal.AsyncAuditPipeline;
 import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.audit.internal.AuditingLeaseStore;
 import io.starintel.lease.audit.spring.ApplicationEventAuditSink;
+import io.starintel.lease.service.DefaultLeaseOperationObservationConvention;
+import io.starintel.lease.service.LeaseOperationObservationConvention;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.LeaseStore;
 
@@ -41,7 +43,7 @@ import io.starintel.lease.store.LeaseStore;
  */
 @AutoConfiguration(after = LeaseStoreAutoConfiguration.class)
 @ConditionalOnClass({ MeterRegistry.class, ObservationRegistry.class })
-@EnableConfigurationProperties({ LeaseProperties.class, LeaseAuditProperties.class })
+@EnableConfigurationProperties({ LeaseProperties.class, LeaseAuditProperties.class, LeaseObservationProperties.class })
 public final class LeaseAuditAutoConfiguration {
 
 	@Bean(destroyMethod = "close")
@@ -68,10 +70,14 @@ public final class LeaseAuditAutoConfiguration {
 	@ConditionalOnBean(LeaseStore.class)
 	LeaseService leaseService(LeaseStore store, LeaseProperties properties, LeaseAuditProperties audit,
 			ObjectProvider<AuditSink> auditSinks, ObjectProvider<AsyncAuditPipeline> pipelines,
-			ObjectProvider<MeterRegistry> meters, ObjectProvider<ObservationRegistry> observations) {
+			ObjectProvider<MeterRegistry> meters, ObjectProvider<ObservationRegistry> observations,
+			ObjectProvider<LeaseOperationObservationConvention> conventions, LeaseObservationProperties observation) {
 		LeaseStore audited = audited(store, audit.enabled(), auditSinks, pipelines.getIfAvailable());
-		return new LeaseService(audited, store, Clock.systemUTC(), properties.getRequest().timeout(),
+		LeaseService service = new LeaseService(audited, store, Clock.systemUTC(), properties.getRequest().timeout(),
 				meters.getIfAvailable(), observations.getIfAvailable());
+		service.setObservationConvention(conventions
+			.getIfAvailable(() -> new DefaultLeaseOperationObservationConvention(observation.programTag())));
+		return service;
 	}
 
 	/** The bean name of the default log sink. */

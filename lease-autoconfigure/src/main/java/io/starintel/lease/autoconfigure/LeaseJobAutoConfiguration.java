@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.util.Locale;
 
 import io.micrometer.context.ContextSnapshotFactory;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -36,6 +37,7 @@ import io.starintel.lease.job.internal.LeaseRenewalScheduler;
 import io.starintel.lease.job.internal.TargetLeaseAspect;
 import io.starintel.lease.job.TargetResolver;
 import io.starintel.lease.service.LeaseService;
+import io.starintel.lease.sweep.LeaseMeters;
 
 /**
  * {@code @TargetLeased} jobs over the {@link LeaseService} facade of {@link LeaseAuditAutoConfiguration}: the
@@ -67,7 +69,8 @@ public final class LeaseJobAutoConfiguration {
 			LeaseLostListener listener, ObjectProvider<MeterRegistry> registries) {
 		LeaseService service = service(services, properties);
 		LeaseRenewalScheduler scheduler = new LeaseRenewalScheduler(service, Clock.systemUTC(),
-				properties.getRenewal().margin(), listener, properties.getRenewal().threads());
+				properties.getRenewal().margin(), countingLosses(listener, registries),
+				properties.getRenewal().threads());
 		MeterRegistry meters = registries.getIfAvailable();
 		if (meters == null) {
 			return scheduler;
@@ -78,6 +81,30 @@ public final class LeaseJobAutoConfiguration {
 		Timer lag = Timer.builder(RENEWAL_LAG_TIMER).description("How late renewals ran").register(meters);
 		scheduler.setLagRecorder(lag::record);
 		return scheduler;
+	}
+
+	/**
+	 * The listener, after counting the loss in {@value LeaseMeters#LOST} (tag {@code reason}), the user's listener
+	 * included.
+	 */
+	private static LeaseLostListener countingLosses(LeaseLostListener listener,
+			ObjectProvider<MeterRegistry> registries) {
+		return (event) -> {
+			try {
+				MeterRegistry meters = registries.getIfAvailable();
+				if (meters != null) {
+					Counter.builder(LeaseMeters.LOST)
+						.description("Leases lost by leased jobs (the job was cancelled), by reason")
+						.tag("reason", event.reason().wireName())
+						.register(meters)
+						.increment();
+				}
+			}
+			catch (RuntimeException ex) {
+				// the job's cancellation never depends on a meter
+			}
+			listener.leaseLost(event);
+		};
 	}
 
 	@Bean

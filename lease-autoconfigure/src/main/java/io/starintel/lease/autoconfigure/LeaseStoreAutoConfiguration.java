@@ -26,7 +26,8 @@ import io.starintel.lease.store.redis.RedisLeaseStore;
 
 /**
  * The lease store: {@code memory} when {@code starintel.lease.store=memory} (single JVM, with a start-up WARN);
- * otherwise Redis when a {@code RedisConnectionFactory} exists. A user {@link LeaseStore} bean always wins.
+ * otherwise Redis when a {@code RedisConnectionFactory} exists, which must be Lettuce's (start-up fails otherwise,
+ * see {@link RedisClientCheck}). A user {@link LeaseStore} bean always wins.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 @EnableConfigurationProperties({ LeaseProperties.class, LeaseRedisProperties.class })
@@ -85,6 +86,7 @@ public final class LeaseStoreAutoConfiguration {
 		@ConditionalOnMissingBean(LeaseStore.class)
 		RedisLeaseStore leaseStore(RedisConnectionFactory connectionFactory, LeasePolicy policy, LeaseAlerts alerts,
 				LeaseProperties properties, LeaseRedisProperties redis) {
+			RedisClientCheck.requireLettuce(connectionFactory);
 			RedisLeaseStore.Builder builder = RedisLeaseStore.builder(connectionFactory)
 				.policy(policy)
 				.alerts(alerts)

@@ -281,6 +281,11 @@ class TargetLeaseAspectTests {
 				assertThat(event.context()).isSameAs(lease);
 				assertThat(event.reason()).isEqualTo(Reason.STALE_LEASE);
 			});
+			assertThat(context.getBean(SimpleMeterRegistry.class)
+				.get(io.starintel.lease.sweep.LeaseMeters.LOST)
+				.tag("reason", Reason.STALE_LEASE.wireName())
+				.counter()
+				.count()).isEqualTo(1.0);
 			assertThat(context.getBean(LeaseRenewalScheduler.class).heldCount()).isZero();
 		});
 	}

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,6 +40,8 @@ public final class FenceGuard {
 
 	private final Clock clock;
 
+	private final @Nullable RejectionListener rejections;
+
 	/** A guard with the default timeout on the system clock. */
 	public FenceGuard(LeaseStore store) {
 		this(store, DEFAULT_TIMEOUT, Clock.systemUTC());
@@ -60,6 +63,22 @@ public final class FenceGuard {
 		}
 		this.timeout = timeout;
 		this.clock = clock;
+		this.rejections = null;
+	}
+
+	private FenceGuard(FenceGuard guard, RejectionListener rejections) {
+		this.authorizer = guard.authorizer;
+		this.timeout = guard.timeout;
+		this.clock = guard.clock;
+		this.rejections = rejections;
+	}
+
+	/**
+	 * This guard, also telling {@code listener} of every commit it refuses ({@link FenceOutcome#LEASE_LOST} or
+	 * {@link FenceOutcome#NO_LEASE_CONTEXT}): an enforcement point's own guard, counting its rejections.
+	 */
+	public FenceGuard withRejectionListener(RejectionListener listener) {
+		return new FenceGuard(this, Objects.requireNonNull(listener, "listener"));
 	}
 
 	/** The bound on one authorization. */
@@ -74,8 +93,8 @@ public final class FenceGuard {
 	public FenceDecision authorizeCurrent() {
 		LeaseContext context = LeaseContext.currentOrNull();
 		if (context == null) {
-			return new FenceDecision(FenceOutcome.NO_LEASE_CONTEXT, Reason.NONE, Identifiers.generate("corr"),
-					this.clock.instant(), null, null);
+			return rejected(new FenceDecision(FenceOutcome.NO_LEASE_CONTEXT, Reason.NONE,
+					Identifiers.generate("corr"), this.clock.instant(), null, null));
 		}
 		return authorize(context);
 	}
@@ -110,7 +129,31 @@ public final class FenceGuard {
 		if (result.code() == ResultCode.LEASE_LOST) {
 			context.markLost(result.reason());
 		}
-		return new FenceDecision(outcome, result.reason(), correlationId, deadlineAt, result, null);
+		FenceDecision decision = new FenceDecision(outcome, result.reason(), correlationId, deadlineAt, result, null);
+		return (outcome == FenceOutcome.LEASE_LOST) ? rejected(decision) : decision;
+	}
+
+	private FenceDecision rejected(FenceDecision decision) {
+		RejectionListener listener = this.rejections;
+		if (listener != null) {
+			try {
+				listener.rejected(decision);
+			}
+			catch (RuntimeException ex) {
+				// a listener failure never turns a rejection into an acceptance
+				logger.debug("Fence rejection listener failed: {}", ex.getClass().getSimpleName());
+			}
+		}
+		return decision;
+	}
+
+	/** Told of each commit a guard refuses (see {@link #withRejectionListener}); must not block. */
+	@FunctionalInterface
+	public interface RejectionListener {
+
+		/** One refused commit ({@link FenceOutcome#LEASE_LOST} or {@link FenceOutcome#NO_LEASE_CONTEXT}). */
+		void rejected(FenceDecision decision);
+
 	}
 
 }

@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Objects;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -39,7 +39,8 @@ import io.starintel.lease.store.LeaseStore;
 
 /**
  * The one operations facade over the (audited) lease store: every SPI verb, taking the core request records, each
- * timed ({@value #OPERATION_TIMER}, tags {@code operation} and {@code code}), observed, and mapped to a typed result.
+ * observed once ({@link LeaseObservationDocumentation#LEASE_OPERATION}, which times it as {@value #OPERATION_TIMER}),
+ * and mapped to a typed result.
  * Jobs, the fence guard, the health indicator, the sweeper, the admin endpoint and the worker API all call it.
  *
  * <p>What the service fills in for a caller that builds a request now: {@link #newId()} (a fresh request or
@@ -51,15 +52,18 @@ import io.starintel.lease.store.LeaseStore;
  * {@code lease_outcome_unknown} for a mutation (acquire, renew, release, force-release, revoke, attached put and
  * delete: the call may have reached the backend and committed, so the caller resolves by request id),
  * {@code lease_backend_unavailable} for a read or a commit authorization, and {@code invalid_lease_request} for
- * invalid input. Meter and observation tags are only {@code operation} and {@code code} (never a lock key, target id
- * or secret).
+ * invalid input. Meter and observation tags are only {@code operation} and {@code code}, and {@code program} when
+ * opted in (never a lock key, target id or secret).
  */
 public final class LeaseService {
 
-	/** Timer of every store operation, tagged {@code operation} and {@code code}. */
+	/**
+	 * Timer of every store operation, tagged {@code operation}, {@code code} and {@code error}: the meter of the
+	 * {@link #OBSERVATION} observations (Micrometer's meter handler), never registered by hand.
+	 */
 	public static final String OPERATION_TIMER = "starintel.lease.operation";
 
-	/** Observation name of the observed operations. */
+	/** Observation name of every operation ({@link LeaseObservationDocumentation#LEASE_OPERATION}). */
 	public static final String OBSERVATION = "starintel.lease.operation";
 
 	/**
@@ -86,8 +90,9 @@ public final class LeaseService {
 	 * @param store the lease store
 	 * @param clock the local clock, used only for request deadlines (never for authority)
 	 * @param operationTimeout how far ahead {@link #deadline()} lies
-	 * @param meters where timers go ({@code null}: nowhere)
-	 * @param observations where observations go ({@code null}: no-op)
+	 * @param meters where the operation timers go when {@code observations} is {@code null} or no-op (otherwise
+	 * {@code observations}' meter handler records them, as Spring Boot registers it)
+	 * @param observations where observations go ({@code null}: only the timers in {@code meters})
 	 */
 	public LeaseService(LeaseStore store, Clock clock, Duration operationTimeout, @Nullable MeterRegistry meters,
 			@Nullable ObservationRegistry observations) {
@@ -102,8 +107,9 @@ public final class LeaseService {
 	 * {@link #activePrograms(int)}
 	 * @param clock the local clock, used only for request deadlines (never for authority)
 	 * @param operationTimeout how far ahead {@link #deadline()} lies
-	 * @param meters where timers go ({@code null}: nowhere)
-	 * @param observations where observations go ({@code null}: no-op)
+	 * @param meters where the operation timers go when {@code observations} is {@code null} or no-op (otherwise
+	 * {@code observations}' meter handler records them, as Spring Boot registers it)
+	 * @param observations where observations go ({@code null}: only the timers in {@code meters})
 	 */
 	public LeaseService(LeaseStore store, LeaseStore unaudited, Clock clock, Duration operationTimeout,
 			@Nullable MeterRegistry meters, @Nullable ObservationRegistry observations) {
@@ -111,8 +117,32 @@ public final class LeaseService {
 		this.unaudited = Objects.requireNonNull(unaudited, "unaudited");
 		this.clock = Objects.requireNonNull(clock, "clock");
 		this.operationTimeout = Objects.requireNonNull(operationTimeout, "operationTimeout");
-		this.runner = new OperationRunner((meters != null) ? meters : new CompositeMeterRegistry(),
-				(observations != null) ? observations : ObservationRegistry.NOOP);
+		this.runner = new OperationRunner(observations(meters, observations));
+	}
+
+	/**
+	 * The registry the operations are observed in: the given one; without one (or a no-op one), a registry of its
+	 * own that only times them in {@code meters} (Micrometer's meter handler), so that the timer has one source.
+	 */
+	private static ObservationRegistry observations(@Nullable MeterRegistry meters,
+			@Nullable ObservationRegistry observations) {
+		if (observations != null && !observations.isNoop()) {
+			return observations;
+		}
+		if (meters == null) {
+			return ObservationRegistry.NOOP;
+		}
+		ObservationRegistry timersOnly = ObservationRegistry.create();
+		timersOnly.observationConfig().observationHandler(new DefaultMeterObservationHandler(meters));
+		return timersOnly;
+	}
+
+	/**
+	 * Replaces the default convention of the operation observations
+	 * ({@link DefaultLeaseOperationObservationConvention}: keys {@code operation} and {@code code}).
+	 */
+	public void setObservationConvention(LeaseOperationObservationConvention convention) {
+		this.runner.convention(Objects.requireNonNull(convention, "convention"));
 	}
 
 	/** A fresh, globally unique id for a request's {@code request_id} (or a read's {@code correlation_id}). */
@@ -127,7 +157,8 @@ public final class LeaseService {
 
 	/** acquire-if-free (one attempt; the caller resolves an outcome-unknown answer by the request's id). */
 	public LeaseResult acquire(AcquireRequest request) {
-		return this.runner.observed("acquire", MUTATION_THREW, () -> this.store.acquire(request));
+		return this.runner.observed("acquire", request.identity().programId(), MUTATION_THREW,
+				() -> this.store.acquire(request));
 	}
 
 	/**
@@ -135,7 +166,8 @@ public final class LeaseService {
 	 * request until the earlier of {@code wait} and the request deadline; one request, one result.
 	 */
 	public LeaseResult acquire(AcquireRequest request, Duration wait) {
-		return this.runner.observed("acquire", MUTATION_THREW, () -> this.store.acquireWaiting(request, wait));
+		return this.runner.observed("acquire", request.identity().programId(), MUTATION_THREW,
+				() -> this.store.acquireWaiting(request, wait));
 	}
 
 	/**
@@ -144,7 +176,7 @@ public final class LeaseService {
 	 * local deadline does not grant authority.
 	 */
 	public LeaseResult renew(RenewRequest request) {
-		return this.runner.observed("renew", MUTATION_THREW, () -> {
+		return this.runner.observed("renew", request.identity().programId(), MUTATION_THREW, () -> {
 			LeaseResult result = this.store.renew(request);
 			if (result.isSuccess() && this.clock.instant().isAfter(request.deadlineAt())) {
 				return LeaseResult.failure(ResultCode.LEASE_OUTCOME_UNKNOWN, Reason.REPLY_LOST, result.decidedAt());
@@ -164,12 +196,14 @@ public final class LeaseService {
 
 	/** release-if-owner (contract: compare-and-delete, never a successor). */
 	public LeaseResult release(ReleaseRequest request) {
-		return this.runner.observed("release", MUTATION_THREW, () -> this.store.release(request));
+		return this.runner.observed("release", request.identity().programId(), MUTATION_THREW,
+				() -> this.store.release(request));
 	}
 
 	/** Inspects the active lease of an identity or lease id. */
 	public LeaseResult inspect(InspectRequest request) {
-		return this.runner.observed("inspect", ResultCode.LEASE_BACKEND_UNAVAILABLE, () -> this.store.inspect(request));
+		return this.runner.observed("inspect", request.scope().programId(), ResultCode.LEASE_BACKEND_UNAVAILABLE,
+				() -> this.store.inspect(request));
 	}
 
 	/**
@@ -177,54 +211,61 @@ public final class LeaseService {
 	 * not a lease request of any caller).
 	 */
 	public LeaseResult probe(LockIdentity identity) {
-		return this.runner.measured("probe",
+		return this.runner.observed("probe", identity.programId(), ResultCode.LEASE_BACKEND_UNAVAILABLE,
 				() -> this.unaudited.inspect(InspectRequest.byIdentity(identity, newId(), deadline())));
 	}
 
 	/** Lists active leases (canonical filter, stable order, opaque cursor). */
 	public LeasePage list(ListRequest request) {
-		return this.runner.page(() -> this.store.list(request));
+		return this.runner.page(request.filter().scope().programId(), () -> this.store.list(request));
 	}
 
 	/** Privileged force-release of the observed active lease. */
 	public LeaseResult forceRelease(AdminRequest request) {
-		return this.runner.observed("force_release", MUTATION_THREW, () -> this.store.forceRelease(request));
+		return this.runner.observed("force_release", request.identity().programId(), MUTATION_THREW,
+				() -> this.store.forceRelease(request));
 	}
 
 	/** Privileged revoke of the observed active lease. */
 	public LeaseResult revoke(AdminRequest request) {
-		return this.runner.observed("revoke", MUTATION_THREW, () -> this.store.revoke(request));
+		return this.runner.observed("revoke", request.identity().programId(), MUTATION_THREW,
+				() -> this.store.revoke(request));
 	}
 
 	/** Authorizes a fenced commit at backend time. */
 	public LeaseResult authorizeCommit(CommitRequest request) {
-		return this.runner.observed("authorize_commit", ResultCode.LEASE_BACKEND_UNAVAILABLE,
+		return this.runner.observed("authorize_commit", request.handle().identity().programId(),
+				ResultCode.LEASE_BACKEND_UNAVAILABLE,
 				() -> this.store.authorizeCommit(request));
 	}
 
 	/** The committed result of an earlier mutating request, or {@code lease_not_found}. */
 	public LeaseResult resolve(ResolveRequest request) {
-		return this.runner.observed("resolve", ResultCode.LEASE_BACKEND_UNAVAILABLE, () -> this.store.resolve(request));
+		return this.runner.observed("resolve", request.identity().programId(), ResultCode.LEASE_BACKEND_UNAVAILABLE,
+				() -> this.store.resolve(request));
 	}
 
 	/** put-with-lease (docs/attachments.md): a key attached to the exact lease of the request's handle. */
 	public AttachmentResult putAttached(AttachPutRequest request) {
-		return this.runner.attachment("attach_put", () -> this.store.putAttached(request));
+		return this.runner.attachment("attach_put", request.handle().identity().programId(),
+				() -> this.store.putAttached(request));
 	}
 
 	/** Reads an attached key of a program (visible only while its lease is active). */
 	public AttachmentResult getAttached(AttachGetRequest request) {
-		return this.runner.attachment("attach_get", () -> this.store.getAttached(request));
+		return this.runner.attachment("attach_get", request.scope().programId(), () -> this.store.getAttached(request));
 	}
 
 	/** Deletes a key attached to the exact lease of the request's handle. */
 	public AttachmentResult deleteAttached(AttachDeleteRequest request) {
-		return this.runner.attachment("attach_delete", () -> this.store.deleteAttached(request));
+		return this.runner.attachment("attach_delete", request.handle().identity().programId(),
+				() -> this.store.deleteAttached(request));
 	}
 
 	/** The names of the keys attached to an active lease of a program, read at one backend instant. */
 	public AttachmentResult listAttached(AttachListRequest request) {
-		return this.runner.attachment("attach_list", () -> this.store.listAttached(request));
+		return this.runner.attachment("attach_list", request.scope().programId(),
+				() -> this.store.listAttached(request));
 	}
 
 	/**

@@ -1,14 +1,10 @@
 package io.starintel.lease.service;
 
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,32 +16,38 @@ import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.ResultCode;
 
 /**
- * Runs one store call of {@link LeaseService}: records its timer ({@value LeaseService#OPERATION_TIMER}, tags
- * {@code operation} and {@code code}), opens an observation for the observed operations, and maps what the store
- * throws to a typed result (the one place of that rule: the type of the exception is logged, never its message).
+ * Runs one store call of {@link LeaseService} in one {@link LeaseObservationDocumentation#LEASE_OPERATION}
+ * observation whose {@code code} is set before it stops (its meter handler makes it the timer
+ * {@value LeaseService#OPERATION_TIMER}: the one meter of that name), and maps what the store throws to a typed
+ * result (the one place of that rule: the type of the exception is logged, never its message).
  */
 final class OperationRunner {
 
 	private static final Logger logger = LoggerFactory.getLogger(LeaseService.class);
 
-	private final MeterRegistry meters;
+	private static final LeaseOperationObservationConvention DEFAULT_CONVENTION =
+			new DefaultLeaseOperationObservationConvention();
 
 	private final ObservationRegistry observations;
 
-	/** Timers by operation, then by result code ordinal: looked up without building a key per call. */
-	private final Map<String, Timer[]> timers = new ConcurrentHashMap<>();
+	private volatile @Nullable LeaseOperationObservationConvention convention;
 
-	OperationRunner(MeterRegistry meters, ObservationRegistry observations) {
-		this.meters = meters;
+	OperationRunner(ObservationRegistry observations) {
 		this.observations = observations;
 	}
 
-	/** A timed and observed call; a store that throws answers {@code whenThrown}. */
-	LeaseResult observed(String operation, ResultCode whenThrown, Supplier<LeaseResult> call) {
-		Observation observation = start(operation);
+	void convention(@Nullable LeaseOperationObservationConvention convention) {
+		this.convention = convention;
+	}
+
+	/** An observed call; a store that throws answers {@code whenThrown}. */
+	LeaseResult observed(String operation, @Nullable String programId, ResultCode whenThrown,
+			Supplier<LeaseResult> call) {
+		LeaseOperationContext context = new LeaseOperationContext(operation, programId);
+		Observation observation = start(context);
 		try (Observation.Scope scope = observation.openScope()) {
-			LeaseResult result = measured(operation, call, whenThrown);
-			observation.lowCardinalityKeyValue("code", result.code().wireName());
+			LeaseResult result = typedResult(operation, call, whenThrown);
+			context.code(result.code());
 			return result;
 		}
 		finally {
@@ -53,15 +55,10 @@ final class OperationRunner {
 		}
 	}
 
-	/** A timed call (no observation); a store that throws answers {@code lease_backend_unavailable}. */
-	LeaseResult measured(String operation, Supplier<LeaseResult> call) {
-		return measured(operation, call, ResultCode.LEASE_BACKEND_UNAVAILABLE);
-	}
-
-	/** A timed and observed list call; a store that throws answers {@code lease_backend_unavailable}. */
-	LeasePage page(Supplier<LeasePage> call) {
-		Observation observation = start("list");
-		long start = System.nanoTime();
+	/** An observed list call; a store that throws answers {@code lease_backend_unavailable}. */
+	LeasePage page(@Nullable String programId, Supplier<LeasePage> call) {
+		LeaseOperationContext context = new LeaseOperationContext("list", programId);
+		Observation observation = start(context);
 		LeasePage page;
 		try (Observation.Scope scope = observation.openScope()) {
 			page = call.get();
@@ -77,19 +74,18 @@ final class OperationRunner {
 					ex.getClass().getName());
 			page = LeasePage.failure(ResultCode.LEASE_BACKEND_UNAVAILABLE, Reason.BACKEND_UNREACHABLE, null);
 		}
-		finally {
-			observation.stop();
-		}
-		observation.lowCardinalityKeyValue("code", page.code().wireName());
-		record("list", page.code(), System.nanoTime() - start);
+		// contract of the observation: the code is part of it when it stops (its timer is tagged by it)
+		context.code(page.code());
+		observation.stop();
 		return page;
 	}
 
-	/** An attached-key call, timed like the lease operations, with typed exception mapping. */
-	AttachmentResult attachment(String operation, Supplier<AttachmentResult> call) {
-		long start = System.nanoTime();
+	/** An observed attached-key call, with typed exception mapping. */
+	AttachmentResult attachment(String operation, @Nullable String programId, Supplier<AttachmentResult> call) {
+		LeaseOperationContext context = new LeaseOperationContext(operation, programId);
+		Observation observation = start(context);
 		AttachmentResult result;
-		try {
+		try (Observation.Scope scope = observation.openScope()) {
 			result = call.get();
 			if (result == null) {
 				result = AttachmentResult.failure(ResultCode.LEASE_BACKEND_UNAVAILABLE, Reason.BACKEND_UNREACHABLE,
@@ -106,41 +102,16 @@ final class OperationRunner {
 					code.wireName());
 			result = AttachmentResult.failure(code, Reason.BACKEND_UNREACHABLE, null);
 		}
-		record(operation, result.code(), System.nanoTime() - start);
+		context.code(result.code());
+		observation.stop();
 		return result;
 	}
 
-	/** Records one call of {@code operation} that answered {@code code}. */
-	void record(String operation, ResultCode code, long elapsedNanos) {
-		timer(operation, code).record(elapsedNanos, TimeUnit.NANOSECONDS);
-	}
-
-	private Observation start(String operation) {
-		return Observation.createNotStarted(LeaseService.OBSERVATION, this.observations)
-			.lowCardinalityKeyValue("operation", operation)
+	/** A started observation of one operation (a batch starts one per request, without a scope). */
+	Observation start(LeaseOperationContext context) {
+		return LeaseObservationDocumentation.LEASE_OPERATION
+			.observation(this.convention, DEFAULT_CONVENTION, () -> context, this.observations)
 			.start();
-	}
-
-	private LeaseResult measured(String operation, Supplier<LeaseResult> call, ResultCode whenThrown) {
-		long start = System.nanoTime();
-		LeaseResult result = typedResult(operation, call, whenThrown);
-		record(operation, result.code(), System.nanoTime() - start);
-		return result;
-	}
-
-	/** The cached timer of (operation, code), registered on first use. */
-	private Timer timer(String operation, ResultCode code) {
-		Timer[] byCode = this.timers.computeIfAbsent(operation, (key) -> new Timer[ResultCode.values().length]);
-		Timer timer = byCode[code.ordinal()];
-		if (timer == null) {
-			timer = Timer.builder(LeaseService.OPERATION_TIMER)
-				.description("Lease store operations by operation and result code")
-				.tag("operation", operation)
-				.tag("code", code.wireName())
-				.register(this.meters); // idempotent: a racing thread gets the same meter
-			byCode[code.ordinal()] = timer;
-		}
-		return timer;
 	}
 
 	private LeaseResult typedResult(String operation, Supplier<LeaseResult> call, ResultCode whenThrown) {

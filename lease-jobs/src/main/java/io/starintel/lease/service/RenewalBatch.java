@@ -5,6 +5,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.micrometer.observation.Observation;
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,8 +19,8 @@ import io.starintel.lease.store.LeaseStore;
 /**
  * One batched renewal ({@link LeaseService#renewAll}): the store's {@code renewAll}, each lease answered as a single
  * renew would be: a store that throws (or answers the wrong number of results) leaves every outcome unknown, and a
- * success received after the request's deadline is {@code lease_outcome_unknown}. Each lease is timed as a
- * {@code renew} with its share of the batch's time.
+ * success received after the request's deadline is {@code lease_outcome_unknown}. Each lease is one
+ * {@code renew} observation lasting the batch's call.
  */
 final class RenewalBatch {
 
@@ -29,8 +31,15 @@ final class RenewalBatch {
 
 	static List<LeaseResult> renew(LeaseStore store, List<RenewRequest> requests, Clock clock,
 			OperationRunner runner) {
+		// one observation per renewal (the operation is "renew" whether batched or not), each as long as the batch
+		List<LeaseOperationContext> contexts = new ArrayList<>(requests.size());
+		List<Observation> observations = new ArrayList<>(requests.size());
+		for (RenewRequest request : requests) {
+			LeaseOperationContext context = new LeaseOperationContext("renew", request.identity().programId());
+			contexts.add(context);
+			observations.add(runner.start(context));
+		}
 		List<LeaseResult> results;
-		long start = System.nanoTime();
 		try {
 			results = store.renewAll(requests);
 		}
@@ -52,9 +61,9 @@ final class RenewalBatch {
 			}
 			out.add(result);
 		}
-		long perLease = (System.nanoTime() - start) / Math.max(1, requests.size());
-		for (LeaseResult result : out) {
-			runner.record("renew", result.code(), perLease);
+		for (int i = 0; i < out.size(); i++) {
+			contexts.get(i).code(out.get(i).code());
+			observations.get(i).stop();
 		}
 		return out;
 	}

@@ -23,6 +23,12 @@ public final class LeaseMeters {
 	/** Counter of leases ended by an administrator (revoke and force-release, tagged {@code operation}). */
 	public static final String REVOKED = "starintel.lease.leases.revoked";
 
+	/**
+	 * Counter of leases lost by leased jobs (renewal answered {@code lease_lost}, local expiry, backend unavailable
+	 * until the safety margin), tagged {@code reason}; each was a job's cancellation.
+	 */
+	public static final String LOST = "starintel.lease.lost";
+
 	/** Counter of leases ended as expired by the sweeper. */
 	public static final String EXPIRED = "starintel.lease.leases.expired";
 

@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
@@ -46,6 +47,8 @@ class LeaseServiceTests {
 	private final ObservationRegistry observations = ObservationRegistry.create();
 
 	LeaseServiceTests() {
+		// as Spring Boot registers it: the operation timers are the observations' meters
+		this.observations.observationConfig().observationHandler(new DefaultMeterObservationHandler(this.meters));
 		this.observations.observationConfig().observationHandler(new ObservationHandler<Observation.Context>() {
 
 			@Override

@@ -29,7 +29,8 @@ import io.starintel.lease.fence.amqp.FencedRabbitTemplate;
 
 /**
  * Auto-configures fenced RabbitMQ publication (the application's {@code RabbitTemplate} becomes a
- * {@link FencedRabbitTemplate}, configured like Boot's own) and, when the consumer's program is configured, the
+ * {@link FencedRabbitTemplate}, configured like Boot's own; a {@code RabbitTemplate} the application declares itself
+ * is fenced by {@link UserRabbitTemplateFencing}) and, when the consumer's program is configured, the
  * {@link FencedListenerAdvice} added to every listener container factory. Contract: Rabbit publication that makes
  * an exclusive result externally visible is fenced; lower tokens are rejected at consumption.
  */
@@ -42,8 +43,10 @@ public final class FenceAmqpAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(RabbitOperations.class)
 	FencedRabbitTemplate rabbitTemplate(RabbitTemplateConfigurer configurer, ConnectionFactory connectionFactory,
-			ObjectProvider<RabbitTemplateCustomizer> customizers, FenceGuard guard, FenceProperties properties) {
-		FencedRabbitTemplate template = new FencedRabbitTemplate(connectionFactory, guard,
+			ObjectProvider<RabbitTemplateCustomizer> customizers, FenceGuard guard, FenceProperties properties,
+			ObjectProvider<FenceRejectionMetrics> metrics) {
+		FencedRabbitTemplate template = new FencedRabbitTemplate(connectionFactory,
+				FenceAutoConfiguration.guard(guard, metrics, FenceRejectionMetrics.PUBLISH),
 				properties.amqp().fencedExchanges(), properties.amqp().fencedQueues());
 		configurer.configure(template, connectionFactory);
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(template));
@@ -89,6 +92,13 @@ public final class FenceAmqpAutoConfiguration {
 		return (leases != null) ? new FencedListenerAdvice(leases.fenceCalls(), FencedListenerAdvice.DEFAULT_TIMEOUT,
 				scope, consumer.requireFence(), rejections)
 				: new FencedListenerAdvice(redis, scope, consumer.requireFence(), rejections);
+	}
+
+	/** Fences the RabbitTemplate beans the application declares itself (see {@link UserRabbitTemplateFencing}). */
+	@Bean
+	static UserRabbitTemplateFencing userRabbitTemplateFencing(ObjectProvider<FenceGuard> guards,
+			ObjectProvider<FenceProperties> properties, ObjectProvider<FenceRejectionMetrics> metrics) {
+		return new UserRabbitTemplateFencing(guards, properties, metrics);
 	}
 
 	@Bean

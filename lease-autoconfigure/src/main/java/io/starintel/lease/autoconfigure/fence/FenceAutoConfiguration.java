@@ -2,12 +2,16 @@ package io.starintel.lease.autoconfigure.fence;
 
 import java.time.Clock;
 
+import io.micrometer.core.instrument.MeterRegistry;
+
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;
 import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
@@ -35,6 +39,25 @@ public final class FenceAutoConfiguration {
 		// target_lease_commit_rejected); the raw store only where Micrometer is absent and no facade exists
 		CommitAuthorizer authorizer = (service != null) ? service::authorizeCommit : leaseStore::authorizeCommit;
 		return new FenceGuard(authorizer, properties.authorizationTimeout(), Clock.systemUTC());
+	}
+
+	/** Counts the rejections of the publish, CouchDB and checkpoint enforcement points in Micrometer. */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "io.micrometer.core.instrument.MeterRegistry")
+	static class RejectionMetricsConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		FenceRejectionMetrics fenceRejectionMetrics(ObjectProvider<MeterRegistry> registries) {
+			return new FenceRejectionMetrics(registries);
+		}
+
+	}
+
+	/** The guard of one enforcement point: {@code guard}, counting its rejections when Micrometer is present. */
+	static FenceGuard guard(FenceGuard guard, ObjectProvider<FenceRejectionMetrics> metrics, String point) {
+		FenceRejectionMetrics counting = metrics.getIfAvailable();
+		return (counting != null) ? counting.guard(guard, point) : guard;
 	}
 
 }

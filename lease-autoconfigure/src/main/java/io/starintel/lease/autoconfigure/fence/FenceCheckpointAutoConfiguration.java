@@ -20,7 +20,7 @@ import io.starintel.lease.store.redis.RedisLeaseStore;
 /**
  * Auto-configures the fenced {@link CheckpointStore} on Redis when the lease store is the {@link RedisLeaseStore}
  * (its script reads the lease record that store writes). Contract: job checkpoint and terminal-state writes are
- * fenced.
+ * fenced. Refused writes are counted at the {@code checkpoint} enforcement point when Micrometer is present.
  */
 @AutoConfiguration(after = { FenceAutoConfiguration.class, LeaseStoreAutoConfiguration.class },
 		afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
@@ -30,14 +30,16 @@ public final class FenceCheckpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(CheckpointStore.class)
-	RedisCheckpointStore checkpointStore(ObjectProvider<LeaseStore> stores) {
+	CheckpointStore checkpointStore(ObjectProvider<LeaseStore> stores, ObjectProvider<FenceRejectionMetrics> metrics) {
 		RedisLeaseStore redis = RedisFenceCalls.redisStore(stores);
 		if (redis == null) {
 			throw new IllegalStateException("fenced checkpoints need exactly one lease store bean, a RedisLeaseStore "
 					+ "or a decorator of one");
 		}
-		return new RedisCheckpointStore(redis.fenceCalls(), Duration.ofSeconds(2), RedisCheckpointStore.DEFAULT_RETENTION,
-				Clock.systemUTC());
+		RedisCheckpointStore store = new RedisCheckpointStore(redis.fenceCalls(), Duration.ofSeconds(2),
+				RedisCheckpointStore.DEFAULT_RETENTION, Clock.systemUTC());
+		FenceRejectionMetrics counting = metrics.getIfAvailable();
+		return (counting != null) ? new RejectionCountingCheckpointStore(store, counting) : store;
 	}
 
 }

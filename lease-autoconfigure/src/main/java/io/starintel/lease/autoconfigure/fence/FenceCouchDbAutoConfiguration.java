@@ -13,6 +13,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
+import io.starintel.lease.autoconfigure.couchdb.LeaseCouchDbAutoConfiguration;
 import io.starintel.lease.fence.FenceGuard;
 import io.starintel.lease.fence.couchdb.DocumentMarkStore;
 import io.starintel.lease.store.LeaseStore;
@@ -22,13 +23,14 @@ import io.starintel.lease.fence.couchdb.FencedCouchDbReader;
 import io.starintel.lease.fence.couchdb.FencedCouchDbConnector;
 
 /**
- * Auto-configures the {@link FencedCouchDbConnector} around the application's single {@link CouchDbConnector} and
+ * Auto-configures the {@link FencedCouchDbConnector} around the application's single {@link CouchDbConnector} (yours,
+ * or the one {@link LeaseCouchDbAutoConfiguration} opens from {@code starintel.lease.couchdb.*}) and
  * installs {@link FenceDesignDocument} at start-up. The decorator bean is not a default autowiring candidate, so
  * existing injection points of {@code CouchDbConnector} keep the undecorated connector; inject it with
  * {@code @Qualifier("fencedCouchDbConnector")}. Contract: CouchDB target acceptance, target state mutations and
  * result documents are fenced.
  */
-@AutoConfiguration(after = FenceAutoConfiguration.class,
+@AutoConfiguration(after = { FenceAutoConfiguration.class, LeaseCouchDbAutoConfiguration.class },
 		afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 @ConditionalOnClass(CouchDbConnector.class)
 @ConditionalOnBean(FenceGuard.class)
@@ -38,8 +40,9 @@ public final class FenceCouchDbAutoConfiguration {
 	@Bean(defaultCandidate = false)
 	@ConditionalOnMissingBean(FencedCouchDbConnector.class)
 	FencedCouchDbConnector fencedCouchDbConnector(CouchDbConnector connector, FenceGuard guard,
-			ObjectProvider<DocumentMarkStore> marks) {
-		return new FencedCouchDbConnector(connector, guard, marks.getIfAvailable());
+			ObjectProvider<DocumentMarkStore> marks, ObjectProvider<FenceRejectionMetrics> metrics) {
+		return new FencedCouchDbConnector(connector,
+				FenceAutoConfiguration.guard(guard, metrics, FenceRejectionMetrics.COUCHDB), marks.getIfAvailable());
 	}
 
 	/** Durable per-document marks and the fenced reader, on the lease store's Redis. */

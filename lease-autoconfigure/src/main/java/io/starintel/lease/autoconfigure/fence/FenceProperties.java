@@ -27,9 +27,13 @@ public record FenceProperties(@DefaultValue("2s") Duration authorizationTimeout,
 	 * @param fencedQueues Queues (routing keys on the default exchange) whose publishes require a bound lease
 	 * context.
 	 * @param consumer Consumer-side guard settings.
+	 * @param fenceUserTemplates Whether RabbitTemplate beans the application declares itself (which make the
+	 * auto-configured FencedRabbitTemplate back off) are fenced too, by a before-publish post-processor; when false
+	 * they publish unfenced and start-up logs a warning naming each.
 	 */
 	public record Amqp(@DefaultValue("true") boolean enabled, @DefaultValue List<String> fencedExchanges,
-			@DefaultValue List<String> fencedQueues, @DefaultValue Consumer consumer) {
+			@DefaultValue List<String> fencedQueues, @DefaultValue Consumer consumer,
+			@DefaultValue("true") boolean fenceUserTemplates) {
 
 	}
 

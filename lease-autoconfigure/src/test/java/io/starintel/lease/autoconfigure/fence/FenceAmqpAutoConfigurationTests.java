@@ -71,6 +71,24 @@ class FenceAmqpAutoConfigurationTests {
 	}
 
 	@Test
+	void whenAPublishIsRefusedThenItIsCountedAtThePublishEnforcementPoint() {
+		SimpleMeterRegistry registry = new SimpleMeterRegistry();
+		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
+			.withBean(MeterRegistry.class, () -> registry)
+			.run((context) -> {
+				FencedRabbitTemplate template = context.getBean(FencedRabbitTemplate.class);
+				assertThat(template.trySend("results", "r", new org.springframework.amqp.core.Message(new byte[0]))
+					.outcome()).isEqualTo(io.starintel.lease.fence.FenceOutcome.NO_LEASE_CONTEXT);
+				assertThat(registry.get(MicrometerFenceRejectionMeter.COUNTER)
+					.tag("enforcement_point", "amqp_publish")
+					.tag("reason", "no_lease_context")
+					.tag("forged", "false")
+					.counter()
+					.count()).isEqualTo(1.0);
+			});
+	}
+
+	@Test
 	void whenMicrometerIsMissingThenRejectionsAreStillRecorded() {
 		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
 			.withClassLoader(new FilteredClassLoader(MeterRegistry.class))
@@ -89,8 +107,13 @@ class FenceAmqpAutoConfigurationTests {
 	void whenUserRabbitOperationsThenAutoConfigurationBacksOff() {
 		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
 			.withBean("myTemplate", RabbitTemplate.class, () -> new RabbitTemplate(new CachingConnectionFactory()))
-			.run((context) -> assertThat(context.getBean(RabbitTemplate.class))
-				.isNotInstanceOf(FencedRabbitTemplate.class));
+			.run((context) -> {
+				RabbitTemplate template = context.getBean(RabbitTemplate.class);
+				assertThat(template).isNotInstanceOf(FencedRabbitTemplate.class);
+				// the user's own template is fenced by a before-publish post-processor instead
+				assertThat(template.getBeforePublishPostProcessors())
+					.hasAtLeastOneElementOfType(io.starintel.lease.fence.amqp.FencingMessagePostProcessor.class);
+			});
 	}
 
 	@Test

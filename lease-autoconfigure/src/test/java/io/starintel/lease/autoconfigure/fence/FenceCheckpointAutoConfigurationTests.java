@@ -34,6 +34,27 @@ class FenceCheckpointAutoConfigurationTests {
 	}
 
 	@Test
+	void whenACheckpointWriteIsRefusedThenItIsCountedAtTheCheckpointEnforcementPoint() {
+		io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+				new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+		this.runner
+			.withBean(RedisLeaseStore.class,
+					() -> new RedisLeaseStore(this.connectionFactory, LeasePolicy.defaults(), LeaseAlerts.LOG))
+			.withBean(io.micrometer.core.instrument.MeterRegistry.class, () -> registry)
+			.run((context) -> {
+				CheckpointStore checkpoints = context.getBean(CheckpointStore.class);
+				assertThat(checkpoints
+					.writeCurrent(io.starintel.lease.fence.checkpoint.CheckpointState.IN_PROGRESS, "1")
+					.outcome()).isEqualTo(io.starintel.lease.fence.FenceOutcome.NO_LEASE_CONTEXT);
+				assertThat(registry.get("starintel.lease.fence.rejections")
+					.tag("enforcement_point", "checkpoint")
+					.tag("reason", "no_lease_context")
+					.counter()
+					.count()).isEqualTo(1.0);
+			});
+	}
+
+	@Test
 	void whenLeaseStoreIsNotTheRedisStoreThenNoCheckpointStore() {
 		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
 			.run((context) -> assertThat(context).doesNotHaveBean(CheckpointStore.class));

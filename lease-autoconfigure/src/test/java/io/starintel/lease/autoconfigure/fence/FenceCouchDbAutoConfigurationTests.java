@@ -48,6 +48,25 @@ class FenceCouchDbAutoConfigurationTests {
 	}
 
 	@Test
+	void whenACouchDbWriteIsRefusedThenItIsCountedAtTheCouchDbEnforcementPoint() {
+		io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+				new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+		this.runner.withBean(CouchDbConnector.class, () -> this.connector)
+			.withBean(io.micrometer.core.instrument.MeterRegistry.class, () -> registry)
+			.withPropertyValues("starintel.lease.fence.couchdb.install-design-document=false")
+			.run((context) -> {
+				FencedCouchDbConnector fenced = context.getBean("fencedCouchDbConnector", FencedCouchDbConnector.class);
+				assertThat(fenced.tryCreate("doc-1", Map.of("a", 1)).outcome())
+					.isEqualTo(io.starintel.lease.fence.FenceOutcome.NO_LEASE_CONTEXT);
+				assertThat(registry.get("starintel.lease.fence.rejections")
+					.tag("enforcement_point", "couchdb")
+					.tag("reason", "no_lease_context")
+					.counter()
+					.count()).isEqualTo(1.0);
+			});
+	}
+
+	@Test
 	void whenInstallDisabledThenDesignDocumentNotTouched() {
 		this.runner.withBean(CouchDbConnector.class, () -> this.connector)
 			.withPropertyValues("starintel.lease.fence.couchdb.install-design-document=false")

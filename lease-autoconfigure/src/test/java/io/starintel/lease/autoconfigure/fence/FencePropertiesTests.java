@@ -28,6 +28,7 @@ class FencePropertiesTests {
 			assertThat(properties.amqp().consumer().tenantId()).isNull();
 			assertThat(properties.amqp().consumer().programId()).isNull();
 			assertThat(properties.amqp().consumer().requireFence()).isTrue();
+			assertThat(properties.amqp().fenceUserTemplates()).isTrue();
 			assertThat(properties.couchdb().installDesignDocument()).isTrue();
 		});
 	}
@@ -41,11 +42,12 @@ class FencePropertiesTests {
 					"starintel.lease.fence.amqp.consumer.tenant-id=tenant-main",
 					"starintel.lease.fence.amqp.consumer.program-id=program-a",
 					"starintel.lease.fence.amqp.consumer.require-fence=false",
+					"starintel.lease.fence.amqp.fence-user-templates=false",
 					"starintel.lease.fence.couchdb.install-design-document=false")
 			.run((context) -> assertThat(context.getBean(FenceProperties.class))
 				.isEqualTo(new FenceProperties(Duration.ofMillis(500),
 						new FenceProperties.Amqp(false, List.of("ex-a", "ex-b"), List.of("q-a"),
-								new FenceProperties.Consumer("tenant-main", "program-a", false)),
+								new FenceProperties.Consumer("tenant-main", "program-a", false), false),
 						new FenceProperties.CouchDb(false))));
 	}
 
