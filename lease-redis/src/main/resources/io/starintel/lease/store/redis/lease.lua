@@ -357,6 +357,17 @@ local function replay(id, p, now, key, request_digest, stored)
   return reply(code, 'none', decided + 0, 0, current, true, record)
 end
 
+-- the start of every single-lease change: backend time (unless the caller read it), the policy, the deadline rule
+-- (ARGV[1] deadline, ARGV[3] policy), the identity's base (KEYS[1] l:D, ARGV[2] digest). Returns p, base, now, or a
+-- refusal as the fourth value.
+local function begin(keys, args, now)
+  now = now or now_ms()
+  local p = policy(args[3])
+  local late = deadline_refusal(args[1], now, p.max_deadline)
+  if late then return nil, nil, now, refuse(late, 'none', now) end
+  return p, base_of_identity_key(keys[1], args[2]), now, nil
+end
+
 -- ---- acquire -----------------------------------------------------------------------------------------------------
 
 -- acquire: KEYS l:D, idem:H, idx:program, idx:expiry, audit. ARGV deadline, digest, policy, request digest, identity,
@@ -369,12 +380,10 @@ end
 -- fencing_counter_exhausted | backend_clock_behind | recovery_required; a replay is the single-lease reply.
 -- Token rule (core: FencingTokenRule): max(counter + 1, backend_ms * 1024), below 2^53 - 1; never reset.
 local function acquire(keys, args, now)
-  now = now or now_ms()
-  local p = policy(args[3])
-  local late = deadline_refusal(args[1], now, p.max_deadline)
-  if late then return refuse(late, 'none', now) end
+  local p, base, late
+  p, base, now, late = begin(keys, args, now)
+  if late then return late end
   local digest = args[2]
-  local base = base_of_identity_key(keys[1], digest)
   local id, refused = prepare(keys[1], base, digest, args[5], p, now, args[10], keys[5], args[11])
   if refused then return refused end
   if id.status == 'active' then
@@ -465,11 +474,9 @@ end
 -- lease_lost (stale_lease), idempotency_conflict, deadline_exceeded, invalid_lease_request,
 -- lease_backend_unavailable (corrupt_record | recovery_required).
 local function renew(keys, args, now)
-  now = now or now_ms()
-  local p = policy(args[3])
-  local late = deadline_refusal(args[1], now, p.max_deadline)
-  if late then return refuse(late, 'none', now) end
-  local base = base_of_identity_key(keys[1], args[2])
+  local p, base, late
+  p, base, now, late = begin(keys, args, now)
+  if late then return late end
   return renew_one(keys[1], base, args[2], keys[2], keys[3], keys[4], p, now, args[4], args[5], args[6],
     new_ttl(args[8]), args[9], args[10])
 end
@@ -505,12 +512,10 @@ end
 -- invalid_lease_request, lease_backend_unavailable (corrupt_record | recovery_required); a replay is the
 -- single-lease reply with the stored record.
 local function release(keys, args, now)
-  now = now or now_ms()
-  local p = policy(args[3])
-  local late = deadline_refusal(args[1], now, p.max_deadline)
-  if late then return refuse(late, 'none', now) end
+  local p, base, late
+  p, base, now, late = begin(keys, args, now)
+  if late then return late end
   local digest = args[2]
-  local base = base_of_identity_key(keys[1], digest)
   local id, refused = load_held(keys[1], base, digest, args[5], args[6], p, now, args[8], keys[4], args[9])
   if refused then
     return (id and replay(id, p, now, keys[2], args[4])) or refused
@@ -532,12 +537,10 @@ end
 -- Codes: lease_released | lease_revoked (record), lease_lost (stale_lease), idempotency_conflict,
 -- deadline_exceeded, invalid_lease_request, lease_backend_unavailable (corrupt_record | recovery_required).
 local function administer(keys, args, now)
-  now = now or now_ms()
-  local p = policy(args[3])
-  local late = deadline_refusal(args[1], now, p.max_deadline)
-  if late then return refuse(late, 'none', now) end
+  local p, base, late
+  p, base, now, late = begin(keys, args, now)
+  if late then return late end
   local digest = args[2]
-  local base = base_of_identity_key(keys[1], digest)
   local id, refused = prepare(keys[1], base, digest, args[5], p, now, args[14], keys[3], args[13])
   if refused then return refused end
   local early = replay(id, p, now, keys[2], args[4])

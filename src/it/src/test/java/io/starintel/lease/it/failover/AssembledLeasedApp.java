@@ -23,7 +23,7 @@ import io.starintel.lease.fence.FenceOutcome;
 import io.starintel.lease.fence.FencedWriteResult;
 import io.starintel.lease.fence.amqp.FencedRabbitTemplate;
 import io.starintel.lease.fence.checkpoint.CheckpointState;
-import io.starintel.lease.fence.checkpoint.RedisCheckpointStore;
+import io.starintel.lease.fence.checkpoint.CheckpointStore;
 import io.starintel.lease.fence.couchdb.FencedCouchDbConnector;
 import io.starintel.lease.job.LeaseLostEvent;
 import io.starintel.lease.job.TargetLeased;
@@ -141,12 +141,28 @@ final class AssembledLeasedApp implements AutoCloseable {
 	 * {@code lease_backend_unavailable}: never accepted, and retried here until the answer is a decision).
 	 */
 	void assertFormerHolderRefused(LeaseContext holder) {
-		RedisCheckpointStore checkpoints = bean(RedisCheckpointStore.class);
+		CheckpointStore checkpoints = bean(CheckpointStore.class);
 		FencedWriteResult stale = await("a stale write once the clients follow the promoted node")
 			.atMost(Duration.ofSeconds(30))
 			.until(() -> checkpoints.write(holder, CheckpointState.COMPLETED, "stale"),
 					(result) -> result.outcome() != FenceOutcome.BACKEND_UNAVAILABLE);
 		assertThat(stale.outcome()).as("the former holder's write: %s", stale).isEqualTo(FenceOutcome.LEASE_LOST);
+	}
+
+	/**
+	 * What a promotion under the job's held lease must lead to: the job is cancelled, its later write and the former
+	 * holder's writes are refused, and the job's next run is granted a higher token with every fenced write accepted.
+	 */
+	void assertPromotionEndedTheHolder(String target, LeaseContext holder) throws Exception {
+		awaitLost(holder);
+		JobRun cancelled = this.runs.ended(target);
+		assertThat(cancelled.interrupted()).as("the job was interrupted").isTrue();
+		assertThat(cancelled.late().isAccepted()).as("its later checkpoint write: %s", cancelled.late()).isFalse();
+		assertFormerHolderRefused(holder);
+		this.runs.start(target);
+		LeaseContext successor = this.runs.awaitStarted(target);
+		assertThat(successor.fencingToken()).isGreaterThan(holder.fencingToken());
+		this.runs.finish(target).assertAllAccepted();
 	}
 
 	/** Waits until the job's lease of {@code holder} is reported lost (the renewal scheduler cancels the job). */
@@ -260,7 +276,7 @@ final class AssembledLeasedApp implements AutoCloseable {
 		}
 
 		@Bean
-		Jobs jobs(RedisCheckpointStore checkpoints,
+		Jobs jobs(CheckpointStore checkpoints,
 				@Qualifier("fencedCouchDbConnector") FencedCouchDbConnector documents, FencedRabbitTemplate rabbit,
 				Environment environment) {
 			return new Jobs(checkpoints, documents, rabbit, environment.getRequiredProperty("app.queue"));
@@ -309,7 +325,7 @@ final class AssembledLeasedApp implements AutoCloseable {
 
 	static class Jobs {
 
-		private final RedisCheckpointStore checkpoints;
+		private final CheckpointStore checkpoints;
 
 		private final FencedCouchDbConnector documents;
 
@@ -317,7 +333,7 @@ final class AssembledLeasedApp implements AutoCloseable {
 
 		private final String queue;
 
-		Jobs(RedisCheckpointStore checkpoints, FencedCouchDbConnector documents, FencedRabbitTemplate rabbit,
+		Jobs(CheckpointStore checkpoints, FencedCouchDbConnector documents, FencedRabbitTemplate rabbit,
 				String queue) {
 			this.checkpoints = checkpoints;
 			this.documents = documents;

@@ -11,7 +11,6 @@ import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.core.InspectRequest;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.fence.amqp.FenceHeaders;
-import io.starintel.lease.it.failover.AssembledLeasedApp.JobRun;
 import io.starintel.lease.it.failover.AssembledLeasedApp.Runs;
 import io.starintel.lease.it.redis.RedisServerKind;
 import io.starintel.lease.store.LeaseStore;
@@ -120,16 +119,7 @@ class ClusterAssembledAppTests {
 		assertThat(cluster.waitForReplicas(primary, 1, Duration.ofSeconds(5))).as("the replica has the lease")
 			.isEqualTo(1);
 		promote.accept(replica);
-		app.awaitLost(holder);
-		JobRun cancelled = runs.ended(target);
-		assertThat(cancelled.interrupted()).as("the job was interrupted").isTrue();
-		assertThat(cancelled.late().isAccepted()).as("its later checkpoint write: %s", cancelled.late()).isFalse();
-		app.assertFormerHolderRefused(holder);
-
-		runs.start(target);
-		LeaseContext successor = runs.awaitStarted(target);
-		assertThat(successor.fencingToken()).isGreaterThan(holder.fencingToken());
-		runs.finish(target).assertAllAccepted();
+		app.assertPromotionEndedTheHolder(target, holder);
 		primary = replica;
 	}
 

@@ -5,7 +5,6 @@ import java.util.UUID;
 import java.util.stream.Collectors;
 
 import io.starintel.lease.context.LeaseContext;
-import io.starintel.lease.it.failover.AssembledLeasedApp.JobRun;
 import io.starintel.lease.it.failover.AssembledLeasedApp.Runs;
 import io.starintel.lease.it.redis.RedisServerKind;
 import org.junit.jupiter.api.Test;
@@ -62,16 +61,7 @@ class SentinelAssembledAppTests {
 			LeaseContext holder = runs.awaitStarted(target);
 			assertThat(redis.waitForReplicas(1, Duration.ofSeconds(5))).as("the replica has the lease").isEqualTo(1);
 			promotion.promote(redis, sentinel);
-			app.awaitLost(holder);
-			JobRun cancelled = runs.ended(target);
-			assertThat(cancelled.interrupted()).as("the job was interrupted").isTrue();
-			assertThat(cancelled.late().isAccepted()).as("its later checkpoint write: %s", cancelled.late()).isFalse();
-			app.assertFormerHolderRefused(holder);
-
-			runs.start(target);
-			LeaseContext successor = runs.awaitStarted(target);
-			assertThat(successor.fencingToken()).isGreaterThan(holder.fencingToken());
-			runs.finish(target).assertAllAccepted();
+			app.assertPromotionEndedTheHolder(target, holder);
 		}
 	}
 
