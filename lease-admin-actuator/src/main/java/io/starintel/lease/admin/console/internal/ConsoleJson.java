@@ -160,16 +160,26 @@ final class ConsoleJson {
 		return node;
 	}
 
-	/** Whether an event's program, actor and target lie inside the grant (the stream is per program already). */
+	/**
+	 * Whether an event's program, actor and target lie inside the grant (the stream is per program already). An
+	 * event without the field a restricted grant is scoped by (e.g. no {@code actor_name}) is outside it: it cannot be
+	 * shown to a caller scoped to some actors or targets ({@code AdminGrant}'s sets reject {@code null} lookups).
+	 */
 	static boolean inScope(AdminGrant grant, Map<String, String> event) {
-		if (!grant.tenantId().equals(event.get("tenant_id")) || !grant.programs().contains(event.get("program_id"))) {
+		String program = event.get("program_id");
+		if (!grant.tenantId().equals(event.get("tenant_id")) || program == null || !grant.programs().contains(program)) {
 			return false;
 		}
-		if (!grant.actors().isEmpty() && !grant.actors().contains(event.get("actor_name"))) {
+		String actor = event.get("actor_name");
+		if (!grant.actors().isEmpty() && (actor == null || !grant.actors().contains(actor))) {
 			return false;
 		}
-		return grant.targets().isEmpty()
-				|| grant.targets().contains(event.get("target_namespace") + "/" + event.get("target_id"));
+		if (grant.targets().isEmpty()) {
+			return true;
+		}
+		String namespace = event.get("target_namespace");
+		String target = event.get("target_id");
+		return namespace != null && target != null && grant.targets().contains(namespace + "/" + target);
 	}
 
 	private static final Comparator<Map<String, String>> NEWEST_FIRST = Comparator
