@@ -16,6 +16,7 @@ import java.util.List;
 
 import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.test.RedisContainerConnection;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Bean;
@@ -70,7 +71,7 @@ final class ActuatorTestSupport {
 		return "Basic " + Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
 	}
 
-	static HttpResponse<String> get(int port, String path, String authorization, String correlationId) {
+	static HttpResponse<String> get(int port, String path, @Nullable String authorization, String correlationId) {
 		return send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).GET(), authorization,
 				correlationId);
 	}
@@ -82,9 +83,12 @@ final class ActuatorTestSupport {
 			.header("Content-Type", "application/json"), authorization, correlationId);
 	}
 
-	private static HttpResponse<String> send(HttpRequest.Builder request, String authorization,
+	private static HttpResponse<String> send(HttpRequest.Builder request, @Nullable String authorization,
 			String correlationId) {
-		request.header("Authorization", authorization).header("X-Correlation-Id", correlationId);
+		if (authorization != null) {
+			request.header("Authorization", authorization);
+		}
+		request.header("X-Correlation-Id", correlationId);
 		request.timeout(Duration.ofSeconds(10));
 		try {
 			return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));

@@ -84,4 +84,23 @@ class ManagementPortTests {
 		});
 	}
 
+	@Test
+	void whenTheManagementPortIsSetThenTheConsoleIsServedThereAndNotOnTheApplicationPort() {
+		HttpResponse<String> login = get(this.managementPort, "/manage/actuator/targetleases-console/login", null,
+				"mgmt-console-1");
+		assertThat(login.statusCode()).isEqualTo(200);
+		assertThat(login.headers().firstValue("Content-Type")).hasValueSatisfying(
+				(type) -> assertThat(type).startsWith("text/html"));
+		HttpResponse<String> api = get(this.managementPort, "/manage/actuator/targetleases-console/api/leases" + SCOPE,
+				null, "mgmt-console-2");
+		assertThat(api.statusCode()).isEqualTo(401);
+		assertThat(api.body()).contains("\"code\":\"invalid_credential\"");
+		// the application's port has no console: its security may refuse the path (401) or nothing serves it (404)
+		HttpResponse<String> appLogin = get(this.port, "/actuator/targetleases-console/login", OPS, "app-console-1");
+		assertThat(appLogin.statusCode()).isIn(401, 404);
+		assertThat(appLogin.body()).doesNotContainIgnoringCase("<html");
+		Awaitility.await().atMost(Duration.ofSeconds(20)).untilAsserted(
+				() -> assertThat(this.events.of("mgmt-console-2")).hasSize(1));
+	}
+
 }

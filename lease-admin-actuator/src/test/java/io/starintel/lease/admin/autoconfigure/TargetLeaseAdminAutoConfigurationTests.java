@@ -60,11 +60,13 @@ class TargetLeaseAdminAutoConfigurationTests {
 		.withInitializer((context) -> context.getEnvironment().setConversionService(new ApplicationConversionService()));
 
 	/**
-	 * The management-context configuration as the actuator's web server context gets it: after the auto-configurations
-	 * (Boot imports management-context configurations once those have run).
+	 * The management-context configurations as the actuator's web server context gets them: after the
+	 * auto-configurations (Boot imports management-context configurations once those have run).
 	 */
-	@AutoConfiguration(after = { WebEndpointAutoConfiguration.class, TargetLeaseAdminAutoConfiguration.class })
-	@Import(TargetLeaseAdminManagementContextConfiguration.class)
+	@AutoConfiguration(after = { WebEndpointAutoConfiguration.class, TargetLeaseAdminAutoConfiguration.class,
+			TargetLeaseConsoleAutoConfiguration.class })
+	@Import({ TargetLeaseAdminManagementContextConfiguration.class,
+			TargetLeaseConsoleManagementContextConfiguration.class })
 	static final class ManagementFilters {
 
 	}
