@@ -3,6 +3,7 @@ package io.starintel.lease.admin.autoconfigure;
 import io.starintel.lease.admin.AdminCaller;
 import io.starintel.lease.admin.AdminProperties;
 import io.starintel.lease.admin.internal.AdminAuditor;
+import io.starintel.lease.admin.internal.BootAuditEventSink;
 import io.starintel.lease.admin.internal.TargetLeaseAdminEndpoint;
 import io.starintel.lease.admin.internal.TargetLeaseAdminOperations;
 import io.starintel.lease.http.internal.TenantAdmission;
@@ -14,6 +15,7 @@ import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.OperationClasses;
 import io.starintel.lease.service.LeaseService;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.audit.AuditEventRepository;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -23,6 +25,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
@@ -90,6 +93,23 @@ public final class TargetLeaseAdminAutoConfiguration {
 	TargetLeaseAdminEndpoint targetLeaseAdminEndpoint(TargetLeaseAdminOperations operations,
 			AdminProperties properties) {
 		return new TargetLeaseAdminEndpoint(operations, properties);
+	}
+
+	/**
+	 * The admin API's audit events as Spring Boot audit events, when the application keeps them (an
+	 * {@code AuditEventRepository} bean: {@code /actuator/auditevents}).
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnBean(AuditEventRepository.class)
+	@ConditionalOnBooleanProperty(name = "starintel.lease.audit.enabled", matchIfMissing = true)
+	static class BootAuditEventsConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		BootAuditEventSink targetLeaseAdminBootAuditEventSink(ApplicationEventPublisher publisher) {
+			return new BootAuditEventSink(publisher);
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

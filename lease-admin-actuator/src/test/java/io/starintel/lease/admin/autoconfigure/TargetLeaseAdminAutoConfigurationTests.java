@@ -1,6 +1,7 @@
 package io.starintel.lease.admin.autoconfigure;
 
 import io.starintel.lease.admin.AdminCaller;
+import io.starintel.lease.admin.internal.BootAuditEventSink;
 import io.starintel.lease.admin.internal.TargetLeaseAdminEndpoint;
 import io.starintel.lease.admin.internal.TargetLeaseAdminOperations;
 import io.starintel.lease.audit.AuditSink;
@@ -15,6 +16,7 @@ import java.util.Collection;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.actuate.audit.InMemoryAuditEventRepository;
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.endpoint.web.WebEndpointAutoConfiguration;
 import org.springframework.boot.actuate.endpoint.EndpointId;
@@ -151,6 +153,27 @@ class TargetLeaseAdminAutoConfigurationTests {
 			.withBean(TargetLeaseAdminAutoConfiguration.AUDIT_FILTER_BEAN, FilterRegistrationBean.class, () -> own)
 			.run((context) -> assertThat(context.getBean(TargetLeaseAdminAutoConfiguration.AUDIT_FILTER_BEAN))
 				.isSameAs(own));
+	}
+
+	@Test
+	void whenAnAuditEventRepositoryExistsThenAdminEventsAreBootAuditEventsToo() {
+		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
+			.withBean(InMemoryAuditEventRepository.class)
+			.run((context) -> assertThat(context).hasSingleBean(BootAuditEventSink.class));
+	}
+
+	@Test
+	void whenNoAuditEventRepositoryThenNoBootAuditEvents() {
+		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(BootAuditEventSink.class));
+	}
+
+	@Test
+	void whenAuditIsDisabledThenNoBootAuditEvents() {
+		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
+			.withBean(InMemoryAuditEventRepository.class)
+			.withPropertyValues("starintel.lease.audit.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(BootAuditEventSink.class));
 	}
 
 	@Test
