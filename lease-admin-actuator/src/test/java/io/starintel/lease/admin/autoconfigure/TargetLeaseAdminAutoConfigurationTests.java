@@ -1,5 +1,8 @@
 package io.starintel.lease.admin.autoconfigure;
 
+import java.util.Collection;
+import java.util.List;
+
 import io.starintel.lease.admin.AdminCaller;
 import io.starintel.lease.admin.internal.BootAuditEventSink;
 import io.starintel.lease.admin.internal.TargetLeaseAdminEndpoint;
@@ -12,9 +15,6 @@ import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.LeaseStore;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;
-import java.util.Collection;
-import java.util.List;
-
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.audit.InMemoryAuditEventRepository;
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
