@@ -50,18 +50,26 @@ final class ConsoleJson {
 		return body;
 	}
 
-	/** Who is signed in: principal, kind, capabilities and scope (no credential id, no secret). */
-	static String session(AdminGrant grant, String correlationId, String serverTime) {
+	/**
+	 * Who is signed in: principal, kind, capabilities and scope (no credential id, no secret). Without
+	 * {@code writesPermitted} (the endpoint's access is read-only) only {@code targets:read} is offered.
+	 */
+	static String session(AdminGrant grant, String correlationId, String serverTime, boolean writesPermitted) {
 		ObjectNode body = head("console_session", correlationId);
 		ObjectNode caller = body.putObject("caller");
 		caller.put("principal_id", grant.principalId());
 		caller.put("kind", grant.kind().name().toLowerCase(Locale.ROOT));
 		ArrayNode capabilities = caller.putArray("capabilities");
-		AdminCapability.ALL.stream().filter(grant::has).sorted().forEach(capabilities::add);
+		AdminCapability.ALL.stream()
+			.filter(grant::has)
+			.filter((capability) -> writesPermitted || AdminCapability.READ.equals(capability))
+			.sorted()
+			.forEach(capabilities::add);
 		caller.put("tenant_id", grant.tenantId());
 		ArrayNode programs = caller.putArray("programs");
 		grant.programs().stream().sorted().forEach(programs::add);
 		body.put("server_time", serverTime);
+		body.put("writes_permitted", writesPermitted);
 		return MAPPER.writeValueAsString(body);
 	}
 

@@ -124,7 +124,8 @@ public class TargetLeaseConsoleController {
 			return respond(AdminResponse.error(ResultCode.INVALID_CREDENTIAL, correlationId, 0, null), correlationId);
 		}
 		return respond(new AdminResponse(200,
-				ConsoleJson.session(grant, correlationId, this.auditor.clock().instant().toString()), 0),
+				ConsoleJson.session(grant, correlationId, this.auditor.clock().instant().toString(),
+						this.writesPermitted), 0),
 				correlationId);
 	}
 

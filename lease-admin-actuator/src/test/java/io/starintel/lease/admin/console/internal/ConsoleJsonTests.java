@@ -140,11 +140,24 @@ class ConsoleJsonTests {
 	void sessionShowsCapabilitiesAndScopeButNoCredentialId() {
 		AdminGrant worker = new AdminGrant("prn_worker", "key_worker", CredentialKind.WORKER,
 				Set.of("targets:read", "targets:revoke"), "tenant-a", Set.of("program-b", "program-a"));
-		JsonNode body = ConsoleJson.MAPPER.readTree(ConsoleJson.session(worker, "corr", "2026-12-01T10:00:00Z"));
+		JsonNode body = ConsoleJson.MAPPER.readTree(ConsoleJson.session(worker, "corr", "2026-12-01T10:00:00Z", true));
 		// a worker never holds an administrative capability, whatever its authorities say (AdminGrant.has)
 		assertThat(body.get("caller").get("capabilities").toString()).isEqualTo("[\"targets:read\"]");
 		assertThat(body.get("caller").get("programs").toString()).isEqualTo("[\"program-a\",\"program-b\"]");
 		assertThat(body.toString()).doesNotContain("key_worker");
+	}
+
+	/** Issue 33: with the endpoint's access read-only, the page offers no write (it would be refused). */
+	@Test
+	void whenWritesAreNotPermittedThenTheSessionOffersReadOnly() {
+		AdminGrant admin = new AdminGrant("prn_admin", "key_admin", CredentialKind.ADMINISTRATOR,
+				Set.of("targets:read", "targets:revoke", "targets:force-release"), "tenant-a", Set.of("program-a"));
+		JsonNode unrestricted = ConsoleJson.MAPPER
+			.readTree(ConsoleJson.session(admin, "corr", "2026-12-01T10:00:00Z", true));
+		assertThat(unrestricted.get("caller").get("capabilities")).hasSize(3);
+		JsonNode readOnly = ConsoleJson.MAPPER.readTree(ConsoleJson.session(admin, "corr", "2026-12-01T10:00:00Z", false));
+		assertThat(readOnly.get("caller").get("capabilities").toString()).isEqualTo("[\"targets:read\"]");
+		assertThat(readOnly.get("writes_permitted").asBoolean()).isFalse();
 	}
 
 }
