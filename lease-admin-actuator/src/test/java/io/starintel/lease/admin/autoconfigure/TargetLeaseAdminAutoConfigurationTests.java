@@ -21,6 +21,7 @@ import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfi
 import org.springframework.boot.actuate.autoconfigure.endpoint.web.WebEndpointAutoConfiguration;
 import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.boot.actuate.endpoint.OperationType;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.web.ExposableWebEndpoint;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointsSupplier;
 import org.springframework.boot.actuate.endpoint.web.WebOperation;
@@ -28,6 +29,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.convert.ApplicationConversionService;
 import org.springframework.boot.security.autoconfigure.SecurityAutoConfiguration;
+import org.springframework.boot.security.autoconfigure.actuate.web.servlet.EndpointRequest;
 import org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableWebApplicationContext;
@@ -174,6 +176,35 @@ class TargetLeaseAdminAutoConfigurationTests {
 			.withBean(InMemoryAuditEventRepository.class)
 			.withPropertyValues("starintel.lease.audit.enabled=false")
 			.run((context) -> assertThat(context).doesNotHaveBean(BootAuditEventSink.class));
+	}
+
+	@Test
+	void whenTheUserDefinesTheShieldThenOursBacksOff() {
+		FilterRegistrationBean<?> own = new FilterRegistrationBean<>();
+		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
+			.withBean(TargetLeaseAdminManagementContextConfiguration.SHIELD_FILTER_BEAN, FilterRegistrationBean.class,
+					() -> own)
+			.run((context) -> assertThat(
+					context.getBean(TargetLeaseAdminManagementContextConfiguration.SHIELD_FILTER_BEAN)).isSameAs(own));
+	}
+
+	@Test
+	void whenTheActuatorIsAbsentThenTheEndpointBacksOff() {
+		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
+			.withClassLoader(new FilteredClassLoader(Endpoint.class))
+			.run((context) -> assertThat(context).doesNotHaveBean(TargetLeaseAdminEndpoint.class)
+				.doesNotHaveBean(TargetLeaseAdminOperations.class));
+	}
+
+	@Test
+	void whenSpringBootsActuatorSecurityIsAbsentThenNoChainAndTheEndpointFailsClosed() {
+		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
+			.withClassLoader(new FilteredClassLoader(EndpointRequest.class))
+			.run((context) -> {
+				assertThat(context).hasSingleBean(TargetLeaseAdminEndpoint.class)
+					.doesNotHaveBean(TargetLeaseAdminSecurityAutoConfiguration.FILTER_CHAIN_BEAN);
+				assertThat(context.getBean(AdminCaller.class).current()).isNull();
+			});
 	}
 
 	@Test
