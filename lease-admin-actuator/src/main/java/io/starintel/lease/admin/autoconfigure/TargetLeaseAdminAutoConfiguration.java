@@ -2,11 +2,10 @@ package io.starintel.lease.admin.autoconfigure;
 
 import io.starintel.lease.admin.AdminCaller;
 import io.starintel.lease.admin.AdminProperties;
-import io.starintel.lease.admin.internal.AdminAuditFilter;
 import io.starintel.lease.admin.internal.AdminAuditor;
-import io.starintel.lease.admin.internal.TargetLeaseAdminController;
+import io.starintel.lease.admin.internal.BootAuditEventSink;
+import io.starintel.lease.admin.internal.TargetLeaseAdminEndpoint;
 import io.starintel.lease.admin.internal.TargetLeaseAdminOperations;
-import io.starintel.lease.admin.internal.TraceGuardFilter;
 import io.starintel.lease.http.internal.TenantAdmission;
 import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.audit.redis.RedisStreamAuditSink;
@@ -16,6 +15,9 @@ import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.OperationClasses;
 import io.starintel.lease.service.LeaseService;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.audit.AuditEventRepository;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -23,32 +25,38 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory;
-import org.springframework.boot.web.server.WebServerFactoryCustomizer;
-import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.core.Ordered;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
- * The target-lease admin endpoint ({@code <actuator base path>/targetleases}), for a servlet application with the
- * {@link LeaseService} facade of {@link LeaseAuditAutoConfiguration} (so it runs after the store and audit
- * auto-configurations and works with the auto-configured store). Every store call goes through
- * {@link LeaseService}: the one audited store, with the lease policy's bounds. Adds the durable Redis
- * stream sink (when a {@code StringRedisTemplate} exists and audit is enabled) and the request-audit filter. Without
- * Spring Security the endpoint fails closed (every request is 401).
+ * The target-lease admin actuator endpoint ({@code targetleases}, at {@code <actuator base path>/targetleases}), for
+ * a servlet application with the {@link LeaseService} facade of {@link LeaseAuditAutoConfiguration} (so it runs after
+ * the store and audit auto-configurations and works with the auto-configured store). Every store call goes through
+ * {@link LeaseService}: the one audited store, with the lease policy's bounds. The endpoint is an actuator endpoint
+ * like any other: it exists when it is available ({@code management.endpoints.web.exposure.include} names it and
+ * its access is not {@code none}), its write operations obey {@code management.endpoint.targetleases.access} and
+ * {@code management.endpoints.access.max-permitted}, and it is served where the actuator is (management port and base
+ * path). Adds the durable Redis stream sink (when a {@code StringRedisTemplate} exists and audit is enabled); the
+ * request-audit filters are registered with the actuator's own web server
+ * ({@link TargetLeaseAdminManagementContextConfiguration}). Without Spring Security the endpoint fails closed (every
+ * request is 401).
  */
 @AutoConfiguration(after = { LeaseStoreAutoConfiguration.class, LeaseAuditAutoConfiguration.class },
 		afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnClass(Endpoint.class)
 @ConditionalOnBean(LeaseService.class)
 @ConditionalOnBooleanProperty(name = "starintel.lease.admin.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(AdminProperties.class)
 public final class TargetLeaseAdminAutoConfiguration {
 
-	/** Name of the endpoint's request-audit filter registration. */
+	/**
+	 * Name of the endpoint's request-audit filter registration (in the context that serves the actuator, see
+	 * {@link TargetLeaseAdminManagementContextConfiguration}).
+	 */
 	public static final String AUDIT_FILTER_BEAN = "targetLeaseAdminAuditFilter";
 
 	@Bean
@@ -81,42 +89,25 @@ public final class TargetLeaseAdminAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	TargetLeaseAdminController targetLeaseAdminController(TargetLeaseAdminOperations operations,
+	@ConditionalOnAvailableEndpoint
+	TargetLeaseAdminEndpoint targetLeaseAdminEndpoint(TargetLeaseAdminOperations operations,
 			AdminProperties properties) {
-		return new TargetLeaseAdminController(operations, properties.maxBodyBytes());
+		return new TargetLeaseAdminEndpoint(operations, properties);
 	}
 
-	/** Runs before every other filter (Spring Security's included) for the endpoint's paths only. */
-	@Bean(AUDIT_FILTER_BEAN)
-	@ConditionalOnMissingBean(name = AUDIT_FILTER_BEAN)
-	FilterRegistrationBean<AdminAuditFilter> targetLeaseAdminAuditFilter(AdminAuditor auditor,
-			Environment environment) {
-		String base = environment.getProperty("management.endpoints.web.base-path", "/actuator") + "/targetleases";
-		FilterRegistrationBean<AdminAuditFilter> registration = new FilterRegistrationBean<>(
-				new AdminAuditFilter(auditor));
-		registration.addUrlPatterns(base, base + "/*");
-		registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);
-		return registration;
-	}
-
-	/** On Tomcat: TRACE reaches the application (see {@link TraceGuardFilter}). */
+	/**
+	 * The admin API's audit events as Spring Boot audit events, when the application keeps them (an
+	 * {@code AuditEventRepository} bean: {@code /actuator/auditevents}).
+	 */
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass(name = "org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory")
-	static class TomcatTraceConfiguration {
+	@ConditionalOnBean(AuditEventRepository.class)
+	@ConditionalOnBooleanProperty(name = "starintel.lease.audit.enabled", matchIfMissing = true)
+	static class BootAuditEventsConfiguration {
 
 		@Bean
-		WebServerFactoryCustomizer<TomcatServletWebServerFactory> targetLeaseAdminTraceCustomizer() {
-			return (factory) -> factory.addConnectorCustomizers((connector) -> connector.setAllowTrace(true));
-		}
-
-		@Bean
-		FilterRegistrationBean<TraceGuardFilter> targetLeaseAdminTraceGuard(Environment environment) {
-			String base = environment.getProperty("management.endpoints.web.base-path", "/actuator") + "/targetleases";
-			FilterRegistrationBean<TraceGuardFilter> registration = new FilterRegistrationBean<>(
-					new TraceGuardFilter(base));
-			registration.addUrlPatterns("/*");
-			registration.setOrder(Ordered.HIGHEST_PRECEDENCE);
-			return registration;
+		@ConditionalOnMissingBean
+		BootAuditEventSink targetLeaseAdminBootAuditEventSink(ApplicationEventPublisher publisher) {
+			return new BootAuditEventSink(publisher);
 		}
 
 	}

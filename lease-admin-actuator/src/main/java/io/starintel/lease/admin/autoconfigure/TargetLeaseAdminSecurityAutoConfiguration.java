@@ -6,6 +6,7 @@ import java.util.List;
 import io.starintel.lease.admin.AdminCaller;
 import io.starintel.lease.admin.AdminProperties;
 import io.starintel.lease.admin.internal.AdminAuditor;
+import io.starintel.lease.admin.internal.TargetLeaseAdminEndpoint;
 import io.starintel.lease.admin.security.AdminGrantResolver;
 import io.starintel.lease.admin.security.internal.DefaultAdminGrantResolver;
 import io.starintel.lease.admin.security.internal.EnvelopeRequestRejectedHandler;
@@ -20,6 +21,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.security.autoconfigure.actuate.web.servlet.EndpointRequest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
@@ -36,7 +38,8 @@ import org.springframework.security.web.firewall.RequestRejectedHandler;
 /**
  * Spring Security for the admin endpoint: HTTP Basic with the credentials of
  * {@code starintel.lease.admin.credentials[...]} (credential id + secret checked against its bcrypt hash), stateless,
- * JSON 401/403 envelopes. The chain matches only {@code <actuator base path>/targetleases/**}; define a bean named
+ * JSON 401/403 envelopes. The chain matches only the {@code targetleases} actuator endpoint
+ * ({@code EndpointRequest.to("targetleases")}: its path on the server that serves the actuator); define a bean named
  * {@code targetLeaseAdminSecurityFilterChain} to replace it, an {@link AdminGrantResolver} to map your own
  * authentication to a scope, or a {@link GrantedAuthoritiesMapper} to map authorities. The credentials are not
  * exposed as a {@code UserDetailsService} bean, so they never authenticate other parts of the application.
@@ -45,7 +48,7 @@ import org.springframework.security.web.firewall.RequestRejectedHandler;
 		"org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration" },
 		before = TargetLeaseAdminAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
-@ConditionalOnClass({ SecurityFilterChain.class, HttpSecurity.class })
+@ConditionalOnClass({ SecurityFilterChain.class, HttpSecurity.class, EndpointRequest.class })
 @ConditionalOnBooleanProperty(name = "starintel.lease.admin.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(AdminProperties.class)
 public final class TargetLeaseAdminSecurityAutoConfiguration {
@@ -95,13 +98,12 @@ public final class TargetLeaseAdminSecurityAutoConfiguration {
 	@ConditionalOnMissingBean(name = FILTER_CHAIN_BEAN)
 	@Order(Ordered.HIGHEST_PRECEDENCE + 50)
 	SecurityFilterChain targetLeaseAdminSecurityFilterChain(HttpSecurity http, AdminProperties properties,
-			JsonSecurityErrorHandler errors, ObjectProvider<GrantedAuthoritiesMapper> authoritiesMapper,
-			Environment environment) throws Exception {
-		String base = environment.getProperty("management.endpoints.web.base-path", "/actuator");
+			JsonSecurityErrorHandler errors, ObjectProvider<GrantedAuthoritiesMapper> authoritiesMapper)
+			throws Exception {
 		DaoAuthenticationProvider provider = new DaoAuthenticationProvider(new PropertiesAdminCredentials(properties));
 		provider.setPasswordEncoder(PasswordEncoderFactories.createDelegatingPasswordEncoder());
 		authoritiesMapper.ifAvailable(provider::setAuthoritiesMapper);
-		http.securityMatcher(base + "/targetleases", base + "/targetleases/**")
+		http.securityMatcher(EndpointRequest.to(TargetLeaseAdminEndpoint.ID))
 			.authenticationManager(new ProviderManager(List.of(provider)))
 			.authorizeHttpRequests((requests) -> requests.anyRequest().authenticated())
 			.httpBasic((basic) -> basic.authenticationEntryPoint(errors))

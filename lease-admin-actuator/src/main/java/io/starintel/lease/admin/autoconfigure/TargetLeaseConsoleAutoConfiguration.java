@@ -3,6 +3,7 @@ package io.starintel.lease.admin.autoconfigure;
 import java.util.List;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -10,7 +11,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
@@ -30,21 +30,21 @@ import org.springframework.security.web.servlet.util.matcher.PathPatternRequestM
 import org.springframework.security.web.util.matcher.AnyRequestMatcher;
 import org.springframework.security.web.util.matcher.RequestMatcher;
 
-import io.starintel.lease.admin.AdminCaller;
 import io.starintel.lease.admin.AdminProperties;
 import io.starintel.lease.admin.console.ConsoleProperties;
 import io.starintel.lease.admin.console.internal.ConsoleAuditReader;
 import io.starintel.lease.admin.console.internal.ConsoleOriginFilter;
-import io.starintel.lease.admin.console.internal.TargetLeaseConsoleController;
-import io.starintel.lease.admin.internal.AdminAuditFilter;
 import io.starintel.lease.admin.internal.AdminAuditor;
+import io.starintel.lease.admin.internal.TargetLeaseAdminEndpoint;
 import io.starintel.lease.admin.internal.TargetLeaseAdminOperations;
 import io.starintel.lease.admin.security.internal.JsonSecurityErrorHandler;
 import io.starintel.lease.admin.security.internal.PropertiesAdminCredentials;
 
 /**
  * The operator console at {@code <actuator base path>/targetleases-console}, beside the admin endpoint it drives
- * (its {@link TargetLeaseAdminOperations}): a browser page with form login against the admin credentials
+ * (its {@link TargetLeaseAdminOperations}), and only when that endpoint is available (exposed, access not
+ * {@code none}); its pages and API are served where the actuator is
+ * ({@link TargetLeaseConsoleManagementContextConfiguration}): a browser page with form login against the admin credentials
  * ({@code starintel.lease.admin.credentials}), an HTTP session, Spring Security's CSRF token on every write, a
  * same-origin check ({@link ConsoleOriginFilter}) and a strict content security policy. Needs Spring Security (without
  * it there is no console at all); off with {@code starintel.lease.admin.console.enabled=false} or
@@ -57,6 +57,7 @@ import io.starintel.lease.admin.security.internal.PropertiesAdminCredentials;
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass({ SecurityFilterChain.class, HttpSecurity.class })
 @ConditionalOnBean({ TargetLeaseAdminOperations.class, JsonSecurityErrorHandler.class })
+@ConditionalOnAvailableEndpoint(endpoint = TargetLeaseAdminEndpoint.class)
 @ConditionalOnBooleanProperty(name = "starintel.lease.admin.enabled", matchIfMissing = true)
 @ConditionalOnBooleanProperty(name = "starintel.lease.admin.console.enabled", matchIfMissing = true)
 @EnableConfigurationProperties({ ConsoleProperties.class, AdminProperties.class })
@@ -65,7 +66,10 @@ public final class TargetLeaseConsoleAutoConfiguration {
 	/** Name of the console's filter chain bean. */
 	public static final String FILTER_CHAIN_BEAN = "targetLeaseConsoleSecurityFilterChain";
 
-	/** Name of the console API's request-audit filter registration. */
+	/**
+	 * Name of the console API's request-audit filter registration (in the context that serves the actuator, see
+	 * {@link TargetLeaseConsoleManagementContextConfiguration}).
+	 */
 	public static final String AUDIT_FILTER_BEAN = "targetLeaseConsoleAuditFilter";
 
 	/** The console's path under the actuator base path. */
@@ -94,27 +98,6 @@ public final class TargetLeaseConsoleAutoConfiguration {
 	@ConditionalOnMissingBean
 	ConsoleAuditReader targetLeaseConsoleAuditReader(ConsoleProperties properties) {
 		return new ConsoleAuditReader(null, properties.scanDepth());
-	}
-
-	@Bean
-	@ConditionalOnMissingBean
-	TargetLeaseConsoleController targetLeaseConsoleController(TargetLeaseAdminOperations operations,
-			AdminCaller caller, AdminAuditor auditor, ConsoleAuditReader reader, ConsoleProperties properties,
-			AdminProperties adminProperties) {
-		return new TargetLeaseConsoleController(operations, caller, auditor, reader, properties,
-				adminProperties.maxBodyBytes());
-	}
-
-	/** Every console API request emits one audit event, as on the admin endpoint (pages and assets do not). */
-	@Bean(AUDIT_FILTER_BEAN)
-	@ConditionalOnMissingBean(name = AUDIT_FILTER_BEAN)
-	FilterRegistrationBean<AdminAuditFilter> targetLeaseConsoleAuditFilter(AdminAuditor auditor,
-			Environment environment) {
-		FilterRegistrationBean<AdminAuditFilter> registration = new FilterRegistrationBean<>(
-				new AdminAuditFilter(auditor));
-		registration.addUrlPatterns(path(environment) + "/api/*");
-		registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);
-		return registration;
 	}
 
 	@Bean(FILTER_CHAIN_BEAN)

@@ -2,6 +2,7 @@ package io.starintel.lease.admin.internal;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Set;
 
 import io.starintel.lease.core.ResultCode;
 import jakarta.servlet.FilterChain;
@@ -12,13 +13,19 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
- * Runs first for every request under {@code <actuator base path>/targetleases}: opens the request's
- * {@link AdminRequestAudit audit slot} (its correlation id), answers {@code OPTIONS} and {@code TRACE} itself with
- * the contract's 400 {@code invalid_lease_request} envelope (no lease access, nothing echoed), and after the rest of
- * the chain writes a fallback audit event when no other component audited the request (a refusal by a component
- * that does not know the endpoint). So every request emits exactly one audit event.
+ * Runs first for every request under the {@link TargetLeaseAdminEndpoint endpoint}'s path (in the context that
+ * serves the actuator: the application's, or the management server's): opens the request's
+ * {@link AdminRequestAudit audit slot} (its correlation id), sets the headers every answer carries (the correlation
+ * id, {@code Cache-Control: no-store}), answers a method the endpoint does not serve ({@code GET}, {@code HEAD} and
+ * {@code POST} are served) itself with the contract's 400 {@code invalid_lease_request} envelope (no lease access,
+ * nothing echoed), and after the rest of the chain writes a fallback audit event when no other component audited the
+ * request: a refusal by a component that does not know the endpoint, such as Spring Boot refusing a write operation
+ * that {@code management.endpoint.targetleases.access=read-only} does not permit (405). So every request that reaches
+ * the application emits exactly one audit event.
  */
 public final class AdminAuditFilter extends OncePerRequestFilter {
+
+	private static final Set<String> SERVED_METHODS = Set.of("GET", "HEAD", "POST");
 
 	private final AdminAuditor auditor;
 
@@ -29,10 +36,11 @@ public final class AdminAuditFilter extends OncePerRequestFilter {
 	@Override
 	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws ServletException, IOException {
-		AdminRequestAudit slot = AdminRequestAudit.open(request);
+		AdminRequestAudit slot = AdminRequestAudit.open(request, response);
 		try {
-			String method = request.getMethod();
-			if ("OPTIONS".equalsIgnoreCase(method) || "TRACE".equalsIgnoreCase(method)) {
+			response.setHeader(AdminRequestAudit.CORRELATION_HEADER, slot.correlationId());
+			response.setHeader("Cache-Control", "no-store");
+			if (!SERVED_METHODS.contains(request.getMethod())) {
 				this.auditor.refused(AdminRequestAudit.type(request), ResultCode.INVALID_LEASE_REQUEST,
 						slot.correlationId());
 				write(response, ResultCode.INVALID_LEASE_REQUEST, slot.correlationId(), "method: not supported");
@@ -57,6 +65,10 @@ public final class AdminAuditFilter extends OncePerRequestFilter {
 				return ResultCode.ACCESS_DENIED;
 			case 404:
 				return ResultCode.LEASE_NOT_FOUND;
+			case 405:
+				// every method but GET, HEAD and POST is answered above: a 405 is Boot refusing an operation the
+				// endpoint's access level does not permit
+				return ResultCode.ACCESS_DENIED;
 			case 429:
 				return ResultCode.LEASE_RATE_LIMITED;
 			default:

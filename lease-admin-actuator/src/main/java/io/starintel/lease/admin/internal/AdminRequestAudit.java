@@ -3,12 +3,15 @@ package io.starintel.lease.admin.internal;
 import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.http.internal.CorrelationId;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The audit slot of the admin request being served on this thread: its correlation id (the caller's, when valid,
- * echoed in every response) and whether its audit event was written. {@link AdminAuditFilter} opens one per request
- * under the endpoint and writes a fallback event when nothing else did, so every request emits exactly one.
+ * echoed in every response), whether its audit event was written, and the request and response as the container gave
+ * them (the {@link TargetLeaseAdminEndpoint endpoint} reads the raw query and body from there, see
+ * {@link AdminRequestShield}). {@link AdminAuditFilter} opens one per request under the endpoint and writes a fallback
+ * event when nothing else did, so every request emits exactly one.
  */
 public final class AdminRequestAudit {
 
@@ -19,15 +22,21 @@ public final class AdminRequestAudit {
 
 	private final String correlationId;
 
+	private final HttpServletRequest request;
+
+	private final HttpServletResponse response;
+
 	private boolean audited;
 
-	private AdminRequestAudit(String correlationId) {
+	private AdminRequestAudit(String correlationId, HttpServletRequest request, HttpServletResponse response) {
 		this.correlationId = correlationId;
+		this.request = request;
+		this.response = response;
 	}
 
 	/** Opens the slot of a request on this thread. */
-	static AdminRequestAudit open(HttpServletRequest request) {
-		AdminRequestAudit slot = new AdminRequestAudit(fromHeader(request));
+	static AdminRequestAudit open(HttpServletRequest request, HttpServletResponse response) {
+		AdminRequestAudit slot = new AdminRequestAudit(fromHeader(request), request, response);
 		CURRENT.set(slot);
 		return slot;
 	}
@@ -52,6 +61,16 @@ public final class AdminRequestAudit {
 	/** Whether the request's event was written. */
 	public boolean audited() {
 		return this.audited;
+	}
+
+	/** The request as the container gave it (raw query and body). */
+	HttpServletRequest request() {
+		return this.request;
+	}
+
+	/** The response (headers the envelope cannot carry: {@code Retry-After}). */
+	HttpServletResponse response() {
+		return this.response;
 	}
 
 	/** The request's correlation id. */

@@ -3,7 +3,7 @@ package io.starintel.lease.admin.autoconfigure;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.starintel.lease.admin.internal.TargetLeaseAdminController;
+import io.starintel.lease.admin.internal.TargetLeaseAdminEndpoint;
 import io.starintel.lease.admin.internal.TargetLeaseAdminOperations;
 import io.starintel.lease.audit.internal.AsyncAuditPipeline;
 import io.starintel.lease.audit.redis.RedisStreamAuditSink;
@@ -12,6 +12,8 @@ import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;
 import io.starintel.lease.store.redis.RedisLeaseStore;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
+import org.springframework.boot.actuate.autoconfigure.endpoint.web.WebEndpointAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.annotation.ImportCandidates;
@@ -37,8 +39,10 @@ class AutoConfigurationChainTests {
 	private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(allLeaseAutoConfigurations()))
 		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, SecurityAutoConfiguration.class,
-				ServletWebSecurityAutoConfiguration.class))
-		.withPropertyValues(REQUIRED);
+				ServletWebSecurityAutoConfiguration.class, EndpointAutoConfiguration.class,
+				WebEndpointAutoConfiguration.class, TargetLeaseAdminAutoConfigurationTests.ManagementFilters.class))
+		.withPropertyValues(REQUIRED)
+		.withPropertyValues("management.endpoints.web.exposure.include=targetleases");
 
 	static Class<?>[] allLeaseAutoConfigurations() {
 		List<Class<?>> classes = new ArrayList<>();
@@ -69,7 +73,7 @@ class AutoConfigurationChainTests {
 			assertThat(context).hasNotFailed()
 				.hasSingleBean(InMemoryLeaseStore.class)
 				.hasSingleBean(LeaseService.class)
-				.hasSingleBean(TargetLeaseAdminController.class)
+				.hasSingleBean(TargetLeaseAdminEndpoint.class)
 				.hasSingleBean(TargetLeaseAdminOperations.class)
 				.hasSingleBean(FenceGuard.class)
 				.hasBean("targetLeaseLogAuditSink")
@@ -85,7 +89,7 @@ class AutoConfigurationChainTests {
 			assertThat(context).hasNotFailed()
 				.hasSingleBean(RedisLeaseStore.class)
 				.hasSingleBean(LeaseService.class)
-				.hasSingleBean(TargetLeaseAdminController.class)
+				.hasSingleBean(TargetLeaseAdminEndpoint.class)
 				.hasSingleBean(TargetLeaseAdminOperations.class)
 				.hasSingleBean(RedisStreamAuditSink.class)
 				.hasBean(TargetLeaseAdminSecurityAutoConfiguration.FILTER_CHAIN_BEAN);

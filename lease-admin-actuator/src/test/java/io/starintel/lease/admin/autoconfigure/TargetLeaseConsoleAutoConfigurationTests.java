@@ -7,15 +7,21 @@ import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
 import io.starintel.lease.store.LeaseStore;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
+import org.springframework.boot.actuate.autoconfigure.endpoint.web.WebEndpointAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.convert.ApplicationConversionService;
 import org.springframework.boot.security.autoconfigure.SecurityAutoConfiguration;
 import org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.assertj.AssertableWebApplicationContext;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.security.web.DefaultSecurityFilterChain;
 import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.test.util.ReflectionTestUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -28,9 +34,12 @@ class TargetLeaseConsoleAutoConfigurationTests {
 		.withConfiguration(AutoConfigurations.of(SecurityAutoConfiguration.class,
 				ServletWebSecurityAutoConfiguration.class, TargetLeaseAdminSecurityAutoConfiguration.class,
 				TargetLeaseAdminAutoConfiguration.class, TargetLeaseConsoleAutoConfiguration.class,
-				LeaseStoreAutoConfiguration.class, LeaseAuditAutoConfiguration.class))
+				LeaseStoreAutoConfiguration.class, LeaseAuditAutoConfiguration.class, EndpointAutoConfiguration.class,
+				WebEndpointAutoConfiguration.class, TargetLeaseAdminAutoConfigurationTests.ManagementFilters.class))
 		.withPropertyValues("starintel.lease.tenant=t", "starintel.lease.program=p",
-				"starintel.lease.owner.service-principal=prn_console_test");
+				"starintel.lease.owner.service-principal=prn_console_test",
+				"management.endpoints.web.exposure.include=targetleases")
+		.withInitializer((context) -> context.getEnvironment().setConversionService(new ApplicationConversionService()));
 
 	@Test
 	void whenTheAdminEndpointExistsThenTheConsoleAndItsChainExist() {
@@ -41,6 +50,50 @@ class TargetLeaseConsoleAutoConfigurationTests {
 				.hasBean(TargetLeaseAdminSecurityAutoConfiguration.FILTER_CHAIN_BEAN);
 			assertThat(context.getBean(ConsoleAuditReader.class).configured()).isFalse();
 		});
+	}
+
+	@Test
+	void whenTheConsoleIsServedThenItsAuditFilterFollowsTheActuatorBasePath() {
+		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
+			.withPropertyValues("management.endpoints.web.base-path=/manage")
+			.run((context) -> assertThat(context
+				.getBean(TargetLeaseConsoleAutoConfiguration.AUDIT_FILTER_BEAN, FilterRegistrationBean.class)
+				.getUrlPatterns()).containsExactly("/manage/targetleases-console/api/*"));
+	}
+
+	@Test
+	void whenTheAdminEndpointIsNotExposedThenThereIsNoConsole() {
+		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
+			.withPropertyValues("management.endpoints.web.exposure.include=health")
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean(TargetLeaseConsoleController.class)
+				.doesNotHaveBean(TargetLeaseConsoleAutoConfiguration.FILTER_CHAIN_BEAN)
+				.doesNotHaveBean(TargetLeaseConsoleAutoConfiguration.AUDIT_FILTER_BEAN));
+	}
+
+	@Test
+	void whenTheAdminEndpointIsUnrestrictedThenTheConsolePermitsWrites() {
+		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
+			.run((context) -> assertThat(writesPermitted(context)).isTrue());
+	}
+
+	@Test
+	void whenTheAdminEndpointIsReadOnlyThenTheConsoleRefusesWrites() {
+		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
+			.withPropertyValues("management.endpoint.targetleases.access=read-only")
+			.run((context) -> assertThat(writesPermitted(context)).isFalse());
+	}
+
+	@Test
+	void whenMaxPermittedIsReadOnlyThenTheConsoleRefusesWrites() {
+		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
+			.withPropertyValues("management.endpoints.access.max-permitted=read-only")
+			.run((context) -> assertThat(writesPermitted(context)).isFalse());
+	}
+
+	private static boolean writesPermitted(AssertableWebApplicationContext context) {
+		return (boolean) ReflectionTestUtils.getField(context.getBean(TargetLeaseConsoleController.class),
+				"writesPermitted");
 	}
 
 	@Test

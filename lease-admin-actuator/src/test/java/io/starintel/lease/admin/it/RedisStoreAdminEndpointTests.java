@@ -126,7 +126,8 @@ class RedisStoreAdminEndpointTests extends AbstractAdminEndpointTests {
 					"program out of scope" });
 			requests.add(new String[] { "POST", "/inspect", inspect, "application/json", OPERATOR, "inspect out of scope" });
 			requests.add(new String[] { "OPTIONS", "", "", null, ADMIN, "OPTIONS" });
-			requests.add(new String[] { "TRACE", "/revoke", "", null, ADMIN, "TRACE" });
+			// the starter flips no server-wide setting: Tomcat refuses TRACE (405) before the application runs
+			requests.add(new String[] { "TRACE", "/revoke", "", null, ADMIN, "TRACE container-rejected" });
 			requests.add(new String[] { "GET", ";x=1?" + scopeQuery(), "", null, ADMIN, "path parameter" });
 			requests.add(new String[] { "GET", "//x?" + scopeQuery(), "", null, ADMIN, "double slash" });
 			requests.add(new String[] { "GET", "/./x?" + scopeQuery(), "", null, ADMIN, "dot segment" });
@@ -172,11 +173,14 @@ class RedisStoreAdminEndpointTests extends AbstractAdminEndpointTests {
 		long events = names.keySet().stream().mapToInt((id) -> this.counter.byCorrelation.get(id).get()).sum();
 		System.out.printf("audit sweep: %d requests, %d reached the application, %d refused by the container, "
 				+ "%d request audit events%n", requests.size(), reachedApplication, containerRefused, events);
-		// TRACE outside the endpoint is still refused with 405 and nothing echoed
-		String trace = raw(("TRACE /actuator/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: "
-				+ ADMIN + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
-		assertThat(trace.lines().findFirst().orElse("")).startsWith("HTTP/1.1 405");
-		assertThat(trace).doesNotContain(ADMIN.substring(6));
+		// TRACE is refused by the container (Tomcat's connector: 405, then its error page, which the application's
+		// security may answer 401) under the endpoint and elsewhere: never served, nothing echoed
+		for (String path : List.of("/actuator/health", "/actuator/targetleases/revoke")) {
+			String trace = raw(("TRACE " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: "
+					+ ADMIN + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+			assertThat(trace.lines().findFirst().orElse("")).as(path + ": " + trace).matches("HTTP/1\\.1 40[15] .*");
+			assertThat(trace).doesNotContain(ADMIN.substring(6)).doesNotContain("TRACE ");
+		}
 		// a caller cannot create audit streams for a program outside its scope
 		ProgramScope foreignScope = new ProgramScope(TENANT, foreign);
 		assertThat(this.redis.hasKey(RedisStreamAuditSink.streamKey(foreignScope)))

@@ -50,18 +50,26 @@ final class ConsoleJson {
 		return body;
 	}
 
-	/** Who is signed in: principal, kind, capabilities and scope (no credential id, no secret). */
-	static String session(AdminGrant grant, String correlationId, String serverTime) {
+	/**
+	 * Who is signed in: principal, kind, capabilities and scope (no credential id, no secret). Without
+	 * {@code writesPermitted} (the endpoint's access is read-only) only {@code targets:read} is offered.
+	 */
+	static String session(AdminGrant grant, String correlationId, String serverTime, boolean writesPermitted) {
 		ObjectNode body = head("console_session", correlationId);
 		ObjectNode caller = body.putObject("caller");
 		caller.put("principal_id", grant.principalId());
 		caller.put("kind", grant.kind().name().toLowerCase(Locale.ROOT));
 		ArrayNode capabilities = caller.putArray("capabilities");
-		AdminCapability.ALL.stream().filter(grant::has).sorted().forEach(capabilities::add);
+		AdminCapability.ALL.stream()
+			.filter(grant::has)
+			.filter((capability) -> writesPermitted || AdminCapability.READ.equals(capability))
+			.sorted()
+			.forEach(capabilities::add);
 		caller.put("tenant_id", grant.tenantId());
 		ArrayNode programs = caller.putArray("programs");
 		grant.programs().stream().sorted().forEach(programs::add);
 		body.put("server_time", serverTime);
+		body.put("writes_permitted", writesPermitted);
 		return MAPPER.writeValueAsString(body);
 	}
 
@@ -160,16 +168,26 @@ final class ConsoleJson {
 		return node;
 	}
 
-	/** Whether an event's program, actor and target lie inside the grant (the stream is per program already). */
+	/**
+	 * Whether an event's program, actor and target lie inside the grant (the stream is per program already). An
+	 * event without the field a restricted grant is scoped by (e.g. no {@code actor_name}) is outside it: it cannot be
+	 * shown to a caller scoped to some actors or targets ({@code AdminGrant}'s sets reject {@code null} lookups).
+	 */
 	static boolean inScope(AdminGrant grant, Map<String, String> event) {
-		if (!grant.tenantId().equals(event.get("tenant_id")) || !grant.programs().contains(event.get("program_id"))) {
+		String program = event.get("program_id");
+		if (!grant.tenantId().equals(event.get("tenant_id")) || program == null || !grant.programs().contains(program)) {
 			return false;
 		}
-		if (!grant.actors().isEmpty() && !grant.actors().contains(event.get("actor_name"))) {
+		String actor = event.get("actor_name");
+		if (!grant.actors().isEmpty() && (actor == null || !grant.actors().contains(actor))) {
 			return false;
 		}
-		return grant.targets().isEmpty()
-				|| grant.targets().contains(event.get("target_namespace") + "/" + event.get("target_id"));
+		if (grant.targets().isEmpty()) {
+			return true;
+		}
+		String namespace = event.get("target_namespace");
+		String target = event.get("target_id");
+		return namespace != null && target != null && grant.targets().contains(namespace + "/" + target);
 	}
 
 	private static final Comparator<Map<String, String>> NEWEST_FIRST = Comparator

@@ -59,6 +59,8 @@ public class TargetLeaseConsoleController {
 
 	private final int maxBodyBytes;
 
+	private final boolean writesPermitted;
+
 	/**
 	 * The console.
 	 * @param operations the admin endpoint's operations
@@ -67,15 +69,19 @@ public class TargetLeaseConsoleController {
 	 * @param reader the durable audit streams
 	 * @param properties console settings
 	 * @param maxBodyBytes bound of a write's body ({@code starintel.lease.admin.max-body-bytes})
+	 * @param writesPermitted whether the admin endpoint's access level permits its write operations (force-release
+	 * and revoke are refused with 403 {@code access_denied} otherwise, as the endpoint does not offer them)
 	 */
 	public TargetLeaseConsoleController(TargetLeaseAdminOperations operations, AdminCaller caller,
-			AdminAuditor auditor, ConsoleAuditReader reader, ConsoleProperties properties, int maxBodyBytes) {
+			AdminAuditor auditor, ConsoleAuditReader reader, ConsoleProperties properties, int maxBodyBytes,
+			boolean writesPermitted) {
 		this.operations = operations;
 		this.caller = caller;
 		this.auditor = auditor;
 		this.streams = new ConsoleAuditQuery(caller, auditor, reader);
 		this.properties = properties;
 		this.maxBodyBytes = maxBodyBytes;
+		this.writesPermitted = writesPermitted;
 	}
 
 	// ---------------------------------------------------------------- pages
@@ -118,7 +124,8 @@ public class TargetLeaseConsoleController {
 			return respond(AdminResponse.error(ResultCode.INVALID_CREDENTIAL, correlationId, 0, null), correlationId);
 		}
 		return respond(new AdminResponse(200,
-				ConsoleJson.session(grant, correlationId, this.auditor.clock().instant().toString()), 0),
+				ConsoleJson.session(grant, correlationId, this.auditor.clock().instant().toString(),
+						this.writesPermitted), 0),
 				correlationId);
 	}
 
@@ -207,6 +214,10 @@ public class TargetLeaseConsoleController {
 	private ResponseEntity<String> withBody(HttpServletRequest request, AuditEventType type,
 			BodyOperation operation) {
 		String correlationId = AdminRequestAudit.correlationId(request);
+		if (!this.writesPermitted) {
+			// management.endpoint.targetleases.access (or max-permitted) is read-only: the console is no way around it
+			return respond(this.operations.refused(type, ResultCode.ACCESS_DENIED, correlationId, null), correlationId);
+		}
 		if (!AdminHttp.isJson(request)) {
 			return respond(this.operations.refused(type, ResultCode.INVALID_LEASE_REQUEST, correlationId,
 					"content_type: must be application/json"), correlationId);

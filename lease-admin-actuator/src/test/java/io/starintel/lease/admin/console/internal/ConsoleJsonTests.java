@@ -42,6 +42,37 @@ class ConsoleJsonTests {
 		return fields;
 	}
 
+	private static final AdminGrant ACTOR_AND_TARGET_SCOPED = new AdminGrant("prn_admin", "key_admin",
+			CredentialKind.ADMINISTRATOR, Set.of("targets:read", "targets:revoke"), "tenant-a", Set.of("program-a"),
+			Set.of("usernamegen"), Set.of("starintel-target/t-1"));
+
+	/** Issue 33: events without an actor or target (program-level events) made the health view answer 503 (NPE). */
+	@Test
+	void whenEventsLackActorOrTargetThenAnActorAndTargetScopedHealthViewLeavesThemOut() {
+		Map<String, String> noActor = event("target_lease_commit_rejected", "2026-12-01T10:00:01.000Z", "lease_1",
+				"usernamegen", "result_code", "lease_lost", "reason", "authorize_commit:stale_lease",
+				"enforcement_point", "amqp");
+		noActor.remove("actor_name");
+		Map<String, String> noTarget = event("target_lease_commit_rejected", "2026-12-01T10:00:02.000Z", "lease_1",
+				"usernamegen", "result_code", "lease_lost", "reason", "authorize_commit:stale_lease",
+				"enforcement_point", "amqp");
+		noTarget.remove("target_id");
+		Map<String, String> inScope = event("target_lease_commit_rejected", "2026-12-01T10:00:03.000Z", "lease_1",
+				"usernamegen", "result_code", "lease_lost", "reason", "authorize_commit:stale_lease",
+				"enforcement_point", "amqp");
+		ConsoleAuditReader.StreamRead read = new ConsoleAuditReader.StreamRead(true, List.of(),
+				List.of(noActor, noTarget, inScope));
+		assertThat(ConsoleJson.inScope(ACTOR_AND_TARGET_SCOPED, noActor)).isFalse();
+		assertThat(ConsoleJson.inScope(ACTOR_AND_TARGET_SCOPED, noTarget)).isFalse();
+		assertThat(ConsoleJson.inScope(ACTOR_AND_TARGET_SCOPED, inScope)).isTrue();
+		JsonNode health = ConsoleJson.MAPPER.readTree(ConsoleJson.health(ACTOR_AND_TARGET_SCOPED, read, 10, "c"));
+		assertThat(health.get("code").asString()).isEqualTo("fencing_health_reported");
+		assertThat(health.get("rejected_commits")).hasSize(1);
+		assertThat(health.get("rejected_commits").get(0).get("count").asInt()).isEqualTo(1);
+		// the program-wide grant still sees every event
+		assertThat(ConsoleJson.inScope(OPERATOR, noActor)).isTrue();
+	}
+
 	@Test
 	void eventsOfOneLeaseNewestFirstWithoutCredentialOrTraceIds() {
 		ConsoleAuditReader.StreamRead read = new ConsoleAuditReader.StreamRead(true,
@@ -109,11 +140,24 @@ class ConsoleJsonTests {
 	void sessionShowsCapabilitiesAndScopeButNoCredentialId() {
 		AdminGrant worker = new AdminGrant("prn_worker", "key_worker", CredentialKind.WORKER,
 				Set.of("targets:read", "targets:revoke"), "tenant-a", Set.of("program-b", "program-a"));
-		JsonNode body = ConsoleJson.MAPPER.readTree(ConsoleJson.session(worker, "corr", "2026-12-01T10:00:00Z"));
+		JsonNode body = ConsoleJson.MAPPER.readTree(ConsoleJson.session(worker, "corr", "2026-12-01T10:00:00Z", true));
 		// a worker never holds an administrative capability, whatever its authorities say (AdminGrant.has)
 		assertThat(body.get("caller").get("capabilities").toString()).isEqualTo("[\"targets:read\"]");
 		assertThat(body.get("caller").get("programs").toString()).isEqualTo("[\"program-a\",\"program-b\"]");
 		assertThat(body.toString()).doesNotContain("key_worker");
+	}
+
+	/** Issue 33: with the endpoint's access read-only, the page offers no write (it would be refused). */
+	@Test
+	void whenWritesAreNotPermittedThenTheSessionOffersReadOnly() {
+		AdminGrant admin = new AdminGrant("prn_admin", "key_admin", CredentialKind.ADMINISTRATOR,
+				Set.of("targets:read", "targets:revoke", "targets:force-release"), "tenant-a", Set.of("program-a"));
+		JsonNode unrestricted = ConsoleJson.MAPPER
+			.readTree(ConsoleJson.session(admin, "corr", "2026-12-01T10:00:00Z", true));
+		assertThat(unrestricted.get("caller").get("capabilities")).hasSize(3);
+		JsonNode readOnly = ConsoleJson.MAPPER.readTree(ConsoleJson.session(admin, "corr", "2026-12-01T10:00:00Z", false));
+		assertThat(readOnly.get("caller").get("capabilities").toString()).isEqualTo("[\"targets:read\"]");
+		assertThat(readOnly.get("writes_permitted").asBoolean()).isFalse();
 	}
 
 }
