@@ -18,6 +18,7 @@ import io.starintel.lease.core.CommitRequest;
 import io.starintel.lease.core.InspectRequest;
 import io.starintel.lease.core.LeasePage;
 import io.starintel.lease.core.LeaseResult;
+import io.starintel.lease.core.internal.LateRenewal;
 import io.starintel.lease.core.LeaseState;
 import io.starintel.lease.core.ListRequest;
 import io.starintel.lease.core.ReleaseRequest;
@@ -123,7 +124,8 @@ public final class AuditingLeaseStore implements LeaseStore {
 
 	@Override
 	public LeaseResult renew(RenewRequest request) {
-		return this.operations.run(AuditEventType.RENEW, request.deadlineAt(), () -> this.delegate.renew(request), (b, r) -> {
+		return this.operations.run(AuditEventType.RENEW, request.deadlineAt(),
+				() -> LateRenewal.answer(this.delegate.renew(request), request, this.clock.instant()), (b, r) -> {
 			AuditFields.holder(b, request.handle(), request.requestId(), r, LeaseState.ACTIVE);
 			if (request.ttlMs() != null) {
 				b.requestedTtlMs(request.ttlMs());
@@ -151,10 +153,11 @@ public final class AuditingLeaseStore implements LeaseStore {
 			}
 			throw ex;
 		}
+		Instant received = this.clock.instant();
 		List<LeaseResult> out = new ArrayList<>(requests.size());
 		for (int i = 0; i < requests.size(); i++) {
 			RenewRequest request = requests.get(i);
-			LeaseResult result = results.get(i);
+			LeaseResult result = LateRenewal.answer(results.get(i), request, received);
 			out.add(this.operations.run(AuditEventType.RENEW, request.deadlineAt(), () -> result,
 					(b, r) -> AuditFields.holder(b, request.handle(), request.requestId(), r, LeaseState.ACTIVE)));
 		}
