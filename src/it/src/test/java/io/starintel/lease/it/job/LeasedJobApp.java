@@ -53,6 +53,9 @@ class LeasedJobApp {
 
 		final CountDownLatch started = new CountDownLatch(1);
 
+		/** Counted down by each {@link Jobs#holdIgnoringCancellation} once it holds its lease. */
+		final CountDownLatch holding = new CountDownLatch(20);
+
 		volatile LeaseContext context;
 
 		volatile boolean interrupted;
@@ -120,6 +123,26 @@ class LeasedJobApp {
 		@TargetLeased(target = "#target", actor = "usernamegen", ttl = "1500ms", maxLifetime = "2s")
 		public void outliveLifetime(String target) {
 			blockUntilCancelled(target);
+		}
+
+		/** Holds its lease until {@link Shared#release} opens, ignoring interrupts (a job that does not cooperate). */
+		@TargetLeased(target = "#target", actor = "usernamegen", ttl = "30s", maxLifetime = "1m")
+		public void holdIgnoringCancellation(String target) {
+			this.shared.holding.countDown();
+			boolean interrupted = false;
+			while (true) {
+				try {
+					if (this.shared.release.await(60, TimeUnit.SECONDS)) {
+						break;
+					}
+				}
+				catch (InterruptedException ex) {
+					interrupted = true;
+				}
+			}
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
 		}
 
 		@TargetLeased(target = "#target", actor = "usernamegen", ttl = "3s", maxLifetime = "1m")
