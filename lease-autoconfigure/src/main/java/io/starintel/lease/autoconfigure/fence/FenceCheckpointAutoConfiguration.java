@@ -8,6 +8,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -19,24 +20,25 @@ import io.starintel.lease.store.redis.RedisLeaseStore;
 
 /**
  * Auto-configures the fenced {@link CheckpointStore} on Redis when the lease store is the {@link RedisLeaseStore}
- * (its script reads the lease record that store writes). Contract: job checkpoint and terminal-state writes are
- * fenced.
+ * (its script reads the lease record that store writes), keeping each write's decision for
+ * {@code starintel.lease.fence.checkpoint.retention}. Contract: job checkpoint and terminal-state writes are fenced.
  */
 @AutoConfiguration(after = { FenceAutoConfiguration.class, LeaseStoreAutoConfiguration.class },
 		afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 @ConditionalOnClass(StringRedisTemplate.class)
 @ConditionalOnBean({ RedisLeaseStore.class, StringRedisTemplate.class })
+@EnableConfigurationProperties(FenceCheckpointProperties.class)
 public final class FenceCheckpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(CheckpointStore.class)
-	RedisCheckpointStore checkpointStore(ObjectProvider<LeaseStore> stores) {
+	RedisCheckpointStore checkpointStore(ObjectProvider<LeaseStore> stores, FenceCheckpointProperties properties) {
 		RedisLeaseStore redis = RedisFenceCalls.redisStore(stores);
 		if (redis == null) {
 			throw new IllegalStateException("fenced checkpoints need exactly one lease store bean, a RedisLeaseStore "
 					+ "or a decorator of one");
 		}
-		return new RedisCheckpointStore(redis.fenceCalls(), Duration.ofSeconds(2), RedisCheckpointStore.DEFAULT_RETENTION,
+		return new RedisCheckpointStore(redis.fenceCalls(), Duration.ofSeconds(2), properties.retention(),
 				Clock.systemUTC());
 	}
 

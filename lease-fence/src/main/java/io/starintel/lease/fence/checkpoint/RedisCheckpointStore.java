@@ -87,6 +87,11 @@ public final class RedisCheckpointStore implements CheckpointStore {
 		this.clock = clock;
 	}
 
+	/** How long each write's decision is kept (a re-sent write is answered from its first run for this long). */
+	public Duration retention() {
+		return this.retention;
+	}
+
 	/** The checkpoint key of an identity: {@code P{T}:checkpoint:D}. */
 	public static String key(LockIdentity identity) {
 		return FenceCalls.base(identity.scope()) + "checkpoint:" + identity.keyDigest();
