@@ -29,6 +29,7 @@ import io.starintel.lease.core.InspectRequest;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.Operation;
 import io.starintel.lease.core.Reason;
+import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.it.redis.RedisServers;
 import io.starintel.lease.test.FaultProxy;
@@ -276,6 +277,60 @@ class LeasedJobRedisTests {
 				pool.shutdown();
 				a.close(); // before the proxy goes away
 			}
+		}
+	}
+
+	private static double renewals(ConfigurableApplicationContext context) {
+		return context.getBean(MeterRegistry.class)
+			.find(LeaseService.OPERATION_TIMER)
+			.tag("operation", "renew")
+			.tag("code", "lease_renewed")
+			.timers()
+			.stream()
+			.mapToDouble(io.micrometer.core.instrument.Timer::count)
+			.sum();
+	}
+
+	/**
+	 * A job acquired with a 2 s TTL renews through its {@link LeaseContext} with 20 s: the backend record has the new
+	 * TTL and expiry, the context reports it, and the scheduler follows it (with the old TTL it renews every ~0.7 s;
+	 * with the new one not within the next 3 s). A TTL above the policy's maximum is refused as
+	 * {@code invalid_lease_request} without losing the lease.
+	 */
+	@Test
+	void aJobRenewsWithANewTtlThroughItsContextAndTheSchedulerFollowsIt() throws Exception {
+		ConfigurableApplicationContext a = instance("instance_a");
+		CompletableFuture<Void> job = CompletableFuture.runAsync(() -> {
+			try {
+				a.getBean(LeasedJobApp.Jobs.class).renewWithTtl("target_new_ttl", Duration.ofSeconds(20));
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		});
+		try {
+			assertThat(this.shared.started.await(10, TimeUnit.SECONDS)).isTrue();
+			assertThat(this.shared.renewals).hasSize(2);
+			assertThat(this.shared.renewals.get(0).code()).isEqualTo(ResultCode.INVALID_LEASE_REQUEST);
+			LeaseResult renewed = this.shared.renewals.get(1);
+			assertThat(renewed.code()).as(renewed.toString()).isEqualTo(ResultCode.LEASE_RENEWED);
+			LeaseContext context = this.shared.context;
+			assertThat(context.ttlMs()).isEqualTo(20_000);
+			assertThat(context.expiresAt()).isEqualTo(renewed.lease().expiresAt());
+			LeaseResult inspected = a.getBean(LeaseStore.class)
+				.inspect(InspectRequest.byIdentity(identity("target_new_ttl"), "corr_it", Instant.now().plusSeconds(5)));
+			assertThat(inspected.lease().ttlMs()).isEqualTo(20_000);
+			assertThat(inspected.lease().fencingToken()).isEqualTo(context.fencingToken());
+			assertThat(Duration.between(inspected.lease().renewedAt(), inspected.lease().expiresAt()))
+				.isEqualTo(Duration.ofSeconds(20));
+			double before = renewals(a);
+			Thread.sleep(3_000);
+			assertThat(renewals(a) - before).as("scheduled renewals in 3 s at the new TTL's pace").isZero();
+			assertThat(context.isLost()).isFalse();
+		}
+		finally {
+			this.shared.release.countDown();
+			job.get(30, TimeUnit.SECONDS);
 		}
 	}
 
