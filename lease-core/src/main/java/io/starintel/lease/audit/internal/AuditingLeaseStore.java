@@ -24,6 +24,8 @@ import io.starintel.lease.core.ListRequest;
 import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.core.ResolveRequest;
+import io.starintel.lease.core.Reason;
+import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.SweepRequest;
 import io.starintel.lease.core.SweepResult;
@@ -226,12 +228,23 @@ public final class AuditingLeaseStore implements LeaseStore {
 	/**
 	 * A rejected authorization is always audited ({@code target_lease_commit_rejected}); a granted one only when a
 	 * caller requested it over HTTP (an {@link AuditContext} is bound: the worker API's authorize-commit), as
-	 * {@code target_lease_commit_authorize}. A job's fenced write is audited by its outcome, not per authorization.
+	 * {@code target_lease_commit_authorize}. A job's fenced write is audited by its outcome, not per authorization. A
+	 * delegate that throws is audited as a rejection ({@code lease_backend_unavailable}, what the service answers).
 	 */
 	@Override
 	public LeaseResult authorizeCommit(CommitRequest request) {
 		Instant started = this.clock.instant();
-		LeaseResult result = this.delegate.authorizeCommit(request);
+		LeaseResult result;
+		try {
+			result = this.delegate.authorizeCommit(request);
+		}
+		catch (RuntimeException ex) {
+			// a store that throws is a refused commit too (the service answers lease_backend_unavailable): audited as
+			// the rejection the caller gets, then rethrown for the service's one exception mapping
+			this.operations.commit(request, LeaseResult.failure(ResultCode.LEASE_BACKEND_UNAVAILABLE,
+					Reason.BACKEND_UNREACHABLE, null), started);
+			throw ex;
+		}
 		if (!result.isSuccess() || AuditContext.current() != null) {
 			this.operations.commit(request, result, started);
 		}

@@ -31,13 +31,15 @@ import io.starintel.lease.store.LeaseStore;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A worker renewal whose success reaches the application after its deadline (the Redis store's reply, then a pause
- * of the application thread past the deadline, as a GC pause would) is answered {@code 503 lease_outcome_unknown}
- * and audited with that code, never as {@code lease_renewed}: the assembled application on real Redis.
+ * Store faults on the assembled application over real Redis, each audited with the code the caller was answered: a
+ * worker renewal whose success reaches the application after its deadline (the Redis store's reply, then a pause of
+ * the application thread past the deadline, as a GC pause would) is {@code 503 lease_outcome_unknown}, never audited
+ * as {@code lease_renewed}; a store that throws in {@code authorizeCommit} is {@code 503 lease_backend_unavailable}
+ * and audited as a rejected commit.
  */
 @SpringBootTest(classes = WorkerTestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
-@Import(WorkerLateRenewalTests.LateReplies.class)
-class WorkerLateRenewalTests {
+@Import(WorkerStoreFaultAuditTests.LateReplies.class)
+class WorkerStoreFaultAuditTests {
 
 	@DynamicPropertySource
 	static void credentials(DynamicPropertyRegistry registry) {
@@ -52,7 +54,10 @@ class WorkerLateRenewalTests {
 			return new Recorded();
 		}
 
-		/** The auto-configured Redis store, whose renewals return only once their deadline has passed. */
+		/**
+		 * The auto-configured Redis store, whose renewals return only once their deadline has passed and whose
+		 * commit authorizations throw.
+		 */
 		@Bean
 		static BeanPostProcessor lateRenewals() {
 			return new BeanPostProcessor() {
@@ -63,6 +68,9 @@ class WorkerLateRenewalTests {
 					}
 					return Proxy.newProxyInstance(LeaseStore.class.getClassLoader(), new Class<?>[] { LeaseStore.class },
 							(proxy, method, args) -> {
+								if (method.getName().equals("authorizeCommit")) {
+									throw new IllegalStateException("store failure");
+								}
 								Object result;
 								try {
 									result = method.invoke(store, args);
@@ -100,6 +108,27 @@ class WorkerLateRenewalTests {
 
 	@Autowired
 	Recorded audit;
+
+	@Test
+	void aStoreThatThrowsInAuthorizeCommitIsAnsweredAndAuditedAsARejectedCommit() {
+		WorkerHttp http = new WorkerHttp(this.port);
+		WorkerHttp.Reply acquired = http.post("/lease/v1/leases/acquire",
+				WorkerApiTests.acquireBody(WorkerApiTests.target(), WorkerApiTests.rid(), "inst-1").toString(),
+				WorkerApiTests.A);
+		assertThat(acquired.status()).as(acquired.body()).isEqualTo(200);
+		ObjectNode commit = WorkerApiTests.handleBody(acquired.json().path("lease"), null, "inst-1");
+		WorkerHttp.Reply refused = http.post("/lease/v1/leases/authorize-commit", commit.toString(), WorkerApiTests.A);
+		assertThat(refused.status()).as(refused.body()).isEqualTo(503);
+		assertThat(refused.code()).isEqualTo("lease_backend_unavailable");
+		String correlation = refused.json().path("correlation_id").asString();
+		Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(this.audit.events)
+			.filteredOn((event) -> correlation.equals(event.correlationId()))
+			.singleElement()
+			.satisfies((event) -> {
+				assertThat(event.eventType().wireName()).isEqualTo("target_lease_commit_rejected");
+				assertThat(event.resultCode().wireName()).isEqualTo("lease_backend_unavailable");
+			}));
+	}
 
 	@Test
 	void aRenewalReceivedAfterItsDeadlineIsAnsweredAndAuditedAsAnUnknownOutcome() {
