@@ -12,6 +12,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
+import io.starintel.lease.audit.internal.AsyncAuditPipeline;
 import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
 import io.starintel.lease.fence.checkpoint.CheckpointStore;
 import io.starintel.lease.fence.checkpoint.RedisCheckpointStore;
@@ -21,7 +22,8 @@ import io.starintel.lease.store.redis.RedisLeaseStore;
 /**
  * Auto-configures the fenced {@link CheckpointStore} on Redis when the lease store is the {@link RedisLeaseStore}
  * (its script reads the lease record that store writes), keeping each write's decision for
- * {@code starintel.lease.fence.checkpoint.retention}. Contract: job checkpoint and terminal-state writes are fenced.
+ * {@code starintel.lease.fence.checkpoint.retention}, each write audited through the audit pipeline. Contract: job
+ * checkpoint and terminal-state writes are fenced, and every request emits an audit event.
  */
 @AutoConfiguration(after = { FenceAutoConfiguration.class, LeaseStoreAutoConfiguration.class },
 		afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
@@ -32,14 +34,21 @@ public final class FenceCheckpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(CheckpointStore.class)
-	RedisCheckpointStore checkpointStore(ObjectProvider<LeaseStore> stores, FenceCheckpointProperties properties) {
+	RedisCheckpointStore checkpointStore(ObjectProvider<LeaseStore> stores, FenceCheckpointProperties properties,
+			ObjectProvider<AsyncAuditPipeline> auditPipeline) {
 		RedisLeaseStore redis = RedisFenceCalls.redisStore(stores);
 		if (redis == null) {
 			throw new IllegalStateException("fenced checkpoints need exactly one lease store bean, a RedisLeaseStore "
 					+ "or a decorator of one");
 		}
-		return new RedisCheckpointStore(redis.fenceCalls(), Duration.ofSeconds(2), properties.retention(),
-				Clock.systemUTC());
+		RedisCheckpointStore store = new RedisCheckpointStore(redis.fenceCalls(), Duration.ofSeconds(2),
+				properties.retention(), Clock.systemUTC());
+		// one audit event per checkpoint write, through the non-blocking pipeline (none when audit is disabled)
+		AsyncAuditPipeline pipeline = auditPipeline.getIfAvailable();
+		if (pipeline != null) {
+			store.setAuditSink(pipeline::submit);
+		}
+		return store;
 	}
 
 }
