@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -17,8 +18,12 @@ import org.ektorp.DocumentOperationResult;
 import org.ektorp.util.Documents;
 import org.jspecify.annotations.Nullable;
 
+import io.starintel.lease.audit.AuditEvent;
+import io.starintel.lease.audit.AuditEventType;
+import io.starintel.lease.audit.internal.AuditEventBuilder;
 import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.core.Reason;
+import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.fence.FenceDecision;
 import io.starintel.lease.fence.FenceGuard;
 import io.starintel.lease.fence.FenceOutcome;
@@ -51,6 +56,8 @@ public final class FencedDocuments {
 
 	private final @Nullable DocumentMarkStore marks;
 
+	private volatile @Nullable Consumer<AuditEvent> audit;
+
 	/**
 	 * Fenced writes through {@code raw}, each authorized by {@code guard}; with {@code marks}, every accepted write
 	 * also raises the document's durable mark (what {@link FencedCouchDbReader} compares with).
@@ -59,6 +66,16 @@ public final class FencedDocuments {
 		this.raw = Objects.requireNonNull(raw, "raw");
 		this.guard = Objects.requireNonNull(guard, "guard");
 		this.marks = marks;
+	}
+
+	/**
+	 * Where the audit event of each server-side refusal goes (the design document's 403: a write authorized by the
+	 * lease store but refused by CouchDB's token guard), e.g. the audit pipeline's non-blocking {@code submit};
+	 * {@code null} for none. The event is {@code target_lease_commit_rejected} / {@code lease_lost} with the reason
+	 * {@code couchdb:<reason>} (the enforcement point).
+	 */
+	public void setAuditSink(@Nullable Consumer<AuditEvent> audit) {
+		this.audit = audit;
 	}
 
 	/** The undecorated connector (unfenced: for reads, design documents and deliberate unfenced data). */
@@ -169,8 +186,10 @@ public final class FencedDocuments {
 						marked(authorized, raiseMark(decision.requireStamp(), () -> id, markDeadline))));
 			}
 			else {
-				results.add(new FencedDocumentResult(id, null,
-						CouchWriteExceptionTranslator.translateBulkError(authorized, error.getError(), error.getReason())));
+				FencedWriteResult refused = CouchWriteExceptionTranslator.translateBulkError(authorized, error.getError(),
+						error.getReason());
+				auditServerRefusal(refused);
+				results.add(new FencedDocumentResult(id, null, refused));
 			}
 		}
 		return results;
@@ -192,7 +211,9 @@ public final class FencedDocuments {
 			write.run();
 		}
 		catch (RuntimeException ex) {
-			return CouchWriteExceptionTranslator.translate(authorized, ex);
+			FencedWriteResult refused = CouchWriteExceptionTranslator.translate(authorized, ex);
+			auditServerRefusal(refused);
+			return refused;
 		}
 		Instant markDeadline = (this.marks != null) ? this.marks.deadline() : Instant.MAX;
 		return marked(authorized,
@@ -214,6 +235,27 @@ public final class FencedDocuments {
 		Instant markDeadline = (this.marks != null) ? this.marks.deadline() : Instant.MAX;
 		return raiseMark(pending.stamp(), () -> id, markDeadline)
 				? pending.with(FenceOutcome.ACCEPTED, Reason.NONE, null) : pending;
+	}
+
+	/** One audit event for a write CouchDB refused as a fence violation (after the lease store authorized it). */
+	private void auditServerRefusal(FencedWriteResult result) {
+		Consumer<AuditEvent> sink = this.audit;
+		LeaseContext context = LeaseContext.currentOrNull();
+		if (sink == null || context == null || result.outcome() != FenceOutcome.LEASE_LOST) {
+			return;
+		}
+		try {
+			Instant now = Instant.now();
+			sink.accept(new AuditEventBuilder(AuditEventType.COMMIT_REJECTED, ResultCode.LEASE_LOST)
+				.record(context.lease())
+				.ids(null, result.correlationId())
+				.reason("couchdb:" + result.reason().wireName())
+				.time(now, now)
+				.build());
+		}
+		catch (RuntimeException ex) {
+			// never changes the answer; the refusal is in the result
+		}
 	}
 
 	/** The accepted result, or {@code fenced_write_accepted_mark_pending} when the mark was not raised. */
