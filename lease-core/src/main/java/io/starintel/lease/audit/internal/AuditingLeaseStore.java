@@ -7,6 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
+import org.jspecify.annotations.Nullable;
+
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.AdminRequest;
 import io.starintel.lease.core.AttachDeleteRequest;
@@ -16,6 +18,8 @@ import io.starintel.lease.core.AttachPutRequest;
 import io.starintel.lease.core.AttachmentResult;
 import io.starintel.lease.core.CommitRequest;
 import io.starintel.lease.core.InspectRequest;
+import io.starintel.lease.core.LeaseHandle;
+import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.core.LeasePage;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.internal.LateRenewal;
@@ -201,28 +205,52 @@ public final class AuditingLeaseStore implements LeaseStore {
 	}
 
 	/*
-	 * Attached keys are data-plane writes of the lease's holder: delegated without an audit event of their own (their
-	 * deletion is part of the release/revoke/expiry transition, which is audited). docs/attachments.md.
+	 * Attached-key operations: one target_lease_attach event each (contract: every request emits an audit event),
+	 * with the answered code and the operation in the reason; never a key name or value. Their deletion by an ending
+	 * transition is part of that release/revoke/expiry event. docs/attachments.md.
 	 */
-
 	@Override
 	public AttachmentResult putAttached(AttachPutRequest request) {
-		return this.delegate.putAttached(request);
+		return attachment("attach_put", request.handle(), null, request.requestId(), null, request.deadlineAt(), true,
+				() -> this.delegate.putAttached(request));
 	}
 
 	@Override
 	public AttachmentResult getAttached(AttachGetRequest request) {
-		return this.delegate.getAttached(request);
+		return attachment("attach_get", null, request.scope(), null, request.correlationId(), request.deadlineAt(),
+				false, () -> this.delegate.getAttached(request));
 	}
 
 	@Override
 	public AttachmentResult deleteAttached(AttachDeleteRequest request) {
-		return this.delegate.deleteAttached(request);
+		return attachment("attach_delete", request.handle(), null, request.requestId(), null, request.deadlineAt(),
+				true, () -> this.delegate.deleteAttached(request));
 	}
 
 	@Override
 	public AttachmentResult listAttached(AttachListRequest request) {
-		return this.delegate.listAttached(request);
+		return attachment("attach_list", null, request.scope(), null, request.correlationId(), request.deadlineAt(),
+				false, () -> this.delegate.listAttached(request));
+	}
+
+	private AttachmentResult attachment(String operation, @Nullable LeaseHandle handle, @Nullable ProgramScope scope,
+			@Nullable String requestId, @Nullable String correlationId, Instant deadlineAt, boolean mutation,
+			java.util.function.Supplier<AttachmentResult> call) {
+		Instant started = this.clock.instant();
+		AttachmentResult result;
+		try {
+			result = call.get();
+		}
+		catch (RuntimeException ex) {
+			// what the service answers for a store that throws: a mutation may have committed, a read failed
+			this.operations.attachment(operation, handle, scope, requestId, correlationId,
+					mutation ? ResultCode.LEASE_OUTCOME_UNKNOWN : ResultCode.LEASE_BACKEND_UNAVAILABLE, Reason.NONE,
+					null, deadlineAt, started);
+			throw ex;
+		}
+		this.operations.attachment(operation, handle, scope, requestId, correlationId, result.code(), result.reason(),
+				result.decidedAt(), deadlineAt, started);
+		return result;
 	}
 
 	/**
