@@ -22,6 +22,11 @@ public enum AuditEventType {
 	COMMIT_AUTHORIZE("target_lease_commit_authorize"),
 	/** A resolve by request id of an earlier acquire, renew or release. */
 	RESOLVE("target_lease_resolve"),
+	/**
+	 * An attached-key operation (put, get, delete or list; the reason names which, e.g. {@code attach_put:none}); the
+	 * event never carries a key name or value.
+	 */
+	ATTACH("target_lease_attach"),
 	EXPIRE("target_lease_expire");
 
 	private final String wireName;

@@ -1,5 +1,6 @@
 package io.starintel.lease.context;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
@@ -11,6 +12,7 @@ import org.jspecify.annotations.Nullable;
 import io.starintel.lease.core.AttachmentResult;
 import io.starintel.lease.core.LeaseHandle;
 import io.starintel.lease.core.LeaseRecord;
+import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.ResultCode;
@@ -31,6 +33,10 @@ public final class LeaseContext {
 
 	private volatile Instant expiresAt;
 
+	private volatile long ttlMs;
+
+	private volatile @Nullable LeaseContextRenewer renewer;
+
 	private final AtomicReference<@Nullable Reason> lossReason = new AtomicReference<>();
 
 	private final @Nullable AttachedKeyOperations service;
@@ -44,6 +50,7 @@ public final class LeaseContext {
 	public LeaseContext(LeaseRecord lease, @Nullable AttachedKeyOperations service) {
 		this.lease = Objects.requireNonNull(lease, "lease");
 		this.expiresAt = lease.expiresAt();
+		this.ttlMs = lease.ttlMs();
 		this.service = service;
 	}
 
@@ -156,6 +163,42 @@ public final class LeaseContext {
 		if (!isLost()) {
 			this.expiresAt = newExpiresAt;
 		}
+	}
+
+	/** Records a successful renewal with a new TTL: its expiry and the TTL later renewals keep (ignored once lost). */
+	public void renewed(Instant newExpiresAt, long newTtlMs) {
+		if (!isLost()) {
+			this.ttlMs = newTtlMs;
+			this.expiresAt = newExpiresAt;
+		}
+	}
+
+	/** The lease's current TTL in milliseconds: the acquired one, or the last new TTL a renewal set. */
+	public long ttlMs() {
+		return this.ttlMs;
+	}
+
+	/**
+	 * Renews the lease now with a new TTL; the renewal scheduler then renews at the new TTL's pace. Contract: the new
+	 * TTL must satisfy the TTL policy ({@code ttl.minimum < ttl <= ttl.maximum}, else {@code invalid_lease_request})
+	 * and the renewal never extends past the maximum lifetime: {@code expires_at = min(now + ttl, acquired_at +
+	 * maximum_lifetime_ms)}; the fencing token never changes. A refusal is answered as a typed result
+	 * ({@code lease_lost} also marks this context lost and cancels the job, as a failed scheduled renewal does).
+	 * @param ttl the new TTL
+	 * @return the renewal's result
+	 * @throws IllegalStateException when no renewal scheduler renews this context (e.g. a context built by hand)
+	 */
+	public LeaseResult renew(Duration ttl) {
+		LeaseContextRenewer current = this.renewer;
+		if (current == null) {
+			throw new IllegalStateException("No renewal scheduler renews this lease context");
+		}
+		return current.renew(this, Objects.requireNonNull(ttl, "ttl"));
+	}
+
+	/** Sets what {@link #renew(Duration)} calls: the renewal scheduler that renews this context. */
+	public void renewer(@Nullable LeaseContextRenewer renewer) {
+		this.renewer = renewer;
 	}
 
 	/**

@@ -129,7 +129,8 @@ public record LeasePolicy(Duration minimumTtl, Duration maximumTtl, Duration max
 	}
 
 	/**
-	 * Checks an acquire request against the policy.
+	 * Checks an acquire request against the policy: {@code minimum_ttl_ms < ttl_ms <= maximum_ttl_ms} and
+	 * {@code ttl_ms <= maximum_lifetime_ms <= the policy's maximum lifetime}.
 	 * @throws InvalidLeaseRequestException naming {@code ttl_ms}, {@code maximum_lifetime_ms} or {@code deadline_at}
 	 */
 	public void check(AcquireRequest request, Instant now) {
@@ -138,6 +139,11 @@ public record LeasePolicy(Duration minimumTtl, Duration maximumTtl, Duration max
 		}
 		if (request.maximumLifetimeMs() <= 0 || request.maximumLifetimeMs() > this.maximumLifetime.toMillis()) {
 			throw new InvalidLeaseRequestException("maximum_lifetime_ms", "must be positive and within policy");
+		}
+		// contract: expires_at is bounded by the maximum lifetime, so a lifetime below the TTL would grant a lease
+		// that ends long before the TTL the caller asked for (the @TargetLeased verifier's ttl <= maxLifetime)
+		if (request.maximumLifetimeMs() < request.ttlMs()) {
+			throw new InvalidLeaseRequestException("maximum_lifetime_ms", "must be at least ttl_ms");
 		}
 		checkDeadline(request.deadlineAt(), now);
 	}

@@ -11,6 +11,13 @@ public enum FenceOutcome {
 
 	/** Authorized at backend time and (for a write) accepted by the target store. */
 	ACCEPTED("fenced_write_accepted"),
+	/**
+	 * Accepted and written (the write stands: never write it again as a new one), but the document's durable mark
+	 * in Redis was not confirmed within its deadline: until it is raised ({@code FencedDocuments.retryMark}, or the
+	 * document's next fenced write), the fenced reader cannot tell a purged-and-re-created stale document from this
+	 * one. CouchDB only; docs/fencing.md.
+	 */
+	ACCEPTED_MARK_PENDING("fenced_write_accepted_mark_pending"),
 	/** Expired, stale, wrong-owner or lower-token holder (the contract's {@code lease_lost}). */
 	LEASE_LOST("lease_lost"),
 	/** The target store refused the write's revision ({@code _rev} conflict); nothing was overwritten. */

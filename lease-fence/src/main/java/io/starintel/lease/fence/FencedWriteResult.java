@@ -19,9 +19,17 @@ import io.starintel.lease.core.Reason;
 public record FencedWriteResult(FenceOutcome outcome, Reason reason, String correlationId, @Nullable String detail,
 		@Nullable FenceStamp stamp) {
 
-	/** Whether the write was accepted. */
+	/**
+	 * Whether the write was accepted (and stands): {@link FenceOutcome#ACCEPTED}, or
+	 * {@link FenceOutcome#ACCEPTED_MARK_PENDING} when only its durable mark is still to be raised.
+	 */
 	public boolean isAccepted() {
-		return this.outcome == FenceOutcome.ACCEPTED;
+		return this.outcome == FenceOutcome.ACCEPTED || this.outcome == FenceOutcome.ACCEPTED_MARK_PENDING;
+	}
+
+	/** Whether the write was accepted but its durable mark is not confirmed yet ({@link FenceOutcome#ACCEPTED_MARK_PENDING}). */
+	public boolean isMarkPending() {
+		return this.outcome == FenceOutcome.ACCEPTED_MARK_PENDING;
 	}
 
 	/** A result refusing a write for the given outcome. */

@@ -13,7 +13,7 @@ import org.slf4j.LoggerFactory;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.RenewRequest;
-import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.core.internal.LateRenewal;
 import io.starintel.lease.store.LeaseStore;
 
 /**
@@ -56,8 +56,8 @@ final class RenewalBatch {
 				// the batch may have reached the backend: as for a single renew, the outcome is unknown
 				result = LeaseResult.failure(LeaseService.MUTATION_THREW, Reason.BACKEND_UNREACHABLE, null);
 			}
-			else if (result.isSuccess() && now.isAfter(requests.get(i).deadlineAt())) {
-				result = LeaseResult.failure(ResultCode.LEASE_OUTCOME_UNKNOWN, Reason.REPLY_LOST, result.decidedAt());
+			else {
+				result = LateRenewal.answer(result, requests.get(i), now);
 			}
 			out.add(result);
 		}

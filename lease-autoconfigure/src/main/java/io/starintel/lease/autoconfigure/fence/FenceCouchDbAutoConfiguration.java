@@ -13,6 +13,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
+import io.starintel.lease.audit.internal.AsyncAuditPipeline;
 import io.starintel.lease.autoconfigure.couchdb.LeaseCouchDbAutoConfiguration;
 import io.starintel.lease.fence.FenceGuard;
 import io.starintel.lease.fence.couchdb.DocumentMarkStore;
@@ -40,9 +41,16 @@ public final class FenceCouchDbAutoConfiguration {
 	@Bean(defaultCandidate = false)
 	@ConditionalOnMissingBean(FencedCouchDbConnector.class)
 	FencedCouchDbConnector fencedCouchDbConnector(CouchDbConnector connector, FenceGuard guard,
-			ObjectProvider<DocumentMarkStore> marks, ObjectProvider<FenceRejectionMetrics> metrics) {
-		return new FencedCouchDbConnector(connector,
+			ObjectProvider<DocumentMarkStore> marks, ObjectProvider<FenceRejectionMetrics> metrics,
+			ObjectProvider<AsyncAuditPipeline> auditPipeline) {
+		FencedCouchDbConnector fenced = new FencedCouchDbConnector(connector,
 				FenceAutoConfiguration.guard(guard, metrics, FenceRejectionMetrics.COUCHDB), marks.getIfAvailable());
+		// CouchDB's server-side refusals (the design document's 403) are audited through the non-blocking pipeline
+		AsyncAuditPipeline pipeline = auditPipeline.getIfAvailable();
+		if (pipeline != null) {
+			fenced.documents().setAuditSink(pipeline::submit);
+		}
+		return fenced;
 	}
 
 	/** Durable per-document marks and the fenced reader, on the lease store's Redis. */

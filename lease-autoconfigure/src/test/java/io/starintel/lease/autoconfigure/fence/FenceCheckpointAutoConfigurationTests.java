@@ -1,5 +1,7 @@
 package io.starintel.lease.autoconfigure.fence;
 
+import java.time.Duration;
+
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -9,6 +11,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.fence.checkpoint.CheckpointStore;
+import io.starintel.lease.fence.checkpoint.RedisCheckpointStore;
 import io.starintel.lease.store.LeaseAlerts;
 import io.starintel.lease.store.LeaseStore;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;
@@ -52,6 +55,32 @@ class FenceCheckpointAutoConfigurationTests {
 					.counter()
 					.count()).isEqualTo(1.0);
 			});
+	}
+
+	@Test
+	void whenNoRetentionIsSetThenDecisionsAreKeptForADay() {
+		this.runner
+			.withBean(RedisLeaseStore.class,
+					() -> new RedisLeaseStore(this.connectionFactory, LeasePolicy.defaults(), LeaseAlerts.LOG))
+			.run((context) -> assertThat(((RedisCheckpointStore) context.getBean(CheckpointStore.class)).retention())
+				.isEqualTo(Duration.ofHours(24)));
+	}
+
+	@Test
+	void whenRetentionIsSetThenTheCheckpointStoreKeepsDecisionsThatLong() {
+		this.runner.withPropertyValues("starintel.lease.fence.checkpoint.retention=90m")
+			.withBean(RedisLeaseStore.class,
+					() -> new RedisLeaseStore(this.connectionFactory, LeasePolicy.defaults(), LeaseAlerts.LOG))
+			.run((context) -> assertThat(((RedisCheckpointStore) context.getBean(CheckpointStore.class)).retention())
+				.isEqualTo(Duration.ofMinutes(90)));
+	}
+
+	@Test
+	void whenRetentionIsNotPositiveThenStartUpFails() {
+		this.runner.withPropertyValues("starintel.lease.fence.checkpoint.retention=0s")
+			.withBean(RedisLeaseStore.class,
+					() -> new RedisLeaseStore(this.connectionFactory, LeasePolicy.defaults(), LeaseAlerts.LOG))
+			.run((context) -> assertThat(context).hasFailed());
 	}
 
 	@Test

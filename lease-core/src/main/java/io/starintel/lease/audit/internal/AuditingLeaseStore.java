@@ -7,6 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
+import org.jspecify.annotations.Nullable;
+
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.AdminRequest;
 import io.starintel.lease.core.AttachDeleteRequest;
@@ -16,13 +18,18 @@ import io.starintel.lease.core.AttachPutRequest;
 import io.starintel.lease.core.AttachmentResult;
 import io.starintel.lease.core.CommitRequest;
 import io.starintel.lease.core.InspectRequest;
+import io.starintel.lease.core.LeaseHandle;
+import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.core.LeasePage;
 import io.starintel.lease.core.LeaseResult;
+import io.starintel.lease.core.internal.LateRenewal;
 import io.starintel.lease.core.LeaseState;
 import io.starintel.lease.core.ListRequest;
 import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.core.ResolveRequest;
+import io.starintel.lease.core.Reason;
+import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.SweepRequest;
 import io.starintel.lease.core.SweepResult;
@@ -123,7 +130,8 @@ public final class AuditingLeaseStore implements LeaseStore {
 
 	@Override
 	public LeaseResult renew(RenewRequest request) {
-		return this.operations.run(AuditEventType.RENEW, request.deadlineAt(), () -> this.delegate.renew(request), (b, r) -> {
+		return this.operations.run(AuditEventType.RENEW, request.deadlineAt(),
+				() -> LateRenewal.answer(this.delegate.renew(request), request, this.clock.instant()), (b, r) -> {
 			AuditFields.holder(b, request.handle(), request.requestId(), r, LeaseState.ACTIVE);
 			if (request.ttlMs() != null) {
 				b.requestedTtlMs(request.ttlMs());
@@ -151,10 +159,11 @@ public final class AuditingLeaseStore implements LeaseStore {
 			}
 			throw ex;
 		}
+		Instant received = this.clock.instant();
 		List<LeaseResult> out = new ArrayList<>(requests.size());
 		for (int i = 0; i < requests.size(); i++) {
 			RenewRequest request = requests.get(i);
-			LeaseResult result = results.get(i);
+			LeaseResult result = LateRenewal.answer(results.get(i), request, received);
 			out.add(this.operations.run(AuditEventType.RENEW, request.deadlineAt(), () -> result,
 					(b, r) -> AuditFields.holder(b, request.handle(), request.requestId(), r, LeaseState.ACTIVE)));
 		}
@@ -196,39 +205,74 @@ public final class AuditingLeaseStore implements LeaseStore {
 	}
 
 	/*
-	 * Attached keys are data-plane writes of the lease's holder: delegated without an audit event of their own (their
-	 * deletion is part of the release/revoke/expiry transition, which is audited). docs/attachments.md.
+	 * Attached-key operations: one target_lease_attach event each (contract: every request emits an audit event),
+	 * with the answered code and the operation in the reason; never a key name or value. Their deletion by an ending
+	 * transition is part of that release/revoke/expiry event. docs/attachments.md.
 	 */
-
 	@Override
 	public AttachmentResult putAttached(AttachPutRequest request) {
-		return this.delegate.putAttached(request);
+		return attachment("attach_put", request.handle(), null, request.requestId(), null, request.deadlineAt(), true,
+				() -> this.delegate.putAttached(request));
 	}
 
 	@Override
 	public AttachmentResult getAttached(AttachGetRequest request) {
-		return this.delegate.getAttached(request);
+		return attachment("attach_get", null, request.scope(), null, request.correlationId(), request.deadlineAt(),
+				false, () -> this.delegate.getAttached(request));
 	}
 
 	@Override
 	public AttachmentResult deleteAttached(AttachDeleteRequest request) {
-		return this.delegate.deleteAttached(request);
+		return attachment("attach_delete", request.handle(), null, request.requestId(), null, request.deadlineAt(),
+				true, () -> this.delegate.deleteAttached(request));
 	}
 
 	@Override
 	public AttachmentResult listAttached(AttachListRequest request) {
-		return this.delegate.listAttached(request);
+		return attachment("attach_list", null, request.scope(), null, request.correlationId(), request.deadlineAt(),
+				false, () -> this.delegate.listAttached(request));
+	}
+
+	private AttachmentResult attachment(String operation, @Nullable LeaseHandle handle, @Nullable ProgramScope scope,
+			@Nullable String requestId, @Nullable String correlationId, Instant deadlineAt, boolean mutation,
+			java.util.function.Supplier<AttachmentResult> call) {
+		Instant started = this.clock.instant();
+		AttachmentResult result;
+		try {
+			result = call.get();
+		}
+		catch (RuntimeException ex) {
+			// what the service answers for a store that throws: a mutation may have committed, a read failed
+			this.operations.attachment(operation, handle, scope, requestId, correlationId,
+					mutation ? ResultCode.LEASE_OUTCOME_UNKNOWN : ResultCode.LEASE_BACKEND_UNAVAILABLE, Reason.NONE,
+					null, deadlineAt, started);
+			throw ex;
+		}
+		this.operations.attachment(operation, handle, scope, requestId, correlationId, result.code(), result.reason(),
+				result.decidedAt(), deadlineAt, started);
+		return result;
 	}
 
 	/**
 	 * A rejected authorization is always audited ({@code target_lease_commit_rejected}); a granted one only when a
 	 * caller requested it over HTTP (an {@link AuditContext} is bound: the worker API's authorize-commit), as
-	 * {@code target_lease_commit_authorize}. A job's fenced write is audited by its outcome, not per authorization.
+	 * {@code target_lease_commit_authorize}. A job's fenced write is audited by its outcome, not per authorization. A
+	 * delegate that throws is audited as a rejection ({@code lease_backend_unavailable}, what the service answers).
 	 */
 	@Override
 	public LeaseResult authorizeCommit(CommitRequest request) {
 		Instant started = this.clock.instant();
-		LeaseResult result = this.delegate.authorizeCommit(request);
+		LeaseResult result;
+		try {
+			result = this.delegate.authorizeCommit(request);
+		}
+		catch (RuntimeException ex) {
+			// a store that throws is a refused commit too (the service answers lease_backend_unavailable): audited as
+			// the rejection the caller gets, then rethrown for the service's one exception mapping
+			this.operations.commit(request, LeaseResult.failure(ResultCode.LEASE_BACKEND_UNAVAILABLE,
+					Reason.BACKEND_UNREACHABLE, null), started);
+			throw ex;
+		}
 		if (!result.isSuccess() || AuditContext.current() != null) {
 			this.operations.commit(request, result, started);
 		}

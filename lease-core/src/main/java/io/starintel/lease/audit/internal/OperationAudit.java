@@ -10,6 +10,8 @@ import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.audit.PrincipalClass;
 import io.starintel.lease.core.CommitRequest;
+import io.starintel.lease.core.LeaseHandle;
+import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.SweepRequest;
 import io.starintel.lease.core.SweepResult;
@@ -120,6 +122,30 @@ final class OperationAudit {
 			.reason("authorize_commit:" + result.reason().wireName())
 			.time(result.decidedAt() != null ? result.decidedAt() : this.clock.instant(), started)
 			.deadline(request.deadlineAt(), started);
+		this.dispatcher.record(b.build());
+	}
+
+	/**
+	 * Records the {@code target_lease_attach} event of one attached-key operation: the holder's handle (put, delete)
+	 * or the program scope (get, list), the answered code and {@code <operation>:<reason>}; never a key name or value
+	 * (contract: no arbitrary metadata in audit events).
+	 */
+	void attachment(String operation, @Nullable LeaseHandle handle, @Nullable ProgramScope scope,
+			@Nullable String requestId, @Nullable String correlationId, ResultCode code, Reason reason,
+			@Nullable Instant decidedAt, Instant deadlineAt, Instant started) {
+		AuditEventBuilder b = new AuditEventBuilder(AuditEventType.ATTACH, code);
+		if (handle != null) {
+			b.identity(handle.identity())
+				.principal(PrincipalClass.WORKER, handle.ownerPrincipalId(), null, handle.serviceInstanceId())
+				.lease(handle.leaseId(), handle.fencingToken());
+		}
+		else {
+			b.scope(scope);
+		}
+		b.ids(requestId, correlationId)
+			.reason(operation + ":" + reason.wireName())
+			.time((decidedAt != null) ? decidedAt : this.clock.instant(), started)
+			.deadline(deadlineAt, started);
 		this.dispatcher.record(b.build());
 	}
 

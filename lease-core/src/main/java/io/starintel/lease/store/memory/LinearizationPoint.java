@@ -94,6 +94,11 @@ final class LinearizationPoint {
 			}
 			String idemKey = IdempotencyLedger.key(request.operation(), request.identity().lockKey(),
 					request.principalId(), request.requestId());
+			String claimKey = programClaimKey(request);
+			IdempotencyLedger.Entry<LeaseResult> claimed = (claimKey != null) ? this.results.find(claimKey, now) : null;
+			if (claimed != null && !claimed.digest().equals(request.identity().lockKey())) {
+				return LeaseResult.failure(ResultCode.IDEMPOTENCY_CONFLICT, Reason.NONE, now);
+			}
 			IdempotencyLedger.Entry<LeaseResult> stored = this.results.find(idemKey, now);
 			if (stored != null) {
 				return stored.digest().equals(request.digest())
@@ -109,9 +114,26 @@ final class LinearizationPoint {
 			}
 			if (result.isSuccess()) {
 				this.results.remember(idemKey, request.digest(), result, now.plus(this.policy.idempotencyRetention()));
+				if (claimKey != null) {
+					this.results.remember(claimKey, request.identity().lockKey(), result,
+							now.plus(this.policy.idempotencyRetention()));
+				}
 			}
 			return result;
 		}
+	}
+
+	/**
+	 * The program-wide claim of an acquire's request id (as the Redis store's {@code acquire} keeps it): the same
+	 * principal and request id granted on one identity of the program is {@code idempotency_conflict} on any other
+	 * (docs/worker-api.md); {@code null} for other operations, whose handle names the lease.
+	 */
+	private static @Nullable String programClaimKey(MutatingRequest request) {
+		if (request.operation() != Operation.ACQUIRE) {
+			return null;
+		}
+		return IdempotencyLedger.key(request.operation(), "program\n" + request.identity().scope().hashTag(),
+				request.principalId(), request.requestId());
 	}
 
 	/** The replay of a retained mutation result, or {@code lease_not_found}. */

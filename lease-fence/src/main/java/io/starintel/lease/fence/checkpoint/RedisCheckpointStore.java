@@ -11,16 +11,21 @@ import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
+import io.starintel.lease.audit.AuditEvent;
+import io.starintel.lease.audit.AuditEventType;
+import io.starintel.lease.audit.internal.AuditEventBuilder;
 import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.LeaseHandle;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.Reason;
+import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.fence.FenceOutcome;
 import io.starintel.lease.fence.FenceStamp;
 import io.starintel.lease.fence.FencedWriteResult;
@@ -55,6 +60,8 @@ public final class RedisCheckpointStore implements CheckpointStore {
 
 	private final Duration retention;
 
+	private volatile @Nullable Consumer<AuditEvent> audit;
+
 	private final Clock clock;
 
 	/** A store on the given template with a 2 s deadline per call. */
@@ -87,6 +94,11 @@ public final class RedisCheckpointStore implements CheckpointStore {
 		this.clock = clock;
 	}
 
+	/** How long each write's decision is kept (a re-sent write is answered from its first run for this long). */
+	public Duration retention() {
+		return this.retention;
+	}
+
 	/** The checkpoint key of an identity: {@code P{T}:checkpoint:D}. */
 	public static String key(LockIdentity identity) {
 		return FenceCalls.base(identity.scope()) + "checkpoint:" + identity.keyDigest();
@@ -112,8 +124,60 @@ public final class RedisCheckpointStore implements CheckpointStore {
 		return write(context, state, progress, Identifiers.generate("corr"));
 	}
 
+	/**
+	 * Where each write's audit event goes (e.g. the audit auto-configuration's non-blocking pipeline), or
+	 * {@code null} for none: {@code target_lease_commit_authorize} for a written checkpoint,
+	 * {@code target_lease_commit_rejected} for a refused or unanswered one, with the code the caller is answered and
+	 * the reason {@code checkpoint:<reason>} (the enforcement point, as {@code authorize_commit:} and
+	 * {@code amqp_consume:}).
+	 */
+	public void setAuditSink(@Nullable Consumer<AuditEvent> audit) {
+		this.audit = audit;
+	}
+
 	@Override
 	public FencedWriteResult write(LeaseContext context, CheckpointState state, String progress, String requestId) {
+		Instant started = this.clock.instant();
+		FencedWriteResult result = decide(context, state, progress, requestId);
+		audit(context, result, started);
+		return result;
+	}
+
+	/** One audit event per write, never failing the write (contract: every request emits an audit event). */
+	private void audit(LeaseContext context, FencedWriteResult result, Instant started) {
+		Consumer<AuditEvent> sink = this.audit;
+		if (sink == null) {
+			return;
+		}
+		try {
+			AuditEventBuilder b = new AuditEventBuilder(
+					result.isAccepted() ? AuditEventType.COMMIT_AUTHORIZE : AuditEventType.COMMIT_REJECTED,
+					code(result.outcome()))
+				.record(context.lease())
+				.ids(null, result.correlationId())
+				.reason("checkpoint:" + result.reason().wireName())
+				.time(this.clock.instant(), started)
+				.deadline(started.plus(this.timeout), started);
+			sink.accept(b.build());
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Checkpoint audit failed, correlation_id={} ({})", result.correlationId(),
+					ex.getClass().getSimpleName());
+		}
+	}
+
+	private static ResultCode code(FenceOutcome outcome) {
+		return switch (outcome) {
+			case ACCEPTED, ACCEPTED_MARK_PENDING -> ResultCode.LEASE_COMMIT_AUTHORIZED;
+			case LEASE_LOST, NO_LEASE_CONTEXT -> ResultCode.LEASE_LOST;
+			case DEADLINE_EXCEEDED -> ResultCode.DEADLINE_EXCEEDED;
+			case CONFLICT -> ResultCode.IDEMPOTENCY_CONFLICT;
+			case OUTCOME_UNKNOWN -> ResultCode.LEASE_OUTCOME_UNKNOWN;
+			default -> ResultCode.LEASE_BACKEND_UNAVAILABLE;
+		};
+	}
+
+	private FencedWriteResult decide(LeaseContext context, CheckpointState state, String progress, String requestId) {
 		if (progress.length() > MAX_PROGRESS_LENGTH) {
 			throw new IllegalArgumentException("progress must be at most " + MAX_PROGRESS_LENGTH + " characters");
 		}

@@ -70,11 +70,24 @@ public final class DocumentMarkStore {
 	}
 
 	/**
-	 * Raises the mark after an accepted write, within the deadline; {@code false} when Redis did not confirm it
-	 * (logged: the write itself stands, the mark lags until the next write of the document).
+	 * Raises the mark after an accepted write, within this store's timeout; {@code false} when Redis did not confirm
+	 * it (logged: the write itself stands; the writer reports {@code fenced_write_accepted_mark_pending}).
 	 */
 	public boolean raise(ProgramScope scope, String database, String id, String digest, long token) {
-		Instant deadline = Instant.now().plus(this.timeout);
+		return raise(scope, database, id, digest, token, deadline());
+	}
+
+	/** The deadline of a call (or of several raises sharing one budget, a bulk write's) sent now. */
+	public Instant deadline() {
+		return Instant.now().plus(this.timeout);
+	}
+
+	/**
+	 * Raises the mark within the given deadline (a bulk write's raises share one); {@code false} when Redis did not
+	 * confirm it in time, or the deadline had already passed (then nothing is sent).
+	 */
+	public boolean raise(ProgramScope scope, String database, String id, String digest, long token,
+			Instant deadline) {
 		try {
 			List<Object> reply = this.calls.run(FenceFunction.MARK_RAISE, deadline, bytes(key(scope)),
 					bytes(Long.toString(deadline.toEpochMilli()), field(database, id), digest, Long.toString(token)));

@@ -1,5 +1,6 @@
 package io.starintel.lease.fence.couchdb;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -7,6 +8,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -15,7 +18,12 @@ import org.ektorp.DocumentOperationResult;
 import org.ektorp.util.Documents;
 import org.jspecify.annotations.Nullable;
 
+import io.starintel.lease.audit.AuditEvent;
+import io.starintel.lease.audit.AuditEventType;
+import io.starintel.lease.audit.internal.AuditEventBuilder;
 import io.starintel.lease.context.LeaseContext;
+import io.starintel.lease.core.Reason;
+import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.fence.FenceDecision;
 import io.starintel.lease.fence.FenceGuard;
 import io.starintel.lease.fence.FenceOutcome;
@@ -48,6 +56,8 @@ public final class FencedDocuments {
 
 	private final @Nullable DocumentMarkStore marks;
 
+	private volatile @Nullable Consumer<AuditEvent> audit;
+
 	/**
 	 * Fenced writes through {@code raw}, each authorized by {@code guard}; with {@code marks}, every accepted write
 	 * also raises the document's durable mark (what {@link FencedCouchDbReader} compares with).
@@ -56,6 +66,16 @@ public final class FencedDocuments {
 		this.raw = Objects.requireNonNull(raw, "raw");
 		this.guard = Objects.requireNonNull(guard, "guard");
 		this.marks = marks;
+	}
+
+	/**
+	 * Where the audit event of each server-side refusal goes (the design document's 403: a write authorized by the
+	 * lease store but refused by CouchDB's token guard), e.g. the audit pipeline's non-blocking {@code submit};
+	 * {@code null} for none. The event is {@code target_lease_commit_rejected} / {@code lease_lost} with the reason
+	 * {@code couchdb:<reason>} (the enforcement point).
+	 */
+	public void setAuditSink(@Nullable Consumer<AuditEvent> audit) {
+		this.audit = audit;
 	}
 
 	/** The undecorated connector (unfenced: for reads, design documents and deliberate unfenced data). */
@@ -156,16 +176,20 @@ public final class FencedDocuments {
 				errorsById.put(error.getId(), error);
 			}
 		}
+		// one deadline for every raise of the bulk write: a Redis that stops answering costs one timeout, not one each
+		Instant markDeadline = (this.marks != null) ? this.marks.deadline() : Instant.MAX;
 		for (Object document : documents) {
 			String id = Documents.getId(document);
 			DocumentOperationResult error = errorsById.get(id);
 			if (error == null) {
-				raiseMark(decision, document);
-				results.add(new FencedDocumentResult(id, Documents.getRevision(document), authorized));
+				results.add(new FencedDocumentResult(id, Documents.getRevision(document),
+						marked(authorized, raiseMark(decision.requireStamp(), () -> id, markDeadline))));
 			}
 			else {
-				results.add(new FencedDocumentResult(id, null,
-						CouchWriteExceptionTranslator.translateBulkError(authorized, error.getError(), error.getReason())));
+				FencedWriteResult refused = CouchWriteExceptionTranslator.translateBulkError(authorized, error.getError(),
+						error.getReason());
+				auditServerRefusal(refused);
+				results.add(new FencedDocumentResult(id, null, refused));
 			}
 		}
 		return results;
@@ -185,26 +209,76 @@ public final class FencedDocuments {
 		stamp(document, decision.requireStamp());
 		try {
 			write.run();
-			raiseMark(decision, document);
-			return authorized;
 		}
 		catch (RuntimeException ex) {
-			return CouchWriteExceptionTranslator.translate(authorized, ex);
+			FencedWriteResult refused = CouchWriteExceptionTranslator.translate(authorized, ex);
+			auditServerRefusal(refused);
+			return refused;
+		}
+		Instant markDeadline = (this.marks != null) ? this.marks.deadline() : Instant.MAX;
+		return marked(authorized,
+				raiseMark(decision.requireStamp(), () -> Documents.getId(document), markDeadline));
+	}
+
+	/**
+	 * Raises the durable mark of an accepted write whose result was {@link FenceOutcome#ACCEPTED_MARK_PENDING}
+	 * (with the same lease context bound), within the mark store's timeout: {@link FenceOutcome#ACCEPTED} once
+	 * Redis confirms it, else the pending result again. Any other result is returned as it is.
+	 * @param id the document's id
+	 * @param pending the write's result
+	 * @return the result with the mark raised, or still pending
+	 */
+	public FencedWriteResult retryMark(String id, FencedWriteResult pending) {
+		if (!pending.isMarkPending() || pending.stamp() == null) {
+			return pending;
+		}
+		Instant markDeadline = (this.marks != null) ? this.marks.deadline() : Instant.MAX;
+		return raiseMark(pending.stamp(), () -> id, markDeadline)
+				? pending.with(FenceOutcome.ACCEPTED, Reason.NONE, null) : pending;
+	}
+
+	/** One audit event for a write CouchDB refused as a fence violation (after the lease store authorized it). */
+	private void auditServerRefusal(FencedWriteResult result) {
+		Consumer<AuditEvent> sink = this.audit;
+		LeaseContext context = LeaseContext.currentOrNull();
+		if (sink == null || context == null || result.outcome() != FenceOutcome.LEASE_LOST) {
+			return;
+		}
+		try {
+			Instant now = Instant.now();
+			sink.accept(new AuditEventBuilder(AuditEventType.COMMIT_REJECTED, ResultCode.LEASE_LOST)
+				.record(context.lease())
+				.ids(null, result.correlationId())
+				.reason("couchdb:" + result.reason().wireName())
+				.time(now, now)
+				.build());
+		}
+		catch (RuntimeException ex) {
+			// never changes the answer; the refusal is in the result
 		}
 	}
 
-	private void raiseMark(FenceDecision decision, Object document) {
+	/** The accepted result, or {@code fenced_write_accepted_mark_pending} when the mark was not raised. */
+	private static FencedWriteResult marked(FencedWriteResult accepted, boolean raised) {
+		return raised ? accepted : accepted.with(FenceOutcome.ACCEPTED_MARK_PENDING, Reason.BACKEND_UNREACHABLE,
+				"durable mark not confirmed: retry with retryMark");
+	}
+
+	/**
+	 * Raises the document's durable mark within the deadline; {@code true} when raised (or when there is nothing to
+	 * raise: no mark store, no lease context, no id; the id is read only when there is a mark to raise).
+	 */
+	private boolean raiseMark(FenceStamp stamp, Supplier<@Nullable String> documentId, Instant deadline) {
 		LeaseContext context = LeaseContext.currentOrNull();
 		if (this.marks == null || context == null) {
-			return;
+			return true;
 		}
-		String id = Documents.getId(document);
+		String id = documentId.get();
 		if (id == null) {
-			return;
+			return true;
 		}
-		FenceStamp stamp = decision.requireStamp();
-		this.marks.raise(context.identity().scope(), this.raw.getDatabaseName(), id, stamp.lockKeyDigest(),
-				stamp.fencingToken());
+		return this.marks.raise(context.identity().scope(), this.raw.getDatabaseName(), id, stamp.lockKeyDigest(),
+				stamp.fencingToken(), deadline);
 	}
 
 	@SuppressWarnings("unchecked")

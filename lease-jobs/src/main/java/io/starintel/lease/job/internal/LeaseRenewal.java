@@ -94,7 +94,7 @@ public final class LeaseRenewal implements AutoCloseable {
 			delayMs = Duration.between(now, expiresAt).toMillis();
 		}
 		else {
-			long third = this.context.lease().ttlMs() / 3;
+			long third = this.context.ttlMs() / 3; // the current TTL: a renewal may have set a new one
 			long jitter = (third / 10 > 0) ? ThreadLocalRandom.current().nextLong(-third / 10, third / 10 + 1) : 0;
 			long latest = Duration.between(now, expiresAt).toMillis() - this.scheduler.marginMs(this.context);
 			delayMs = Math.min(third + jitter, latest);
@@ -142,6 +142,30 @@ public final class LeaseRenewal implements AutoCloseable {
 		this.scheduler.enqueue(this, notAfter);
 	}
 
+	/**
+	 * Renews now with a new TTL ({@link LeaseContext#renew}); on success the context keeps the new TTL and the next
+	 * scheduled renewal follows it (about a third of the new TTL from now, never past the maximum lifetime).
+	 */
+	LeaseResult renewNow(Duration ttl) {
+		if (this.closed || this.context.isLost()) {
+			return LeaseResult.failure(ResultCode.LEASE_LOST, this.context.lossReason().orElse(Reason.STALE_LEASE),
+					null);
+		}
+		LeaseResult result = this.scheduler.renewNow(this.context, ttl.toMillis());
+		if (result.isSuccess() && result.lease() != null) {
+			this.context.renewed(result.lease().expiresAt(), ttl.toMillis());
+			ScheduledFuture<?> planned = this.next;
+			if (planned != null) {
+				planned.cancel(false);
+			}
+			scheduleNext();
+		}
+		else if (result.code() == ResultCode.LEASE_LOST) {
+			lose((result.reason() != Reason.NONE) ? result.reason() : Reason.STALE_LEASE);
+		}
+		return result;
+	}
+
 	/** The rest of a tick, once the (batched) renewal answered. */
 	void renewed(LeaseResult result) {
 		if (this.closed) {
@@ -169,7 +193,7 @@ public final class LeaseRenewal implements AutoCloseable {
 		}
 		logger.warn("Lease renewal failed ({}), retrying before the safety margin: {}", result.code().wireName(),
 				this.context);
-		schedule(Math.min(untilMargin, Math.max(MIN_DELAY_MS, this.context.lease().ttlMs() / 10)));
+		schedule(Math.min(untilMargin, Math.max(MIN_DELAY_MS, this.context.ttlMs() / 10)));
 	}
 
 	void lose(Reason reason) {

@@ -19,6 +19,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.starintel.lease.context.LeaseContext;
+import io.starintel.lease.core.LeaseResult;
+import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.job.LeaseLostEvent;
 import io.starintel.lease.job.LeaseLostListener;
 import io.starintel.lease.service.LeaseService;
@@ -47,6 +49,8 @@ public final class LeaseRenewalScheduler implements AutoCloseable {
 	private final ScheduledThreadPoolExecutor executor;
 
 	private final RenewalBatcher batcher;
+
+	private final LeaseService service;
 
 	private final Set<LeaseRenewal> held = ConcurrentHashMap.newKeySet();
 
@@ -77,6 +81,7 @@ public final class LeaseRenewalScheduler implements AutoCloseable {
 		});
 		this.executor.setRemoveOnCancelPolicy(true);
 		this.batcher = new RenewalBatcher(service, this.executor);
+		this.service = service;
 	}
 
 	/** Records how late each renewal ran compared with its schedule (e.g. into a Micrometer timer). */
@@ -97,6 +102,7 @@ public final class LeaseRenewalScheduler implements AutoCloseable {
 	 */
 	public LeaseRenewal register(LeaseContext context, Runnable cancellation) {
 		LeaseRenewal renewal = new LeaseRenewal(this, context, cancellation);
+		context.renewer((renewed, ttl) -> renewal.renewNow(ttl));
 		this.held.add(renewal);
 		renewal.scheduleNext();
 		return renewal;
@@ -137,9 +143,15 @@ public final class LeaseRenewalScheduler implements AutoCloseable {
 		return this.clock;
 	}
 
+	/** One renewal of a context now with a new TTL ({@link LeaseContext#renew}), on the caller's thread. */
+	LeaseResult renewNow(LeaseContext context, long ttlMs) {
+		return this.service.renew(new RenewRequest(context.handle(), this.service.newId(), this.service.deadline(),
+				ttlMs));
+	}
+
 	/** The margin before expiry at which an unanswered renewal counts as loss (at most a third of the TTL). */
 	long marginMs(LeaseContext context) {
-		return Math.min(this.safetyMargin.toMillis(), context.lease().ttlMs() / 3);
+		return Math.min(this.safetyMargin.toMillis(), context.ttlMs() / 3);
 	}
 
 	/** Schedules a renewal's next tick (throws {@code RejectedExecutionException} once closed). */

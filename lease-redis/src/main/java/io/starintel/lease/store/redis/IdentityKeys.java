@@ -89,6 +89,16 @@ final class IdentityKeys {
 	}
 
 	/**
+	 * The program-wide claim of an acquire's request id, {@code P{T}:idem:<hash of (acquire, "", principal, request
+	 * id)>} (no lock key: a real idempotency key's lock key is never empty, so the two cannot collide). It holds the
+	 * identity digest the request id was granted on; {@code acquire} answers {@code idempotency_conflict} for the
+	 * same principal and request id on another identity of the program (docs/worker-api.md).
+	 */
+	byte[] acquireClaim(String principalId, String requestId) {
+		return IdempotencyKeys.key(this.idempotencyPrefix, Operation.ACQUIRE.wireName(), "", principalId, requestId);
+	}
+
+	/**
 	 * A new lease id for the acquire whose idempotency key is given: {@code lease_<its 40-hex hash>_<random>}, so
 	 * that the acquire's result resolves the lease id without a key of its own (RedisKeys#leaseResolution); the random
 	 * part keeps a re-execution after data loss from reusing an id.

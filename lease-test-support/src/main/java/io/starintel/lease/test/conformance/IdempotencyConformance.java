@@ -46,6 +46,23 @@ public abstract class IdempotencyConformance {
 			.isEqualTo(first.lease().leaseId());
 	}
 
+	/**
+	 * Contract: a request id is globally unique. The same principal's request id granted on one identity is
+	 * {@code idempotency_conflict} on another identity of the program, and grants nothing there.
+	 */
+	@Test
+	void acquireRequestIdReusedOnAnotherIdentityIsAConflict() {
+		AcquireRequest first = this.kit.acquireRequest(this.kit.identity("t1"), "alice", TTL_MS);
+		assertThat(this.kit.store().acquire(first).code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
+		AcquireRequest other = new AcquireRequest(this.kit.identity("t2"), first.requestId(), first.deadlineAt(),
+				first.owner(), first.ttlMs(), first.maximumLifetimeMs(), first.executionId(), first.jobId(),
+				first.traceId(), first.metadata());
+		LeaseResult reused = this.kit.store().acquire(other);
+		assertThat(reused.code()).isEqualTo(ResultCode.IDEMPOTENCY_CONFLICT);
+		assertThat(this.kit.inspect(this.kit.identity("t2")).code()).isEqualTo(ResultCode.LEASE_NOT_FOUND);
+		assertThat(this.kit.store().acquire(first).replayed()).isTrue();
+	}
+
 	@Test
 	void replayedAcquireOfTerminalLeaseReportsTerminalStateAndAllocatesNothing() {
 		AcquireRequest request = this.kit.acquireRequest(this.kit.identity("t1"), "alice", TTL_MS);

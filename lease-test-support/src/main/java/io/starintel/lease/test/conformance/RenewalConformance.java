@@ -130,11 +130,22 @@ public abstract class RenewalConformance {
 	void renewalNeverPassesMaximumLifetime() {
 		AcquireRequest request = new AcquireRequest(this.kit.identity("t1"), Identifiers.generate("request"),
 				this.kit.deadline(),
-				new LeaseOwner("alice", "c", "k", "i"), TTL_MS, 5_000, "e", "j", "t", null);
+				new LeaseOwner("alice", "c", "k", "i"), TTL_MS, TTL_MS + 300, "e", "j", "t", null);
 		LeaseRecord lease = this.kit.store().acquire(request).lease();
-		assertThat(lease.expiresAt()).isEqualTo(lease.acquiredAt().plusMillis(5_000));
+		assertThat(lease.expiresAt()).isEqualTo(lease.acquiredAt().plusMillis(TTL_MS));
+		this.kit.advanceBackendTime(500);
 		LeaseResult renewed = this.kit.renew(lease.handle());
 		assertThat(renewed.lease().expiresAt()).isEqualTo(lease.lifetimeEnd());
+		assertThat(lease.lifetimeEnd()).isEqualTo(lease.acquiredAt().plusMillis(TTL_MS + 300));
+	}
+
+	/** A maximum lifetime below the TTL is malformed (contract: expires_at never passes the lifetime). */
+	@Test
+	void aMaximumLifetimeBelowTheTtlIsRefused() {
+		AcquireRequest request = new AcquireRequest(this.kit.identity("t1"), Identifiers.generate("request"),
+				this.kit.deadline(), new LeaseOwner("alice", "c", "k", "i"), TTL_MS, 1, "e", "j", "t", null);
+		assertThat(this.kit.store().acquire(request).code()).isEqualTo(ResultCode.INVALID_LEASE_REQUEST);
+		assertThat(this.kit.inspect(this.kit.identity("t1")).code()).isEqualTo(ResultCode.LEASE_NOT_FOUND);
 	}
 
 }

@@ -160,30 +160,43 @@ public class WorkerController {
 		}
 		WorkerOperation operation = path.startsWith(BASE_PATH) ? WorkerOperation.at(path.substring(BASE_PATH.length()))
 				: null;
+		// docs/worker-api.md: 401 before 400, so nothing about the request is judged for an unauthenticated caller
+		// (the body is not even read)
+		Instant started = Instant.now();
+		WorkerCaller caller = this.operations.authenticate(request.getHeader(HttpHeaders.AUTHORIZATION));
+		if (caller == null) {
+			return respond(this.operations.unauthenticated(auditType(operation), correlationId, started),
+					correlationId);
+		}
 		if (operation == null || !"POST".equals(request.getMethod())) {
-			return malformed(operation, correlationId, (operation == null) ? "path: unknown operation"
+			return malformed(operation, caller, correlationId, started, (operation == null) ? "path: unknown operation"
 					: "method: must be POST");
 		}
 		if (request.getQueryString() != null) {
-			return malformed(operation, correlationId, "query: not accepted");
+			return malformed(operation, caller, correlationId, started, "query: not accepted");
 		}
 		String contentType = request.getContentType();
 		if (contentType == null || !JSON.matcher(contentType.trim()).matches()) {
-			return malformed(operation, correlationId, "content_type: must be application/json");
+			return malformed(operation, caller, correlationId, started, "content_type: must be application/json");
 		}
 		byte[] body = readBounded(request);
 		if (body == null) {
-			return malformed(operation, correlationId, "body: larger than " + this.maxBodyBytes
+			return malformed(operation, caller, correlationId, started, "body: larger than " + this.maxBodyBytes
 					+ " bytes or unreadable");
 		}
-		return respond(this.operations.handle(operation, request.getHeader(HttpHeaders.AUTHORIZATION),
-				request.getHeader(WorkerRequestParser.INSTANCE_HEADER), body, correlationId), correlationId);
+		return respond(this.operations.handle(operation, caller, request.getHeader(WorkerRequestParser.INSTANCE_HEADER),
+				body, correlationId, started), correlationId);
 	}
 
-	/** Malformed before authentication: audited as an anonymous request (the credential was not checked yet). */
-	private ResponseEntity<String> malformed(@Nullable WorkerOperation operation, String correlationId, String detail) {
-		this.audit.refused((operation != null) ? operation.auditType() : AuditEventType.INSPECT,
-				ResultCode.INVALID_LEASE_REQUEST, correlationId, Instant.now(), null, null, null, null);
+	private static AuditEventType auditType(@Nullable WorkerOperation operation) {
+		return (operation != null) ? operation.auditType() : AuditEventType.INSPECT;
+	}
+
+	/** Malformed after authentication: audited with the authenticated caller. */
+	private ResponseEntity<String> malformed(@Nullable WorkerOperation operation, WorkerCaller caller,
+			String correlationId, Instant started, String detail) {
+		this.audit.refused(auditType(operation), ResultCode.INVALID_LEASE_REQUEST, correlationId, started, caller, null,
+				null, null);
 		return respond(WorkerEnvelope.error(ResultCode.INVALID_LEASE_REQUEST, correlationId, 0, detail),
 				correlationId);
 	}

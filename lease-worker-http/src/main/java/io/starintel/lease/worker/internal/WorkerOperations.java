@@ -7,6 +7,7 @@ import java.time.Instant;
 import org.jspecify.annotations.Nullable;
 
 import io.starintel.lease.audit.internal.AuditContext;
+import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.audit.PrincipalClass;
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.CommitRequest;
@@ -33,7 +34,8 @@ import io.starintel.lease.worker.WorkerHttpProperties;
  * store call through the service (the same audited operations the jobs use).
  *
  * <p>Order of checks: 401 → 400 → 403 (capability; acquire: scope) → 408 (deadline already past, before submission)
- * → 429 → store. Owner principal and credential id of every lease are the authenticated caller's and tenant and
+ * → 429 → store (authentication itself is the controller's first step). Owner principal and credential id of every
+ * lease are the authenticated caller's (ownership is the principal's: {@link #ownedBy}) and tenant and
  * program come from its credential, so a worker can only renew, release, inspect, resolve or commit its own leases;
  * anything else answers {@code lease_lost} (mutations and commits) or {@code lease_not_found} (reads), never a hint
  * of who holds what.
@@ -63,14 +65,31 @@ final class WorkerOperations {
 		this.clock = clock;
 	}
 
-	/** Answers one request of an operation. */
+	/** Answers one request of an operation (authentication first, then {@link #handle(WorkerOperation, WorkerCaller, String, byte[], String, Instant)}). */
 	WorkerResponse handle(WorkerOperation operation, @Nullable String authorization, @Nullable String instanceHeader,
 			byte[] body, String correlationId) {
 		Instant started = this.clock.instant();
 		WorkerCaller caller = this.credentials.authenticate(authorization);
 		if (caller == null) {
-			return refuse(operation, ResultCode.INVALID_CREDENTIAL, correlationId, started, null, null, 0, null);
+			return unauthenticated(operation.auditType(), correlationId, started);
 		}
+		return handle(operation, caller, instanceHeader, body, correlationId, started);
+	}
+
+	/** The caller of {@code authorization}, or {@code null} when the credential is missing, malformed or wrong. */
+	@Nullable WorkerCaller authenticate(@Nullable String authorization) {
+		return this.credentials.authenticate(authorization);
+	}
+
+	/** The 401 of a request without a valid credential, audited as anonymous (contract: authentication comes first). */
+	WorkerResponse unauthenticated(AuditEventType type, String correlationId, Instant started) {
+		this.audit.refused(type, ResultCode.INVALID_CREDENTIAL, correlationId, started, null, null, null, null);
+		return WorkerEnvelope.error(ResultCode.INVALID_CREDENTIAL, correlationId, 0, null);
+	}
+
+	/** Answers one request of an authenticated caller, received at {@code started}. */
+	WorkerResponse handle(WorkerOperation operation, WorkerCaller caller, @Nullable String instanceHeader, byte[] body,
+			String correlationId, Instant started) {
 		WorkerRequest parsed;
 		try {
 			parsed = this.parser.parse(operation, body, caller, instanceHeader, started);
@@ -169,7 +188,7 @@ final class WorkerOperations {
 				input.ttlMs()));
 	}
 
-	/** Inspect own lease: the identity's active lease, only when it is the given lease id and the caller's. */
+	/** Inspect own lease: the identity's active lease, only when it is the given lease id and the caller principal's. */
 	private LeaseResult inspect(WorkerCaller caller, WorkerRequest parsed, String correlationId) {
 		String leaseId = (String) parsed.input();
 		LeaseResult result = this.service
@@ -182,7 +201,7 @@ final class WorkerOperations {
 
 	/**
 	 * Resolve by request id: the caller's own earlier acquire, renew or release (idempotency records are per owner
-	 * principal; a record of another credential of the same principal is not found). Audited by the audited store as
+	 * principal, so any credential of the principal finds it). Audited by the audited store as
 	 * {@code target_lease_resolve}.
 	 */
 	private LeaseResult resolve(WorkerCaller caller, WorkerRequest parsed) {
@@ -194,9 +213,14 @@ final class WorkerOperations {
 		return result;
 	}
 
+	/**
+	 * Contract: the owner is the authenticated principal (renew, release and authorize-commit compare
+	 * owner_principal_id, service instance and token, never the credential), so every credential of the principal
+	 * owns its leases here too: a worker that rotates its key keeps its lease, and inspect and resolve agree with the
+	 * mutations.
+	 */
 	private static boolean ownedBy(@Nullable LeaseRecord lease, WorkerCaller caller) {
-		return lease != null && lease.owner().principalId().equals(caller.principalId())
-				&& lease.owner().credentialId().equals(caller.credentialId());
+		return lease != null && lease.owner().principalId().equals(caller.principalId());
 	}
 
 }

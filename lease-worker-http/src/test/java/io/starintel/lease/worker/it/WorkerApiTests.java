@@ -3,6 +3,7 @@ package io.starintel.lease.worker.it;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -85,6 +86,8 @@ class WorkerApiTests {
 	static final String READER = WorkerHttp.basic("key_reader", WorkerTestApplication.SECRET_READER);
 
 	static final String NARROW = WorkerHttp.basic("key_narrow", WorkerTestApplication.SECRET_NARROW);
+
+	static final String A2 = WorkerHttp.basic("key_worker_a2", WorkerTestApplication.SECRET_A2);
 
 	@LocalServerPort
 	int port;
@@ -211,6 +214,93 @@ class WorkerApiTests {
 		assertThat(changed.status()).isEqualTo(409);
 		assertThat(changed.code()).isEqualTo("idempotency_conflict");
 		assertThat(changed.json().path("retryable").asBoolean()).isFalse();
+	}
+
+	@Test
+	void aRequestIdReusedOnAnotherTargetIsAnIdempotencyConflictAndGrantsNothing() {
+		String requestId = rid();
+		String first = target();
+		WorkerHttp.Reply granted = post("acquire", acquireBody(first, requestId, "inst-1"), A);
+		assertThat(granted.status()).as(granted.body()).isEqualTo(200);
+		String second = target();
+		WorkerHttp.Reply reused = post("acquire", acquireBody(second, requestId, "inst-1"), A);
+		assertThat(reused.status()).as(reused.body()).isEqualTo(409);
+		assertThat(reused.code()).isEqualTo("idempotency_conflict");
+		assertThat(reused.json().path("retryable").asBoolean()).isFalse();
+		assertThat(inspect(lockIdentity(second)).code()).isEqualTo(ResultCode.LEASE_NOT_FOUND);
+		// the original request still replays; another principal's request ids are its own
+		assertThat(post("acquire", acquireBody(first, requestId, "inst-1"), A).json().path("replayed").asBoolean())
+			.isTrue();
+		assertThat(post("acquire", acquireBody(second, requestId, "inst-2"), B).status()).isEqualTo(200);
+	}
+
+	@Test
+	void everyCredentialOfTheOwnerPrincipalOwnsItsLeaseForEveryOperation() {
+		String target = target();
+		String requestId = rid();
+		JsonNode lease = post("acquire", acquireBody(target, requestId, "inst-1"), A).json().path("lease");
+		ObjectNode inspect = handleBody(lease, null, "inst-1");
+		inspect.remove("fencing_token");
+		WorkerHttp.Reply inspected = post("inspect", inspect, A2);
+		assertThat(inspected.status()).as(inspected.body()).isEqualTo(200);
+		ObjectNode resolve = WorkerHttp.JSON.createObjectNode();
+		resolve.put("service_instance_id", "inst-1");
+		resolve.set("lock_identity", identity(target));
+		resolve.put("operation", "acquire");
+		resolve.put("request_id", requestId);
+		WorkerHttp.Reply resolved = post("resolve", resolve, A2);
+		assertThat(resolved.status()).as(resolved.body()).isEqualTo(200);
+		assertThat(resolved.json().path("lease").path("lease_id").asString())
+			.isEqualTo(lease.path("lease_id").asString());
+		assertThat(post("renew", handleBody(lease, rid(), "inst-1"), A2).code()).isEqualTo("lease_renewed");
+		assertThat(post("authorize-commit", handleBody(lease, null, "inst-1"), A2).code())
+			.isEqualTo("lease_commit_authorized");
+		// another principal: lost and not found, for the mutations and the reads alike
+		assertThat(post("renew", handleBody(lease, rid(), "inst-1"), B).code()).isEqualTo("lease_lost");
+		assertThat(post("inspect", inspect, B).status()).isEqualTo(404);
+		assertThat(post("resolve", resolve, B).status()).isEqualTo(404);
+		assertThat(post("release", handleBody(lease, rid(), "inst-1"), A2).code()).isEqualTo("lease_released");
+	}
+
+	@Test
+	void aMaximumLifetimeBelowTheTtlIsMalformed() {
+		String target = target();
+		ObjectNode body = acquireBody(target, rid(), "inst-1");
+		body.put("maximum_lifetime_ms", 1);
+		WorkerHttp.Reply reply = post("acquire", body, A);
+		assertThat(reply.status()).as(reply.body()).isEqualTo(400);
+		assertThat(reply.code()).isEqualTo("invalid_lease_request");
+		assertThat(reply.body()).contains("maximum_lifetime_ms");
+		body.put("maximum_lifetime_ms", 29_999);
+		assertThat(post("acquire", body, A).status()).isEqualTo(400);
+		assertThat(inspect(lockIdentity(target)).code()).isEqualTo(ResultCode.LEASE_NOT_FOUND);
+		body.put("maximum_lifetime_ms", 30_000);
+		assertThat(post("acquire", body, A).status()).isEqualTo(200);
+	}
+
+	@Test
+	void withoutAValidCredentialEveryRequestIsUnauthenticatedBeforeItIsJudgedMalformed() {
+		String valid = acquireBody(target(), rid(), "inst-1").toString();
+		String wrong = WorkerHttp.basic("key_worker_a", "wrong");
+		for (String auth : Arrays.asList(null, wrong)) {
+			List<WorkerHttp.Reply> replies = List.of(
+					this.http.send("POST", "/lease/v1/leases/acquire", valid, auth, "text/plain", Map.of()),
+					this.http.send("POST", "/lease/v1/leases/acquire?x=1", valid, auth, "application/json", Map.of()),
+					this.http.send("POST", "/lease/v1/leases/acquire", "{\"a\":\"" + "x".repeat(9000) + "\"}",
+							auth, "application/json", Map.of()),
+					this.http.send("GET", "/lease/v1/leases/acquire", null, auth, null, Map.of()),
+					this.http.send("POST", "/lease/v1/leases/nope", valid, auth, "application/json", Map.of()),
+					this.http.send("POST", "/lease/v1/leases/acquire", "{", auth, "application/json", Map.of()));
+			for (WorkerHttp.Reply reply : replies) {
+				assertThat(reply.status()).as(reply.body()).isEqualTo(401);
+				assertThat(reply.code()).isEqualTo("invalid_credential");
+			}
+		}
+		// the same requests with a valid credential are malformed
+		assertThat(this.http.send("POST", "/lease/v1/leases/acquire?x=1", valid, A, "application/json", Map.of())
+			.status()).isEqualTo(400);
+		assertThat(this.http.send("POST", "/lease/v1/leases/acquire", "{\"a\":\"" + "x".repeat(9000) + "\"}", A,
+				"application/json", Map.of()).status()).isEqualTo(400);
 	}
 
 	@Test

@@ -31,14 +31,20 @@ public class WorkerTestApplication {
 
 	static final String SECRET_NARROW = "secret-n-" + UUID.randomUUID();
 
-	/** Registers the credentials of workers a, b, a read-only worker and one limited to actor {@code other}. */
+	static final String SECRET_A2 = "secret-a2-" + UUID.randomUUID();
+
+	/**
+	 * Registers the credentials of workers a, b, a read-only worker, one limited to actor {@code other} and a second
+	 * credential of worker a's principal ({@code key_worker_a2}, as during a key rotation).
+	 */
 	static String register(DynamicPropertyRegistry registry) {
 		String program = "p-" + UUID.randomUUID().toString().substring(0, 8);
 		BCryptPasswordEncoder bcrypt = new BCryptPasswordEncoder(4);
 		String[][] credentials = { { "prn_worker_a", "key_worker_a", SECRET_A, "targets:lease", "" },
 				{ "prn_worker_b", "key_worker_b", SECRET_B, "targets:lease", "" },
 				{ "prn_reader", "key_reader", SECRET_READER, "targets:read", "" },
-				{ "prn_narrow", "key_narrow", SECRET_NARROW, "targets:lease", "other" } };
+				{ "prn_narrow", "key_narrow", SECRET_NARROW, "targets:lease", "other" },
+				{ "prn_worker_a", "key_worker_a2", SECRET_A2, "targets:lease", "" } };
 		for (int i = 0; i < credentials.length; i++) {
 			String[] c = credentials[i];
 			String prefix = "starintel.lease.worker-http.credentials[" + i + "].";

@@ -1,5 +1,6 @@
 package io.starintel.lease.it.job;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -18,6 +19,7 @@ import org.springframework.context.event.EventListener;
 import io.starintel.lease.autoconfigure.LeaseJobAutoConfiguration;
 import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
 import io.starintel.lease.core.CommitRequest;
+import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.context.LeaseContext;
@@ -52,6 +54,12 @@ class LeasedJobApp {
 		final CountDownLatch release = new CountDownLatch(1);
 
 		final CountDownLatch started = new CountDownLatch(1);
+
+		/** Counted down by each {@link Jobs#holdIgnoringCancellation} once it holds its lease. */
+		final CountDownLatch holding = new CountDownLatch(20);
+
+		/** The results of {@link Jobs#renewWithTtl}'s renewals, in order. */
+		final List<LeaseResult> renewals = new CopyOnWriteArrayList<>();
 
 		volatile LeaseContext context;
 
@@ -120,6 +128,40 @@ class LeasedJobApp {
 		@TargetLeased(target = "#target", actor = "usernamegen", ttl = "1500ms", maxLifetime = "2s")
 		public void outliveLifetime(String target) {
 			blockUntilCancelled(target);
+		}
+
+		/**
+		 * Renews with a TTL above the policy's maximum (refused), then with {@code ttl} through its context, and holds
+		 * the lease until {@link Shared#release} opens.
+		 */
+		@TargetLeased(target = "#target", actor = "usernamegen", ttl = "2s", maxLifetime = "1m")
+		public void renewWithTtl(String target, Duration ttl) throws InterruptedException {
+			LeaseContext context = LeaseContext.current().orElseThrow();
+			this.shared.context = context;
+			this.shared.renewals.add(context.renew(Duration.ofHours(1)));
+			this.shared.renewals.add(context.renew(ttl));
+			this.shared.started.countDown();
+			this.shared.release.await(30, TimeUnit.SECONDS);
+		}
+
+		/** Holds its lease until {@link Shared#release} opens, ignoring interrupts (a job that does not cooperate). */
+		@TargetLeased(target = "#target", actor = "usernamegen", ttl = "30s", maxLifetime = "1m")
+		public void holdIgnoringCancellation(String target) {
+			this.shared.holding.countDown();
+			boolean interrupted = false;
+			while (true) {
+				try {
+					if (this.shared.release.await(60, TimeUnit.SECONDS)) {
+						break;
+					}
+				}
+				catch (InterruptedException ex) {
+					interrupted = true;
+				}
+			}
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
 		}
 
 		@TargetLeased(target = "#target", actor = "usernamegen", ttl = "3s", maxLifetime = "1m")

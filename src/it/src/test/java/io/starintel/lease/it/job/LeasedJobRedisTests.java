@@ -10,6 +10,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutorService;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -19,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.SmartLifecycle;
 
 import io.starintel.lease.core.AdminRequest;
 import io.starintel.lease.core.internal.Identifiers;
@@ -26,6 +29,7 @@ import io.starintel.lease.core.InspectRequest;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.Operation;
 import io.starintel.lease.core.Reason;
+import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.it.redis.RedisServers;
 import io.starintel.lease.test.FaultProxy;
@@ -60,7 +64,7 @@ class LeasedJobRedisTests {
 		return instance(instanceId, RedisServers.uri().toString());
 	}
 
-	private ConfigurableApplicationContext instance(String instanceId, String redisUrl) {
+	private ConfigurableApplicationContext instance(String instanceId, String redisUrl, String... properties) {
 		ConfigurableApplicationContext context = new SpringApplicationBuilder(LeasedJobApp.class)
 			.web(WebApplicationType.NONE)
 			.bannerMode(org.springframework.boot.Banner.Mode.OFF)
@@ -71,6 +75,7 @@ class LeasedJobRedisTests {
 			.properties("spring.data.redis.url=" + redisUrl, "starintel.lease.tenant=tenant-it",
 					"starintel.lease.program=" + this.program, "starintel.lease.owner.service-principal=prn_it_worker",
 					"starintel.lease.owner.service-instance-id=" + instanceId, "starintel.lease.ttl.minimum=100ms")
+			.properties(properties)
 			.run();
 		this.contexts.add(context);
 		return context;
@@ -209,6 +214,124 @@ class LeasedJobRedisTests {
 		assertThat(this.shared.interrupted).isTrue();
 		assertThat(context.lossReason()).contains(Reason.MAXIMUM_LIFETIME_REACHED);
 		assertThat(context.expiresAt()).isEqualTo(context.lease().lifetimeEnd());
+	}
+
+	/** Starts 20 jobs that ignore cancellation on targets {@code prefix-0..19} and waits until all hold a lease. */
+	private ExecutorService twentyHeldJobs(ConfigurableApplicationContext context, String prefix) throws Exception {
+		ExecutorService pool = Executors.newFixedThreadPool(20);
+		LeasedJobApp.Jobs jobs = context.getBean(LeasedJobApp.Jobs.class);
+		for (int i = 0; i < 20; i++) {
+			String target = prefix + "-" + i;
+			pool.submit(() -> jobs.holdIgnoringCancellation(target));
+		}
+		assertThat(this.shared.holding.await(30, TimeUnit.SECONDS)).isTrue();
+		return pool;
+	}
+
+	/** Stops the leased jobs (the shutdown lifecycle bean, as context close does) and answers how long it took. */
+	private static Duration stopLeasedJobs(ConfigurableApplicationContext context) {
+		long started = System.nanoTime();
+		context.getBean("leasedJobsShutdown", SmartLifecycle.class).stop();
+		return Duration.ofNanos(System.nanoTime() - started);
+	}
+
+	@Test
+	void shutdownReleasesTwentyHeldLeasesWithinTheShutdownTimeout() throws Exception {
+		ConfigurableApplicationContext a = instance("instance_a", RedisServers.uri().toString(),
+				"starintel.lease.job.cancellation=none", "starintel.lease.job.shutdown-timeout=3s");
+		ExecutorService pool = twentyHeldJobs(a, "target_stop");
+		try {
+			Duration took = stopLeasedJobs(a);
+			assertThat(took).as("shutdown-timeout 3s + margin").isLessThan(Duration.ofSeconds(5));
+			for (int i = 0; i < 20; i++) {
+				assertThat(inspect(a, "target_stop-" + i)).as("target_stop-" + i).isEqualTo(ResultCode.LEASE_NOT_FOUND);
+			}
+		}
+		finally {
+			this.shared.release.countDown();
+			pool.shutdown();
+		}
+	}
+
+	/**
+	 * Redis stops answering (the proxy holds every byte) while 20 jobs that ignore cancellation hold leases: the stop
+	 * still ends within the shutdown timeout (3 s) plus a margin, although each store call may wait for the 5 s
+	 * operation timeout (released one after another, the first release alone would overrun it).
+	 */
+	@Test
+	void shutdownWithASilentBackendEndsWithinTheShutdownTimeout() throws Exception {
+		URI uri = RedisServers.uri();
+		try (FaultProxy proxy = new FaultProxy(new InetSocketAddress(uri.getHost(), uri.getPort()))) {
+			ConfigurableApplicationContext a = instance("instance_a", "redis://127.0.0.1:" + proxy.port(),
+					"starintel.lease.job.cancellation=none", "starintel.lease.job.shutdown-timeout=3s",
+					"starintel.lease.request.timeout=5s");
+			ExecutorService pool = twentyHeldJobs(a, "target_silent");
+			try {
+				proxy.pause(true);
+				Duration took = stopLeasedJobs(a);
+				assertThat(took).as("shutdown-timeout 3s + margin").isLessThan(Duration.ofMillis(4_500));
+			}
+			finally {
+				proxy.pause(false);
+				this.shared.release.countDown();
+				pool.shutdown();
+				a.close(); // before the proxy goes away
+			}
+		}
+	}
+
+	private static double renewals(ConfigurableApplicationContext context) {
+		return context.getBean(MeterRegistry.class)
+			.find(LeaseService.OPERATION_TIMER)
+			.tag("operation", "renew")
+			.tag("code", "lease_renewed")
+			.timers()
+			.stream()
+			.mapToDouble(io.micrometer.core.instrument.Timer::count)
+			.sum();
+	}
+
+	/**
+	 * A job acquired with a 2 s TTL renews through its {@link LeaseContext} with 20 s: the backend record has the new
+	 * TTL and expiry, the context reports it, and the scheduler follows it (with the old TTL it renews every ~0.7 s;
+	 * with the new one not within the next 3 s). A TTL above the policy's maximum is refused as
+	 * {@code invalid_lease_request} without losing the lease.
+	 */
+	@Test
+	void aJobRenewsWithANewTtlThroughItsContextAndTheSchedulerFollowsIt() throws Exception {
+		ConfigurableApplicationContext a = instance("instance_a");
+		CompletableFuture<Void> job = CompletableFuture.runAsync(() -> {
+			try {
+				a.getBean(LeasedJobApp.Jobs.class).renewWithTtl("target_new_ttl", Duration.ofSeconds(20));
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		});
+		try {
+			assertThat(this.shared.started.await(10, TimeUnit.SECONDS)).isTrue();
+			assertThat(this.shared.renewals).hasSize(2);
+			assertThat(this.shared.renewals.get(0).code()).isEqualTo(ResultCode.INVALID_LEASE_REQUEST);
+			LeaseResult renewed = this.shared.renewals.get(1);
+			assertThat(renewed.code()).as(renewed.toString()).isEqualTo(ResultCode.LEASE_RENEWED);
+			LeaseContext context = this.shared.context;
+			assertThat(context.ttlMs()).isEqualTo(20_000);
+			assertThat(context.expiresAt()).isEqualTo(renewed.lease().expiresAt());
+			LeaseResult inspected = a.getBean(LeaseStore.class)
+				.inspect(InspectRequest.byIdentity(identity("target_new_ttl"), "corr_it", Instant.now().plusSeconds(5)));
+			assertThat(inspected.lease().ttlMs()).isEqualTo(20_000);
+			assertThat(inspected.lease().fencingToken()).isEqualTo(context.fencingToken());
+			assertThat(Duration.between(inspected.lease().renewedAt(), inspected.lease().expiresAt()))
+				.isEqualTo(Duration.ofSeconds(20));
+			double before = renewals(a);
+			Thread.sleep(3_000);
+			assertThat(renewals(a) - before).as("scheduled renewals in 3 s at the new TTL's pace").isZero();
+			assertThat(context.isLost()).isFalse();
+		}
+		finally {
+			this.shared.release.countDown();
+			job.get(30, TimeUnit.SECONDS);
+		}
 	}
 
 	@Test

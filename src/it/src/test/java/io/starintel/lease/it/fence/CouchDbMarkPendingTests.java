@@ -1,0 +1,149 @@
+package io.starintel.lease.it.fence;
+
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import org.ektorp.CouchDbConnector;
+import org.ektorp.CouchDbInstance;
+import org.ektorp.http.StdHttpClient;
+import org.ektorp.impl.StdCouchDbConnector;
+import org.ektorp.impl.StdCouchDbInstance;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import io.starintel.lease.context.LeaseContext;
+import io.starintel.lease.fence.FenceOutcome;
+import io.starintel.lease.fence.FencedWriteResult;
+import io.starintel.lease.fence.couchdb.DocumentMarkStore;
+import io.starintel.lease.fence.couchdb.FencedCouchDbConnector;
+import io.starintel.lease.fence.couchdb.FencedDocumentResult;
+import io.starintel.lease.fence.couchdb.FencedDocuments;
+import io.starintel.lease.it.redis.RedisServers;
+import io.starintel.lease.store.redis.FenceCalls;
+import io.starintel.lease.test.FaultProxy;
+import io.starintel.lease.test.TestServers;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+/**
+ * The durable mark raised after CouchDB accepted a fenced write, with Redis behind a proxy that stops forwarding
+ * (Apache CouchDB and the real Redis store): the raise waits no longer than its deadline (a bulk write's raises share
+ * one), the write is reported {@code fenced_write_accepted_mark_pending} (it stands; never plain
+ * {@code fenced_write_accepted}), a mark read fails within its deadline too, and {@link FencedDocuments#retryMark}
+ * raises the mark once Redis answers again.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class CouchDbMarkPendingTests {
+
+	static final Duration MARK_TIMEOUT = Duration.ofMillis(500);
+
+	FenceFixture fixture;
+
+	org.ektorp.http.HttpClient http;
+
+	CouchDbInstance instance;
+
+	String database;
+
+	CouchDbConnector raw;
+
+	@BeforeAll
+	void setUp() throws Exception {
+		this.fixture = new FenceFixture();
+		TestServers.CouchDb server = TestServers.apacheCouchDb();
+		this.http = new StdHttpClient.Builder().url(server.url())
+			.caching(false)
+			.username(server.user())
+			.password(server.password())
+			.build();
+		this.instance = new StdCouchDbInstance(this.http);
+		this.database = "fence-mark-" + UUID.randomUUID().toString().substring(0, 8);
+		this.instance.createDatabase(this.database);
+		this.raw = new StdCouchDbConnector(this.database, this.instance);
+	}
+
+	@AfterAll
+	void tearDown() {
+		this.instance.deleteDatabase(this.database);
+		this.http.shutdown();
+		this.fixture.close();
+	}
+
+	@Test
+	void aMarkRaiseThatRedisDoesNotAnswerIsBoundedAndReportedPendingThenRetried() throws Exception {
+		URI uri = RedisServers.uri();
+		LeaseContext a = this.fixture.acquire(this.fixture.identity("couch-mark-pending"), "alice", 30_000);
+		DocumentMarkStore direct = new DocumentMarkStore(this.fixture.redis);
+		try (FaultProxy proxy = new FaultProxy(new InetSocketAddress(uri.getHost(), uri.getPort()))) {
+			LettuceConnectionFactory proxied = RedisServers.factory("127.0.0.1", proxy.port());
+			try {
+				DocumentMarkStore marks = new DocumentMarkStore(FenceCalls.create(proxied, "starintel-lease"),
+						MARK_TIMEOUT);
+				FencedCouchDbConnector fenced = new FencedCouchDbConnector(this.raw, this.fixture.guard, marks);
+				fenced.installDesignDocument();
+				FencedDocuments documents = fenced.documents();
+				try (LeaseContext.Scope scope = LeaseContext.bind(a)) {
+					// the mark store's connection, opened while Redis still answers
+					assertThat(documents.tryCreate(doc("warm-up")).outcome()).isEqualTo(FenceOutcome.ACCEPTED);
+					proxy.pause(true);
+					Map<String, Object> doc = doc("pending-1");
+					long started = System.nanoTime();
+					FencedWriteResult pending = documents.tryCreate(doc);
+					Duration took = Duration.ofNanos(System.nanoTime() - started);
+					assertThat(pending.outcome()).isEqualTo(FenceOutcome.ACCEPTED_MARK_PENDING);
+					assertThat(pending.isAccepted()).as("the write stands").isTrue();
+					assertThat(pending.isMarkPending()).isTrue();
+					assertThat(pending.stamp()).isNotNull();
+					assertThat(took).as("bounded by the 500 ms mark deadline").isLessThan(Duration.ofSeconds(3));
+					assertThat(this.raw.get(Map.class, "pending-1").get("value")).isEqualTo("pending-1");
+					// a bulk write's raises share one deadline: ten documents cost one timeout, not ten
+					List<Map<String, Object>> bulk = new ArrayList<>();
+					for (int i = 0; i < 10; i++) {
+						bulk.add(doc("bulk-" + i));
+					}
+					started = System.nanoTime();
+					List<FencedDocumentResult> results = documents.tryExecuteBulk(bulk);
+					took = Duration.ofNanos(System.nanoTime() - started);
+					assertThat(results).hasSize(10)
+						.allSatisfy((r) -> assertThat(r.result().outcome()).isEqualTo(FenceOutcome.ACCEPTED_MARK_PENDING));
+					assertThat(took).as("one shared 500 ms deadline").isLessThan(Duration.ofMillis(2_500));
+					// a mark read is bounded likewise: no answer in time is a failure, not a wait for the client timeout
+					started = System.nanoTime();
+					assertThatIllegalStateException()
+						.isThrownBy(() -> marks.read(a.identity().scope(), this.database, "pending-1", null));
+					assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(3));
+					// still not answering: the retry is bounded and still pending
+					assertThat(documents.retryMark("pending-1", pending).outcome())
+						.isEqualTo(FenceOutcome.ACCEPTED_MARK_PENDING);
+					proxy.pause(false);
+					FencedWriteResult retried = documents.retryMark("pending-1", pending);
+					assertThat(retried.outcome()).isEqualTo(FenceOutcome.ACCEPTED);
+					assertThat(direct.read(a.identity().scope(), this.database, "pending-1", null).token())
+						.isEqualTo(pending.stamp().fencingToken());
+				}
+			}
+			finally {
+				proxied.destroy();
+			}
+		}
+	}
+
+	static Map<String, Object> doc(String id) {
+		Map<String, Object> doc = new LinkedHashMap<>();
+		doc.put("_id", id);
+		doc.put("value", id);
+		return doc;
+	}
+
+}
