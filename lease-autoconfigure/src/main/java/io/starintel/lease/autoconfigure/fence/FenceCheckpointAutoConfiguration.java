@@ -14,6 +14,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.starintel.lease.audit.internal.AsyncAuditPipeline;
 import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
+import io.starintel.lease.fence.FenceOutcome;
 import io.starintel.lease.fence.checkpoint.CheckpointStore;
 import io.starintel.lease.fence.checkpoint.RedisCheckpointStore;
 import io.starintel.lease.store.LeaseStore;
@@ -35,7 +36,7 @@ public final class FenceCheckpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(CheckpointStore.class)
-	CheckpointStore checkpointStore(ObjectProvider<LeaseStore> stores, FenceCheckpointProperties properties,
+	RedisCheckpointStore checkpointStore(ObjectProvider<LeaseStore> stores, FenceCheckpointProperties properties,
 			ObjectProvider<AsyncAuditPipeline> auditPipeline, ObjectProvider<FenceRejectionMetrics> metrics) {
 		RedisLeaseStore redis = RedisFenceCalls.redisStore(stores);
 		if (redis == null) {
@@ -50,7 +51,14 @@ public final class FenceCheckpointAutoConfiguration {
 			store.setAuditSink(pipeline::submit);
 		}
 		FenceRejectionMetrics counting = metrics.getIfAvailable();
-		return (counting != null) ? new RejectionCountingCheckpointStore(store, counting) : store;
+		if (counting != null) {
+			store.setResultListener((result) -> {
+				if (result.outcome() == FenceOutcome.LEASE_LOST || result.outcome() == FenceOutcome.NO_LEASE_CONTEXT) {
+					counting.rejected(FenceRejectionMetrics.CHECKPOINT, result.outcome().wireName());
+				}
+			});
+		}
+		return store;
 	}
 
 }

@@ -62,7 +62,7 @@ class FenceCheckpointAutoConfigurationTests {
 		this.runner
 			.withBean(RedisLeaseStore.class,
 					() -> new RedisLeaseStore(this.connectionFactory, LeasePolicy.defaults(), LeaseAlerts.LOG))
-			.run((context) -> assertThat(((RedisCheckpointStore) context.getBean(CheckpointStore.class)).retention())
+			.run((context) -> assertThat(context.getBean(RedisCheckpointStore.class).retention())
 				.isEqualTo(Duration.ofHours(24)));
 	}
 
@@ -71,7 +71,7 @@ class FenceCheckpointAutoConfigurationTests {
 		this.runner.withPropertyValues("starintel.lease.fence.checkpoint.retention=90m")
 			.withBean(RedisLeaseStore.class,
 					() -> new RedisLeaseStore(this.connectionFactory, LeasePolicy.defaults(), LeaseAlerts.LOG))
-			.run((context) -> assertThat(((RedisCheckpointStore) context.getBean(CheckpointStore.class)).retention())
+			.run((context) -> assertThat(context.getBean(RedisCheckpointStore.class).retention())
 				.isEqualTo(Duration.ofMinutes(90)));
 	}
 

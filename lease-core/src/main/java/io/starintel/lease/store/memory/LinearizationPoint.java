@@ -13,6 +13,7 @@ import io.starintel.lease.core.LeaseHandle;
 import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.LeaseResult;
+import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.MutatingRequest;
 import io.starintel.lease.core.Operation;
 import io.starintel.lease.core.Reason;
@@ -92,13 +93,7 @@ final class LinearizationPoint {
 			if (now.isAfter(request.deadlineAt())) {
 				return LeaseResult.failure(ResultCode.DEADLINE_EXCEEDED, Reason.NONE, now);
 			}
-			String idemKey = IdempotencyLedger.key(request.operation(), request.identity().lockKey(),
-					request.principalId(), request.requestId());
-			String claimKey = programClaimKey(request);
-			IdempotencyLedger.Entry<LeaseResult> claimed = (claimKey != null) ? this.results.find(claimKey, now) : null;
-			if (claimed != null && !claimed.digest().equals(request.identity().lockKey())) {
-				return LeaseResult.failure(ResultCode.IDEMPOTENCY_CONFLICT, Reason.NONE, now);
-			}
+			String idemKey = idempotencyKey(request);
 			IdempotencyLedger.Entry<LeaseResult> stored = this.results.find(idemKey, now);
 			if (stored != null) {
 				return stored.digest().equals(request.digest())
@@ -114,33 +109,33 @@ final class LinearizationPoint {
 			}
 			if (result.isSuccess()) {
 				this.results.remember(idemKey, request.digest(), result, now.plus(this.policy.idempotencyRetention()));
-				if (claimKey != null) {
-					this.results.remember(claimKey, request.identity().lockKey(), result,
-							now.plus(this.policy.idempotencyRetention()));
-				}
 			}
 			return result;
 		}
 	}
 
 	/**
-	 * The program-wide claim of an acquire's request id (as the Redis store's {@code acquire} keeps it): the same
-	 * principal and request id granted on one identity of the program is {@code idempotency_conflict} on any other
-	 * (docs/worker-api.md); {@code null} for other operations, whose handle names the lease.
+	 * The idempotency key of a mutation, as the Redis store derives it: an acquire's is program-wide (no lock key), so
+	 * the same principal's request id reused on another identity of the program meets the first acquire's result,
+	 * whose request digest differs: {@code idempotency_conflict} (docs/worker-api.md); every other operation's names
+	 * its lease's lock key.
 	 */
-	private static @Nullable String programClaimKey(MutatingRequest request) {
-		if (request.operation() != Operation.ACQUIRE) {
-			return null;
-		}
-		return IdempotencyLedger.key(request.operation(), "program\n" + request.identity().scope().hashTag(),
-				request.principalId(), request.requestId());
+	static String idempotencyKey(MutatingRequest request) {
+		return idempotencyKey(request.operation(), request.identity(), request.principalId(), request.requestId());
+	}
+
+	private static String idempotencyKey(Operation operation, LockIdentity identity, String principalId,
+			String requestId) {
+		String where = (operation == Operation.ACQUIRE) ? "program\n" + identity.scope().hashTag()
+				: identity.lockKey();
+		return IdempotencyLedger.key(operation, where, principalId, requestId);
 	}
 
 	/** The replay of a retained mutation result, or {@code lease_not_found}. */
 	LeaseResult resolve(ResolveRequest request) {
 		return decideOnce(request.deadlineAt(), now -> {
-			IdempotencyLedger.Entry<LeaseResult> stored = this.results.find(IdempotencyLedger.key(request.operation(),
-					request.identity().lockKey(), request.principalId(), request.requestId()), now);
+			IdempotencyLedger.Entry<LeaseResult> stored = this.results.find(idempotencyKey(request.operation(),
+					request.identity(), request.principalId(), request.requestId()), now);
 			if (stored == null) {
 				return LeaseResult.failure(ResultCode.LEASE_NOT_FOUND, Reason.NONE, now);
 			}

@@ -62,6 +62,8 @@ public final class RedisCheckpointStore implements CheckpointStore {
 
 	private volatile @Nullable Consumer<AuditEvent> audit;
 
+	private volatile @Nullable Consumer<FencedWriteResult> results;
+
 	private final Clock clock;
 
 	/** A store on the given template with a 2 s deadline per call. */
@@ -113,8 +115,8 @@ public final class RedisCheckpointStore implements CheckpointStore {
 	public FencedWriteResult writeCurrent(CheckpointState state, String progress) {
 		LeaseContext context = LeaseContext.currentOrNull();
 		if (context == null) {
-			return FencedWriteResult.refused(FenceOutcome.NO_LEASE_CONTEXT, Reason.NONE,
-					Identifiers.generate("corr"), null, null);
+			return observed(FencedWriteResult.refused(FenceOutcome.NO_LEASE_CONTEXT, Reason.NONE,
+					Identifiers.generate("corr"), null, null));
 		}
 		return write(context, state, progress);
 	}
@@ -135,12 +137,33 @@ public final class RedisCheckpointStore implements CheckpointStore {
 		this.audit = audit;
 	}
 
+	/**
+	 * Who sees every write's result (e.g. the auto-configuration's rejection counter), or {@code null} for none; a
+	 * listener that throws never changes the answer.
+	 */
+	public void setResultListener(@Nullable Consumer<FencedWriteResult> listener) {
+		this.results = listener;
+	}
+
+	private FencedWriteResult observed(FencedWriteResult result) {
+		Consumer<FencedWriteResult> listener = this.results;
+		if (listener != null) {
+			try {
+				listener.accept(result);
+			}
+			catch (RuntimeException ex) {
+				logger.debug("A checkpoint result listener failed: {}", ex.getClass().getName());
+			}
+		}
+		return result;
+	}
+
 	@Override
 	public FencedWriteResult write(LeaseContext context, CheckpointState state, String progress, String requestId) {
 		Instant started = this.clock.instant();
 		FencedWriteResult result = decide(context, state, progress, requestId);
 		audit(context, result, started);
-		return result;
+		return observed(result);
 	}
 
 	/** One audit event per write, never failing the write (contract: every request emits an audit event). */

@@ -83,19 +83,15 @@ final class IdentityKeys {
 		return created;
 	}
 
-	/** The idempotency key ({@link RedisKeys#idempotency}), built straight to bytes. */
-	byte[] idempotency(Operation operation, String principalId, String requestId) {
-		return IdempotencyKeys.key(this.idempotencyPrefix, operation.wireName(), this.lockKey, principalId, requestId);
-	}
-
 	/**
-	 * The program-wide claim of an acquire's request id, {@code P{T}:idem:<hash of (acquire, "", principal, request
-	 * id)>} (no lock key: a real idempotency key's lock key is never empty, so the two cannot collide). It holds the
-	 * identity digest the request id was granted on; {@code acquire} answers {@code idempotency_conflict} for the
-	 * same principal and request id on another identity of the program (docs/worker-api.md).
+	 * The idempotency key ({@link RedisKeys#idempotency}), built straight to bytes. An acquire's key leaves the lock
+	 * key out: a request id is unique program-wide, so the same principal's request id reused on another identity of
+	 * the program finds the first acquire's result, whose request digest differs, and is {@code idempotency_conflict}
+	 * (docs/worker-api.md) without a key or command of its own. Every other operation names its lease's lock key.
 	 */
-	byte[] acquireClaim(String principalId, String requestId) {
-		return IdempotencyKeys.key(this.idempotencyPrefix, Operation.ACQUIRE.wireName(), "", principalId, requestId);
+	byte[] idempotency(Operation operation, String principalId, String requestId) {
+		return IdempotencyKeys.key(this.idempotencyPrefix, operation.wireName(),
+				(operation == Operation.ACQUIRE) ? "" : this.lockKey, principalId, requestId);
 	}
 
 	/**

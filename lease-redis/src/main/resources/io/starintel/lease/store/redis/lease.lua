@@ -370,8 +370,10 @@ end
 
 -- ---- acquire -----------------------------------------------------------------------------------------------------
 
--- acquire: KEYS l:D, idem:H, idx:program, idx:expiry, audit, idem:C (the request id's program-wide claim: the
--- digest D it was granted on; IdentityKeys#acquireClaim). ARGV deadline, digest, policy, request digest, identity,
+-- acquire: KEYS l:D, idem:H (an acquire's key is the request id's program-wide: no lock key in its hash, so a
+-- request id reused on another identity meets the first one's result, whose request digest differs, and is
+-- idempotency_conflict; IdentityKeys#idempotency), idx:program, idx:expiry, audit. ARGV deadline, digest, policy,
+-- request digest, identity,
 -- effective TTL (min(ttl, maximum lifetime), ms), times tail (SEP ttl SEP maximum_lifetime), fixed rest (the fixed
 -- part after the identity, lease id first), maximum active leases of the program ('' = none), recovery,
 -- audit_length.
@@ -385,10 +387,6 @@ local function acquire(keys, args, now)
   p, base, now, late = begin(keys, args, now)
   if late then return late end
   local digest = args[2]
-  -- contract: a request id is globally unique; reused by the same principal on another identity of the program it
-  -- is idempotency_conflict, never a second lease (docs/worker-api.md)
-  local claimed = keys[6] and r_call('GET', keys[6])
-  if claimed and claimed ~= digest then return refuse('idempotency_conflict', 'none', now) end
   local id, refused = prepare(keys[1], base, digest, args[5], p, now, args[10], keys[5], args[11])
   if refused then return refused end
   if id.status == 'active' then
@@ -424,7 +422,6 @@ local function acquire(keys, args, now)
   local stored = claim(keys[2], result_text('a', args[4], 'lease_acquired', now_text, digest, '2\31' .. m .. SEP .. f),
     p)
   if stored then return replay(id, p, now, keys[2], args[4], stored) end
-  if keys[6] then remember(keys[6], digest, p) end
   local fields = { 'm', m, 'f', f, 'c', token_text, 'a', '' }
   if not id.p then fields[#fields + 1] = 'p'; fields[#fields + 1] = '1' end
   r_call('HSET', keys[1], unpack(stamp_fields(id, fields)))
