@@ -226,6 +226,28 @@ class RedisStoreAdminEndpointTests extends AbstractAdminEndpointTests {
 		assertThat(again.json().get("recovery").get("revoked").asLong()).isZero();
 	}
 
+	/**
+	 * Node-wide recovery scans the server and answers the report; a program written under the server's current
+	 * identity is not recovered: its lease survives.
+	 */
+	@Test
+	void recoverAllNodesReportsTheScanAndLeavesUnpromotedProgramsAlone() {
+		LeaseRecord lease = acquire(identity("t-recover-all"));
+		AdminHttp.Reply reply = this.http.post("/recover", "{\"all_nodes\":true,\"reason\":\"sentinel failover\"}",
+				ADMIN);
+		assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+		JsonNode recovery = reply.json().get("recovery");
+		assertThat(reply.code()).isEqualTo("lease_revoked");
+		assertThat(recovery.get("all_nodes").asBoolean()).isTrue();
+		assertThat(recovery.get("nodes").asInt()).isEqualTo(1);
+		assertThat(recovery.get("programs").asInt()).isPositive();
+		// programs of a shared server written before its last restart would be recovered too: not asserted zero
+		assertThat(recovery.get("recovered").asInt()).isNotNegative();
+		assertThat(recovery.get("revoked").asLong()).isNotNegative();
+		assertThat(recovery.get("left").asInt()).isZero();
+		assertThat(this.http.get("/" + lease.leaseId() + "?" + scopeQuery(), ADMIN).status()).isEqualTo(200);
+	}
+
 	/** A read-scope credential, or an administrator confined to actors or targets, may not recover: 403, audited. */
 	@Test
 	void recoverNeedsAnUnrestrictedRevokeGrant() {
