@@ -141,6 +141,10 @@ class RedisStoreAdminEndpointTests extends AbstractAdminEndpointTests {
 			requests.add(new String[] { "POST", "/revoke", text(stale), "application/json", ADMIN, "stale lease" });
 			requests.add(new String[] { "GET", "?" + scopeQuery(), "", null, WORKER, "accepted list" });
 			requests.add(new String[] { "POST", "/inspect", inspect, "application/json", ADMIN, "accepted inspect" });
+			requests.add(new String[] { "POST", "/recover", recoverBody("sweep"), "application/json", WORKER,
+					"recover without capability" });
+			requests.add(new String[] { "POST", "/recover", "{\"all_nodes\":true}", "application/json", ADMIN,
+					"recover without reason" });
 		}
 		int reachedApplication = 0;
 		int containerRefused = 0;
