@@ -14,6 +14,7 @@ import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
 import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.OperationClasses;
 import io.starintel.lease.service.LeaseService;
+import io.starintel.lease.store.LeaseStore;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.audit.AuditEventRepository;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -79,10 +80,12 @@ public final class TargetLeaseAdminAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	TargetLeaseAdminOperations targetLeaseAdminOperations(LeaseService service, AdminCaller caller,
-			TenantAdmission admission, AdminProperties properties, ObjectProvider<LeasePolicy> policy,
-			ObjectProvider<OperationClasses> operationClasses, AdminAuditor auditor) {
-		return new TargetLeaseAdminOperations(service, caller, admission, properties,
+	TargetLeaseAdminOperations targetLeaseAdminOperations(LeaseService service, ObjectProvider<LeaseStore> stores,
+			AdminCaller caller, TenantAdmission admission, AdminProperties properties,
+			ObjectProvider<LeasePolicy> policy, ObjectProvider<OperationClasses> operationClasses,
+			AdminAuditor auditor) {
+		// recovery needs the Redis store's own API: found through whatever decorates the single lease store bean
+		return new TargetLeaseAdminOperations(service, stores.getIfUnique(), caller, admission, properties,
 				policy.getIfAvailable(LeasePolicy::defaults), operationClasses.getIfAvailable(OperationClasses::defaults),
 				auditor);
 	}

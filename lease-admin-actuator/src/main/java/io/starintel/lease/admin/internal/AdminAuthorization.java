@@ -160,8 +160,11 @@ final class AdminAuthorization {
 			return AdminResponse.error(code, this.correlationId, 0, null);
 		}
 
-		/** Audits a request refused before the store (contract: denied and rate-limited requests are audited too). */
-		private void audit(ResultCode code) {
+		/**
+		 * Audits a request refused before the store (contract: denied and rate-limited requests are audited too), or
+		 * the answer of an operation the audited store does not see (recovery).
+		 */
+		void audit(ResultCode code) {
 			AuditEventBuilder event = new AuditEventBuilder(this.type, code)
 				.time(AdminAuthorization.this.clock.instant(), this.started)
 				.ids(this.requestId, this.correlationId);

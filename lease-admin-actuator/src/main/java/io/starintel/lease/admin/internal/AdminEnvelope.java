@@ -3,7 +3,9 @@ package io.starintel.lease.admin.internal;
 import java.util.List;
 
 import io.starintel.lease.core.LeaseRecord;
+import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.store.redis.RecoveryReport;
 import io.starintel.lease.http.internal.HttpEnvelope;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.node.ArrayNode;
@@ -46,6 +48,37 @@ final class AdminEnvelope {
 		else {
 			body.putNull("next_cursor");
 		}
+		return HttpEnvelope.write(body);
+	}
+
+	/** A recovery of one program: {@code lease_revoked} with the program and the number of leases revoked. */
+	static String recovered(String correlationId, ProgramScope scope, long revoked) {
+		ObjectNode body = HttpEnvelope.success(ResultCode.LEASE_REVOKED, correlationId);
+		ObjectNode recovery = body.putObject("recovery");
+		recovery.put("tenant_id", scope.tenantId());
+		recovery.put("program_id", scope.programId());
+		recovery.put("revoked", revoked);
+		return HttpEnvelope.write(body);
+	}
+
+	/**
+	 * A recovery of the programs promoted on one node ({@code node}) or on every node: {@code lease_revoked} with the
+	 * report (nodes scanned, programs found, programs recovered, leases revoked, programs left).
+	 */
+	static String recovered(String correlationId, @Nullable String node, RecoveryReport report) {
+		ObjectNode body = HttpEnvelope.success(ResultCode.LEASE_REVOKED, correlationId);
+		ObjectNode recovery = body.putObject("recovery");
+		if (node != null) {
+			recovery.put("node", node);
+		}
+		else {
+			recovery.put("all_nodes", true);
+		}
+		recovery.put("nodes", report.nodes());
+		recovery.put("programs", report.programs());
+		recovery.put("recovered", report.recovered());
+		recovery.put("revoked", report.revoked());
+		recovery.put("left", report.left());
 		return HttpEnvelope.write(body);
 	}
 

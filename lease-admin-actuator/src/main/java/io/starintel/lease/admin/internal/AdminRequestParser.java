@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 import io.starintel.lease.admin.AdminGrant;
 import io.starintel.lease.admin.AdminProperties;
@@ -21,6 +22,7 @@ import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.http.internal.RequestDeadline;
 import io.starintel.lease.http.internal.StrictJson;
 import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -43,6 +45,13 @@ final class AdminRequestParser {
 
 	private static final Set<String> REVOKE_BODY = Set.of("request_id", "lock_identity", "lease_id", "fencing_token",
 			"reason", "incident_id", "deadline_at");
+
+	private static final Set<String> RECOVER_BODY = Set.of("tenant_id", "program_id", "node", "all_nodes", "reason",
+			"deadline_at");
+
+	/** A cluster node as {@code host:port} (a host name, IPv4 or bracketed IPv6 address, and a port). */
+	private static final Pattern NODE = Pattern
+		.compile("(\\[[0-9A-Fa-f:.]{2,45}\\]|[A-Za-z0-9][A-Za-z0-9.-]{0,252}):[0-9]{1,5}");
 
 	/** Fields of a lock identity object (an administrator names all of them). */
 	private static final Set<String> IDENTITY_FIELDS = Set.copyOf(LockIdentity.COMPONENTS);
@@ -73,6 +82,18 @@ final class AdminRequestParser {
 
 	/** An inspect-by-identity body. */
 	record IdentityQuery(LockIdentity identity, Instant deadline) {
+	}
+
+	/**
+	 * A recovery: one program ({@code scope}), or the programs promoted on one node ({@code node}) or on every node
+	 * (neither).
+	 */
+	record RecoverQuery(@Nullable ProgramScope scope, @Nullable String node, String reason, Instant deadline) {
+
+		boolean nodeWide() {
+			return this.scope == null;
+		}
+
 	}
 
 	ListQuery list(Map<String, String[]> params, AdminAuthorization.Call call) {
@@ -117,6 +138,62 @@ final class AdminRequestParser {
 		AdminGrant grant = call.grant();
 		return new AdminRequest(operation, identity, requestId, deadline, leaseId, token, grant.principalId(),
 				grant.credentialId(), reason);
+	}
+
+	/**
+	 * A recovery body: {@code tenant_id} and {@code program_id} (one program), or {@code node} ({@code host:port}),
+	 * or {@code all_nodes: true}; exactly one of the three, and a {@code reason} (the rules of revoke's reason).
+	 */
+	RecoverQuery recover(byte[] body, AdminAuthorization.Call call) {
+		ObjectNode json = StrictJson.object(body, RECOVER_BODY);
+		String tenant = StrictJson.string(json, "tenant_id", false);
+		String program = StrictJson.string(json, "program_id", false);
+		String node = StrictJson.string(json, "node", false);
+		boolean allNodes = allNodes(json);
+		ProgramScope scope = null;
+		if (tenant != null || program != null) {
+			if (node != null || allNodes) {
+				throw oneTarget();
+			}
+			scope = ProgramScope.of(requireField(tenant, "tenant_id"), requireField(program, "program_id"));
+			call.scope(scope);
+		}
+		else if (node != null) {
+			if (allNodes) {
+				throw oneTarget();
+			}
+			if (!NODE.matcher(node).matches()) {
+				throw new InvalidLeaseRequestException("node", "must be host:port");
+			}
+		}
+		else if (!allNodes) {
+			throw oneTarget();
+		}
+		String reason = StrictJson.requiredString(json, "reason");
+		AdminRequest.requireValidReason(reason);
+		return new RecoverQuery(scope, node, reason, deadline(StrictJson.string(json, "deadline_at", false)));
+	}
+
+	private static InvalidLeaseRequestException oneTarget() {
+		return new InvalidLeaseRequestException("body", "give one of tenant_id and program_id, node or all_nodes");
+	}
+
+	private static boolean allNodes(ObjectNode json) {
+		JsonNode value = json.get("all_nodes");
+		if (value == null || value.isNull()) {
+			return false;
+		}
+		if (!value.isBoolean() || !value.booleanValue()) {
+			throw new InvalidLeaseRequestException("all_nodes", "must be true when given");
+		}
+		return true;
+	}
+
+	private static String requireField(@Nullable String value, String name) {
+		if (value == null) {
+			throw new InvalidLeaseRequestException(name, "missing");
+		}
+		return value;
 	}
 
 	/** The {@code lock_identity} object, validated and normalized by lock-key v1. */

@@ -5,10 +5,12 @@ import java.util.List;
 import java.util.Map;
 
 import io.starintel.lease.admin.AdminCaller;
+import io.starintel.lease.admin.AdminGrant;
 import io.starintel.lease.admin.AdminProperties;
 import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.core.AdminRequest;
 import io.starintel.lease.core.InspectRequest;
+import io.starintel.lease.core.InvalidLeaseRequestException;
 import io.starintel.lease.core.LeasePage;
 import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.LeaseRecord;
@@ -16,9 +18,13 @@ import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.ListRequest;
 import io.starintel.lease.core.Operation;
 import io.starintel.lease.core.OperationClasses;
+import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.http.internal.TenantAdmission;
 import io.starintel.lease.service.LeaseService;
+import io.starintel.lease.store.LeaseStore;
+import io.starintel.lease.store.redis.RecoveryReport;
+import io.starintel.lease.store.redis.RedisLeaseStore;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -43,6 +49,8 @@ public final class TargetLeaseAdminOperations {
 
 	private final AdminAuthorization authorization;
 
+	private final @Nullable LeaseStore store;
+
 	/**
 	 * Operations over the lease service.
 	 * @param service the lease service: the one audited, observed, exception-mapped store
@@ -55,7 +63,25 @@ public final class TargetLeaseAdminOperations {
 	 */
 	public TargetLeaseAdminOperations(LeaseService service, AdminCaller caller, TenantAdmission admission,
 			AdminProperties properties, LeasePolicy policy, OperationClasses operationClasses, AdminAuditor auditor) {
+		this(service, null, caller, admission, properties, policy, operationClasses, auditor);
+	}
+
+	/**
+	 * Operations over the lease service, with recovery when the lease store is (or decorates) the Redis store.
+	 * @param service the lease service: the one audited, observed, exception-mapped store
+	 * @param store the lease store bean (recovery finds the Redis store behind it), or {@code null}
+	 * @param caller the current caller
+	 * @param admission per-tenant admission control
+	 * @param properties endpoint settings
+	 * @param policy the lease policy: the only bounds of deadlines and page sizes
+	 * @param operationClasses the closed operation-class set
+	 * @param auditor audit of requests refused before the store, and of recoveries
+	 */
+	public TargetLeaseAdminOperations(LeaseService service, @Nullable LeaseStore store, AdminCaller caller,
+			TenantAdmission admission, AdminProperties properties, LeasePolicy policy,
+			OperationClasses operationClasses, AdminAuditor auditor) {
 		this.service = service;
+		this.store = store;
 		this.parser = new AdminRequestParser(properties, policy, operationClasses, auditor.clock());
 		this.authorization = new AdminAuthorization(caller, admission, auditor);
 	}
@@ -143,6 +169,69 @@ public final class TargetLeaseAdminOperations {
 	/** revoke: {@code POST .../targetleases/revoke} (administrator, incident id or reason required). */
 	public AdminResponse revoke(byte[] body, String correlationId) {
 		return administer(Operation.REVOKE, AuditEventType.REVOKE, AdminCapability.REVOKE, body, correlationId);
+	}
+
+	/**
+	 * recover: {@code POST .../targetleases/recover} (administrator with {@code targets:revoke}, reason required).
+	 * Revokes every active lease of one program ({@code tenant_id}, {@code program_id}: the grant must allow the
+	 * program without actor or target restriction), or of every program promoted on one cluster primary
+	 * ({@code node}) or on every primary ({@code all_nodes: true}): node-wide recovery crosses tenants, so it needs a
+	 * grant without actor or target restriction and is meant for the cluster's operators. Needs the Redis store (400
+	 * otherwise); an incomplete recovery is 503 {@code lease_backend_unavailable} (run it again). The store writes
+	 * one audit event per revoked lease; the request itself gets one event with the code answered.
+	 */
+	public AdminResponse recover(byte[] body, String correlationId) {
+		AdminAuthorization.Call call = this.authorization.call(AuditEventType.REVOKE, correlationId);
+		return call.run(() -> {
+			AdminRequestParser.RecoverQuery query = this.parser.recover(body, call);
+			AdminGrant grant = call.grant();
+			ProgramScope scope = query.scope();
+			boolean unrestricted = grant.actors().isEmpty() && grant.targets().isEmpty();
+			AdminResponse denied = call.check(AdminCapability.REVOKE,
+					unrestricted && (scope == null || grant.allows(scope)), ResultCode.ACCESS_DENIED);
+			if (denied != null) {
+				return denied;
+			}
+			RedisLeaseStore redis = (this.store != null) ? this.store.unwrap(RedisLeaseStore.class).orElse(null)
+					: null;
+			if (redis == null) {
+				call.audit(ResultCode.INVALID_LEASE_REQUEST);
+				return AdminResponse.error(ResultCode.INVALID_LEASE_REQUEST, correlationId, 0,
+						"recovery needs the Redis store");
+			}
+			return call.admitted(() -> {
+				AdminResponse response;
+				try {
+					response = recover(redis, query, grant, correlationId);
+				}
+				catch (InvalidLeaseRequestException ex) {
+					throw ex;
+				}
+				catch (RuntimeException ex) {
+					// the store's recovery is not behind the service's exception mapping: answered (and audited) here
+					response = AdminResponse.error(ResultCode.LEASE_BACKEND_UNAVAILABLE, correlationId, 0, null);
+				}
+				call.audit((response.status() == 200) ? ResultCode.LEASE_REVOKED
+						: ResultCode.LEASE_BACKEND_UNAVAILABLE);
+				return response;
+			});
+		});
+	}
+
+	private static AdminResponse recover(RedisLeaseStore redis, AdminRequestParser.RecoverQuery query,
+			AdminGrant grant, String correlationId) {
+		ProgramScope scope = query.scope();
+		if (scope != null) {
+			long revoked = redis.recoverProgram(scope, grant.principalId(), grant.credentialId(), query.reason(),
+					query.deadline());
+			return (revoked >= 0) ? new AdminResponse(200, AdminEnvelope.recovered(correlationId, scope, revoked), 0)
+					: AdminResponse.error(ResultCode.LEASE_BACKEND_UNAVAILABLE, correlationId, 0, null);
+		}
+		RecoveryReport report = redis.recoverPromotedPrograms(query.node(), grant.principalId(), grant.credentialId(),
+				query.reason(), query.deadline());
+		return report.complete()
+				? new AdminResponse(200, AdminEnvelope.recovered(correlationId, query.node(), report), 0)
+				: AdminResponse.error(ResultCode.LEASE_BACKEND_UNAVAILABLE, correlationId, 0, null);
 	}
 
 	private AdminResponse administer(Operation operation, AuditEventType type, String capability, byte[] body,

@@ -62,6 +62,8 @@
     const c = state.caller;
     $('caller').textContent = c.principal_id + ' · ' + c.kind + ' · ' + c.tenant_id + ' · '
       + (c.capabilities.length ? c.capabilities.join(', ') : 'no capabilities');
+    // recovery is a mass revoke (the server also refuses a grant confined to actors or targets)
+    $('recover-program').hidden = !can('targets:revoke');
     const select = $('program');
     select.replaceChildren();
     for (const p of c.programs) select.appendChild(el('option', p, { value: p }));
@@ -215,6 +217,35 @@
   }
 
   // ------------------------------------------------------------------ force-release / revoke
+  function confirmRecover() {
+    state.action = { kind: 'recover', lease: null };
+    $('confirm-heading').textContent = 'Recover program';
+    $('confirm-what').textContent = 'Recover program ' + $('program').value + '? Every active lease of the program is'
+      + ' revoked (restore or failover recovery): every holder loses its lease and must acquire again.';
+    $('confirm-ok').textContent = 'Recover';
+    $('incident-row').hidden = true;
+    $('confirm-reason').value = '';
+    $('confirm-incident').value = '';
+    $('confirm').showModal();
+    $('confirm-reason').focus();
+  }
+
+  async function submitRecover() {
+    const body = scope();
+    body.reason = $('confirm-reason').value.trim();
+    $('confirm').close();
+    say('Recovering…');
+    const r = await api('api/recover', body);
+    if (r.status === 200) {
+      say(r.json.code + ': ' + r.json.recovery.revoked + ' lease(s) of ' + r.json.recovery.program_id
+        + ' revoked (correlation ' + r.json.correlation_id + ')', 'ok');
+    } else {
+      say(r.json.code + ': ' + r.json.msg + (r.json.correlation_id ? ' (correlation ' + r.json.correlation_id + ')' : ''), 'error');
+    }
+    state.action = null;
+    await refresh();
+  }
+
   function confirmAction(kind, lease) {
     state.action = { kind: kind, lease: lease };
     const id = lease.lock_identity;
@@ -233,6 +264,7 @@
   async function submitAction() {
     const action = state.action;
     if (!action) return;
+    if (action.kind === 'recover') { await submitRecover(); return; }
     const lease = action.lease;
     const body = { request_id: 'req-console-' + randomId(), lock_identity: lease.lock_identity,
       lease_id: lease.lease_id, fencing_token: lease.fencing_token, reason: $('confirm-reason').value.trim() };
@@ -282,6 +314,7 @@
       if (!$('confirm-reason').value.trim()) { $('confirm-reason').setCustomValidity('A reason is required'); $('confirm-reason').reportValidity(); return; }
       submitAction();
     });
+    $('recover-program').addEventListener('click', confirmRecover);
     $('confirm-reason').addEventListener('input', () => $('confirm-reason').setCustomValidity(''));
     $('confirm-cancel').addEventListener('click', () => { state.action = null; $('confirm').close(); say('Cancelled.'); });
     setInterval(tick, 1000);

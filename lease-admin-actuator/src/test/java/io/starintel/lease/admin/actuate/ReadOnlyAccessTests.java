@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Issue 33: {@code management.endpoints.access.max-permitted=read-only} leaves list and inspect working; Spring Boot
- * refuses revoke and force-release itself (405, its own body), and the refusal is audited once, as
+ * refuses revoke, force-release and recover itself (405, its own body), and the refusal is audited once, as
  * {@code access_denied}, with the caller's correlation id echoed.
  */
 @SpringBootTest(classes = ActuatorTestSupport.UserApplication.class,
@@ -55,6 +55,10 @@ class ReadOnlyAccessTests {
 		HttpResponse<String> forceRelease = post(this.port, "/actuator/targetleases/force-release",
 				ActuatorTestSupport.revokeBody(), ADMIN, "ro-force-1");
 		assertThat(forceRelease.statusCode()).isEqualTo(405);
+		HttpResponse<String> recover = post(this.port, "/actuator/targetleases/recover",
+				"{\"tenant_id\":\"tenant-a\",\"program_id\":\"p\",\"reason\":\"restore\"}", ADMIN, "ro-recover-1");
+		assertThat(recover.statusCode()).isEqualTo(405);
+		assertThat(recover.headers().firstValue("X-Correlation-Id")).hasValue("ro-recover-1");
 		Awaitility.await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
 			assertThat(this.events.of("ro-list-1")).hasSize(1);
 			assertThat(this.events.of("ro-revoke-1")).singleElement().satisfies((event) -> {
@@ -63,6 +67,10 @@ class ReadOnlyAccessTests {
 			});
 			assertThat(this.events.of("ro-force-1")).singleElement()
 				.satisfies((event) -> assertThat(event.eventType()).isEqualTo(AuditEventType.FORCE_RELEASE));
+			assertThat(this.events.of("ro-recover-1")).singleElement().satisfies((event) -> {
+				assertThat(event.eventType()).isEqualTo(AuditEventType.REVOKE);
+				assertThat(event.resultCode()).isEqualTo(ResultCode.ACCESS_DENIED);
+			});
 		});
 	}
 

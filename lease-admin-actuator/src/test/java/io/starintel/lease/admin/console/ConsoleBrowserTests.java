@@ -242,6 +242,36 @@ class ConsoleBrowserTests {
 		screenshot("after-revoke-health");
 	}
 
+	/**
+	 * Issue 36: an administrator recovers the selected program after a confirmation with a reason; the running job's
+	 * lease is revoked and its fenced write refused.
+	 */
+	@Test
+	void administratorRecoversTheProgram() throws Exception {
+		ConsoleTestApplication.Run run = new ConsoleTestApplication.Run("t-recover-" + shortId());
+		Future<?> running = start(run);
+		LeaseContext lease = run.awaitStarted(running);
+		driver.get(console("/login"));
+		signIn("key_admin_alice", ADMIN_SECRET);
+		leaseRow(lease.leaseId());
+		click(By.id("recover-program"));
+		WebElement dialog = driver.findElement(By.id("confirm"));
+		waitUntil("the confirmation opens", () -> dialog.getDomAttribute("open") != null);
+		assertThat(text(By.id("confirm-what"))).contains("Recover program " + PROGRAM);
+		driver.findElement(By.id("confirm-ok")).click();
+		assertThat(dialog.getDomAttribute("open")).as("no reason: the confirmation stays open").isNotNull();
+		driver.findElement(By.id("confirm-reason")).sendKeys("restored from backup");
+		driver.findElement(By.id("confirm-ok")).click();
+		waitUntil("the typed result is shown", () -> text(By.id("status")).startsWith("lease_revoked"));
+		assertThat(text(By.id("status"))).contains("revoked", PROGRAM);
+		waitUntil("the recovered lease disappears from the list",
+				() -> driver.findElements(By.cssSelector("#leases tr[data-lease-id='" + lease.leaseId() + "']"))
+					.isEmpty());
+		run.commit().countDown();
+		running.get(30, TimeUnit.SECONDS);
+		assertThat(run.decision().get().outcome()).isEqualTo(FenceOutcome.LEASE_LOST);
+	}
+
 	@Test
 	void workerCredentialSeesNoRevokeButton() throws Exception {
 		ConsoleTestApplication.Run run = new ConsoleTestApplication.Run("t-worker-view-" + shortId());
@@ -251,6 +281,7 @@ class ConsoleBrowserTests {
 		leaseRow(lease.leaseId());
 		assertThat(driver.findElements(By.cssSelector("#leases button.details"))).isNotEmpty();
 		assertThat(driver.findElements(By.cssSelector("button.revoke, button.force-release"))).isEmpty();
+		assertThat(driver.findElement(By.id("recover-program")).isDisplayed()).isFalse();
 		assertThat(text(By.id("caller"))).contains("prn_worker_usernamegen", "worker");
 		screenshot("worker-leases");
 	}

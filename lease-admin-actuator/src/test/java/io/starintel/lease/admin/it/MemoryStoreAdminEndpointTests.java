@@ -59,6 +59,17 @@ class MemoryStoreAdminEndpointTests extends AbstractAdminEndpointTests {
 	@Autowired
 	AuditEventCollector collector;
 
+	/** Issue 36: recovery is the Redis store's; on another store it is 400 with the reason. */
+	@Test
+	void recoverNeedsTheRedisStore() {
+		LeaseRecord lease = acquire(identity("t-recover-memory"));
+		AdminHttp.Reply reply = this.http.post("/recover", "{\"tenant_id\":\"" + TENANT + "\",\"program_id\":\""
+				+ this.program + "\",\"reason\":\"restore\"}", ADMIN);
+		assertError(reply, 400, "invalid_lease_request");
+		assertThat(reply.json().get("msg").asString()).contains("recovery needs the Redis store");
+		assertThat(this.http.get("/" + lease.leaseId() + "?" + scopeQuery(), ADMIN).status()).isEqualTo(200);
+	}
+
 	@Test
 	void auditEventsArePublishedAsApplicationEventsWithTheCallersCorrelationId() {
 		LeaseRecord lease = acquire(identity("t-events"));

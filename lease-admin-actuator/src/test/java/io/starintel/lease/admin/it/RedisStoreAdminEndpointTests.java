@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.starintel.lease.audit.AuditEvent;
@@ -20,6 +21,7 @@ import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.ProgramScope;
+import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.store.LeaseAlerts;
 import io.starintel.lease.store.LeaseStore;
 import io.starintel.lease.store.redis.RedisLeaseStore;
@@ -70,6 +72,8 @@ class RedisStoreAdminEndpointTests extends AbstractAdminEndpointTests {
 
 		final Map<String, AtomicInteger> byCorrelation = new ConcurrentHashMap<>();
 
+		final Map<String, List<AuditEvent>> events = new ConcurrentHashMap<>();
+
 		@EventListener
 		void on(AuditEvent event) {
 			// target_lease_expire is the lifecycle event of a lease a request found expired, not a request event
@@ -77,6 +81,7 @@ class RedisStoreAdminEndpointTests extends AbstractAdminEndpointTests {
 					&& event.eventType() != AuditEventType.EXPIRE) {
 				this.byCorrelation.computeIfAbsent(event.correlationId(),
 						(k) -> new AtomicInteger()).incrementAndGet();
+				this.events.computeIfAbsent(event.correlationId(), (k) -> new CopyOnWriteArrayList<>()).add(event);
 			}
 		}
 
@@ -136,6 +141,10 @@ class RedisStoreAdminEndpointTests extends AbstractAdminEndpointTests {
 			requests.add(new String[] { "POST", "/revoke", text(stale), "application/json", ADMIN, "stale lease" });
 			requests.add(new String[] { "GET", "?" + scopeQuery(), "", null, WORKER, "accepted list" });
 			requests.add(new String[] { "POST", "/inspect", inspect, "application/json", ADMIN, "accepted inspect" });
+			requests.add(new String[] { "POST", "/recover", recoverBody("sweep"), "application/json", WORKER,
+					"recover without capability" });
+			requests.add(new String[] { "POST", "/recover", "{\"all_nodes\":true}", "application/json", ADMIN,
+					"recover without reason" });
 		}
 		int reachedApplication = 0;
 		int containerRefused = 0;
@@ -187,6 +196,103 @@ class RedisStoreAdminEndpointTests extends AbstractAdminEndpointTests {
 			.isFalse();
 		assertThat(this.redis
 			.hasKey(RedisStreamAuditSink.routineStreamKey(foreignScope))).isFalse();
+	}
+
+	/**
+	 * Issue 36: {@code POST /recover} of one program revokes every active lease of it (each holder must acquire again)
+	 * and answers {@code lease_revoked} with the count; the request has exactly one audit event.
+	 */
+	@Test
+	void recoverRevokesEveryActiveLeaseOfTheProgram() {
+		LeaseRecord first = acquire(identity("t-recover-1"));
+		LeaseRecord second = acquire(identity("t-recover-2"));
+		AdminHttp.Reply reply = this.http.post("/recover", recoverBody("restored from backup"), ADMIN);
+		assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+		JsonNode json = reply.json();
+		assertThat(json.get("status").asString()).isEqualTo("success");
+		assertThat(json.get("code").asString()).isEqualTo("lease_revoked");
+		assertThat(json.get("recovery").get("revoked").asLong()).isEqualTo(2);
+		assertThat(json.get("recovery").get("program_id").asString()).isEqualTo(this.program);
+		String correlationId = json.get("correlation_id").asString();
+		assertThat(correlationId).isNotBlank();
+		for (LeaseRecord lease : List.of(first, second)) {
+			assertError(this.http.get("/" + lease.leaseId() + "?" + scopeQuery(), ADMIN), 404, "lease_not_found");
+		}
+		assertThat(this.http.get("?" + scopeQuery(), ADMIN).json().get("leases")).isEmpty();
+		Awaitility.await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(this.counter.events
+			.get(correlationId)).singleElement().satisfies((event) -> {
+				assertThat(event.eventType()).isEqualTo(AuditEventType.REVOKE);
+				assertThat(event.resultCode()).isEqualTo(ResultCode.LEASE_REVOKED);
+			}));
+		// nothing left: a second recovery revokes nothing
+		AdminHttp.Reply again = this.http.post("/recover", recoverBody("restored from backup"), ADMIN);
+		assertThat(again.status()).as(again.body()).isEqualTo(200);
+		assertThat(again.json().get("recovery").get("revoked").asLong()).isZero();
+	}
+
+	/**
+	 * Node-wide recovery scans the server and answers the report; a program written under the server's current
+	 * identity is not recovered: its lease survives.
+	 */
+	@Test
+	void recoverAllNodesReportsTheScanAndLeavesUnpromotedProgramsAlone() {
+		LeaseRecord lease = acquire(identity("t-recover-all"));
+		AdminHttp.Reply reply = this.http.post("/recover", "{\"all_nodes\":true,\"reason\":\"sentinel failover\"}",
+				ADMIN);
+		assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+		JsonNode recovery = reply.json().get("recovery");
+		assertThat(reply.code()).isEqualTo("lease_revoked");
+		assertThat(recovery.get("all_nodes").asBoolean()).isTrue();
+		assertThat(recovery.get("nodes").asInt()).isEqualTo(1);
+		assertThat(recovery.get("programs").asInt()).isPositive();
+		// programs of a shared server written before its last restart would be recovered too: not asserted zero
+		assertThat(recovery.get("recovered").asInt()).isNotNegative();
+		assertThat(recovery.get("revoked").asLong()).isNotNegative();
+		assertThat(recovery.get("left").asInt()).isZero();
+		assertThat(this.http.get("/" + lease.leaseId() + "?" + scopeQuery(), ADMIN).status()).isEqualTo(200);
+	}
+
+	/** A read-scope credential, or an administrator confined to actors or targets, may not recover: 403, audited. */
+	@Test
+	void recoverNeedsAnUnrestrictedRevokeGrant() {
+		LeaseRecord lease = acquire(identity("t-recover-denied"));
+		AdminHttp.Reply reply = this.http.post("/recover", recoverBody("not mine to recover"), WORKER);
+		assertError(reply, 403, "access_denied");
+		String correlationId = reply.json().get("correlation_id").asString();
+		Awaitility.await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(this.counter.events
+			.get(correlationId)).singleElement().satisfies((event) -> {
+				assertThat(event.eventType()).isEqualTo(AuditEventType.REVOKE);
+				assertThat(event.resultCode()).isEqualTo(ResultCode.ACCESS_DENIED);
+			}));
+		assertError(this.http.post("/recover", recoverBody("scoped"), SCOPED_ADMIN), 403, "access_denied");
+		assertError(this.http.post("/recover", recoverBody("other tenant"), OTHER_ADMIN), 403, "access_denied");
+		assertError(this.http.post("/recover", "{\"all_nodes\":true,\"reason\":\"scoped\"}", SCOPED_ADMIN), 403,
+				"access_denied");
+		assertThat(this.http.get("/" + lease.leaseId() + "?" + scopeQuery(), ADMIN).status()).isEqualTo(200);
+	}
+
+	/** The body is strict: a reason (revoke's rules), exactly one of program, node or all nodes, no other field. */
+	@Test
+	void recoverRequiresAReasonAndOneTarget() {
+		LeaseRecord lease = acquire(identity("t-recover-invalid"));
+		String scope = "\"tenant_id\":\"" + TENANT + "\",\"program_id\":\"" + this.program + "\"";
+		for (String body : List.of("{" + scope + "}", "{" + scope + ",\"reason\":\" \"}",
+				"{" + scope + ",\"reason\":\"x\",\"unknown\":1}", "{\"reason\":\"x\"}",
+				"{" + scope + ",\"reason\":\"x\",\"all_nodes\":true}",
+				"{\"tenant_id\":\"" + TENANT + "\",\"reason\":\"x\"}", "{\"node\":\"nohost\",\"reason\":\"x\"}",
+				"{\"node\":\"h:1\",\"all_nodes\":true,\"reason\":\"x\"}", "{\"all_nodes\":false,\"reason\":\"x\"}",
+				"{\"all_nodes\":\"true\",\"reason\":\"x\"}")) {
+			assertError(this.http.post("/recover", body, ADMIN), 400, "invalid_lease_request");
+		}
+		assertThat(this.http.get("/" + lease.leaseId() + "?" + scopeQuery(), ADMIN).status()).isEqualTo(200);
+	}
+
+	String recoverBody(String reason) {
+		ObjectNode body = AdminHttp.JSON.createObjectNode();
+		body.put("tenant_id", TENANT);
+		body.put("program_id", this.program);
+		body.put("reason", reason);
+		return text(body);
 	}
 
 	private String rawRequest(String method, String path, String body, String contentType, String authorization,

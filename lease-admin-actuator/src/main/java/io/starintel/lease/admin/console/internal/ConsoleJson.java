@@ -120,7 +120,9 @@ final class ConsoleJson {
 			}
 		}
 		for (Map<String, String> event : read.admin()) {
-			if (inScope(grant, event) && LOSS_CODES.contains(event.get("result_code"))) {
+			// a loss names its lease (a recovery's request event names only the program: its leases have their own)
+			if (inScope(grant, event) && LOSS_CODES.contains(event.get("result_code"))
+					&& !event.getOrDefault("lease_id", "").isEmpty()) {
 				lost.add(event);
 			}
 		}

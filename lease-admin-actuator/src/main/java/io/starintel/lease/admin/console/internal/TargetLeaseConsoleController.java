@@ -31,7 +31,7 @@ import org.springframework.web.bind.annotation.RestController;
  * ({@code /me}) and the console API under {@code /api}:
  * <ul>
  * <li>{@code GET /api/leases}, {@code GET /api/leases/{lease_id}}, {@code POST /api/force-release},
- * {@code POST /api/revoke}: exactly the admin endpoint's operations ({@link TargetLeaseAdminOperations}: same
+ * {@code POST /api/revoke}, {@code POST /api/recover}: exactly the admin endpoint's operations ({@link TargetLeaseAdminOperations}: same
  * parameters, bodies, envelopes, capabilities, scopes, admission control and audit), for a signed-in browser session
  * whose writes carry Spring Security's CSRF token;</li>
  * <li>{@code GET /api/leases/{lease_id}/events} and {@code GET /api/health} (read-only, {@code targets:read} in the
@@ -70,7 +70,7 @@ public class TargetLeaseConsoleController {
 	 * @param properties console settings
 	 * @param maxBodyBytes bound of a write's body ({@code starintel.lease.admin.max-body-bytes})
 	 * @param writesPermitted whether the admin endpoint's access level permits its write operations (force-release
-	 * and revoke are refused with 403 {@code access_denied} otherwise, as the endpoint does not offer them)
+	 * revoke and recover are refused with 403 {@code access_denied} otherwise, as the endpoint does not offer them)
 	 */
 	public TargetLeaseConsoleController(TargetLeaseAdminOperations operations, AdminCaller caller,
 			AdminAuditor auditor, ConsoleAuditReader reader, ConsoleProperties properties, int maxBodyBytes,
@@ -161,6 +161,12 @@ public class TargetLeaseConsoleController {
 	@PostMapping("/api/revoke")
 	ResponseEntity<String> revoke(HttpServletRequest request) {
 		return withBody(request, AuditEventType.REVOKE, this.operations::revoke);
+	}
+
+	/** Recovery of the selected program (the admin endpoint's {@code recover}, Redis store only). */
+	@PostMapping("/api/recover")
+	ResponseEntity<String> recover(HttpServletRequest request) {
+		return withBody(request, AuditEventType.REVOKE, this.operations::recover);
 	}
 
 	// ---------------------------------------------------------------- the durable audit streams

@@ -73,6 +73,24 @@ class ConsoleJsonTests {
 		assertThat(ConsoleJson.inScope(OPERATOR, noActor)).isTrue();
 	}
 
+	/** Issue 36: a recovery's request event names the program, not a lease: not a loss (its leases have theirs). */
+	@Test
+	void aRecoveryRequestEventIsNotALeaseLoss() {
+		Map<String, String> request = event("target_lease_revoke", "2026-12-01T10:00:02.000Z", "lease_x", "usernamegen",
+				"result_code", "lease_revoked");
+		request.remove("lease_id");
+		request.remove("actor_name");
+		request.remove("target_namespace");
+		request.remove("target_id");
+		Map<String, String> revoked = event("target_lease_revoke", "2026-12-01T10:00:01.000Z", "lease_1",
+				"usernamegen", "result_code", "lease_revoked", "reason", "restored from backup");
+		ConsoleAuditReader.StreamRead read = new ConsoleAuditReader.StreamRead(true, List.of(request, revoked),
+				List.of());
+		JsonNode health = ConsoleJson.MAPPER.readTree(ConsoleJson.health(OPERATOR, read, 10, "c"));
+		assertThat(health.get("lease_losses")).singleElement()
+			.satisfies((loss) -> assertThat(loss.get("lease_id").asString()).isEqualTo("lease_1"));
+	}
+
 	@Test
 	void eventsOfOneLeaseNewestFirstWithoutCredentialOrTraceIds() {
 		ConsoleAuditReader.StreamRead read = new ConsoleAuditReader.StreamRead(true,
