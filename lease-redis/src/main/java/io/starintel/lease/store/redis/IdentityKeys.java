@@ -95,6 +95,15 @@ final class IdentityKeys {
 	}
 
 	/**
+	 * Where storage v2 kept an acquire's result (the lock key in its hash): read only for an identity converted from
+	 * v2, so that a v2 request retried after the upgrade still replays its result.
+	 */
+	byte[] v2AcquireIdempotency(String principalId, String requestId) {
+		return IdempotencyKeys.key(this.idempotencyPrefix, Operation.ACQUIRE.wireName(), this.lockKey, principalId,
+				requestId);
+	}
+
+	/**
 	 * A new lease id for the acquire whose idempotency key is given: {@code lease_<its 40-hex hash>_<random>}, so
 	 * that the acquire's result resolves the lease id without a key of its own (RedisKeys#leaseResolution); the random
 	 * part keeps a re-execution after data loss from reusing an id.

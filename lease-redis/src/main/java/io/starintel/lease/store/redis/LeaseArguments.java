@@ -54,7 +54,8 @@ final class LeaseArguments {
 	}
 
 	FunctionCall acquire(IdentityKeys t, AcquireRequest r, byte[] idempotencyKey, String leaseId) {
-		byte[][] keys = { t.identityKey, idempotencyKey, t.programIndexKey, t.expiryQueueKey, t.auditKey };
+		byte[][] keys = { t.identityKey, idempotencyKey, t.programIndexKey, t.expiryQueueKey, t.auditKey,
+				t.v2AcquireIdempotency(r.principalId(), r.requestId()) };
 		byte[][] args = { millis(r.deadlineAt()), t.digestBytes, this.settings.policy(), bytes(r.digest()),
 				t.identityPrefixBytes, number(effectiveTtl(r)), timesTail(r),
 				joined(leaseId, r.owner().principalId(), r.owner().serviceInstanceId(), r.owner().clientId(),

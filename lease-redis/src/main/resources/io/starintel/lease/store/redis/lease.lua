@@ -52,12 +52,12 @@ end
 -- yet is looked up in storage v2 (record, counter, mark); a writer then stores it in v3 (store_identity).
 local FIELDS = { 'm', 'f', 'c', 'h', 'e', 'p', 'a', 'n' }
 local function load_identity(key, base, digest, identity)
-  local v = r_pcall('HMGET', key, 'm', 'f', 'c', 'h', 'e', 'p', 'a', 'n')
+  local v = r_pcall('HMGET', key, 'm', 'f', 'c', 'h', 'e', 'p', 'a', 'n', 'v')
   if v['err'] then -- not a hash: nothing this library wrote
     return { key = key, base = base, digest = digest, status = 'corrupt' }
   end
   local id = { key = key, base = base, digest = digest, m = v[1] or nil, f = v[2] or nil, c = v[3] or nil,
-    h = v[4] or nil, e = v[5] or nil, p = v[6] or nil, a = v[7] or nil, n = v[8] or nil }
+    h = v[4] or nil, e = v[5] or nil, p = v[6] or nil, a = v[7] or nil, n = v[8] or nil, from_v2 = v[9] or nil }
   if not (id.m or id.f or id.c or id.h or id.e or id.p or id.n) then
     -- no v3 hash: the identity's storage v2 keys, if any (read only here; store_identity converts)
     local text = r_pcall('GET', base .. 'lease:' .. digest)
@@ -111,6 +111,11 @@ local function stamp_fields(id, out)
   out[#out + 1] = current_node()
   if id.fresh or id.v2 then
     r_call('SET', id.base .. 'lease:' .. id.digest, TOMBSTONE)
+    if id.v2 then -- an identity converted from storage v2: its acquires' v2 idempotency keys are looked up too
+      out[#out + 1] = 'v'
+      out[#out + 1] = '2'
+      id.from_v2 = '2'
+    end
     id.fresh, id.v2 = false, false
     -- the first write of an identity read from storage v2 carries everything read there into the v3 hash
     local has = {}
@@ -372,8 +377,8 @@ end
 
 -- acquire: KEYS l:D, idem:H (an acquire's key is the request id's program-wide: no lock key in its hash, so a
 -- request id reused on another identity meets the first one's result, whose request digest differs, and is
--- idempotency_conflict; IdentityKeys#idempotency), idx:program, idx:expiry, audit. ARGV deadline, digest, policy,
--- request digest, identity,
+-- idempotency_conflict; IdentityKeys#idempotency), idx:program, idx:expiry, audit, the request's storage v2
+-- idempotency key (read only for an identity from storage v2). ARGV deadline, digest, policy, request digest, identity,
 -- effective TTL (min(ttl, maximum lifetime), ms), times tail (SEP ttl SEP maximum_lifetime), fixed rest (the fixed
 -- part after the identity, lease id first), maximum active leases of the program ('' = none), recovery,
 -- audit_length.
@@ -389,6 +394,12 @@ local function acquire(keys, args, now)
   local digest = args[2]
   local id, refused = prepare(keys[1], base, digest, args[5], p, now, args[10], keys[5], args[11])
   if refused then return refused end
+  if id.v2 or id.from_v2 then
+    -- an identity from storage v2: a v2 acquire's result is kept under its v2 key (KEYS[6], the lock key in its
+    -- hash) for the retention, and a retry of that request replays it
+    local legacy = replay(id, p, now, keys[6], args[4])
+    if legacy then return legacy end
+  end
   if id.status == 'active' then
     return replay(id, p, now, keys[2], args[4]) or refuse('lease_conflict', 'none', now, id.r.expires - now)
   end
