@@ -136,7 +136,9 @@ final class LinearizationPoint {
 		return decideOnce(request.deadlineAt(), now -> {
 			IdempotencyLedger.Entry<LeaseResult> stored = this.results.find(idempotencyKey(request.operation(),
 					request.identity(), request.principalId(), request.requestId()), now);
-			if (stored == null) {
+			LeaseRecord lease = (stored != null) ? stored.result().lease() : null;
+			if (stored == null || (lease != null && !lease.identity().equals(request.identity()))) {
+				// none, or an acquire's result of another identity (its key is program-wide): none of this one's
 				return LeaseResult.failure(ResultCode.LEASE_NOT_FOUND, Reason.NONE, now);
 			}
 			return stored.result().asReplay(this.table.stateOf(stored.result(), now));

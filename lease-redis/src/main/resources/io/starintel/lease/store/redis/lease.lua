@@ -339,15 +339,21 @@ end
 local function replay(id, p, now, key, request_digest, stored)
   if stored == nil then stored = r_call('GET', key) end
   if not stored then return nil end
-  local sdigest, code, decided, record
+  local sdigest, code, decided, sd, record
   if s_byte(stored, 1) == 51 and s_byte(stored, 3) == 31 then -- '3' state SEP: v3
-    sdigest, code, decided, record = s_match(stored, '^3.\31([^\31]*)\31([^\31]*)\31([^\31]*)\31[^\31]*\31(.*)$')
+    sdigest, code, decided, sd, record = s_match(stored,
+      '^3.\31([^\31]*)\31([^\31]*)\31([^\31]*)\31([^\31]*)\31(.*)$')
   else -- storage v2: digest SEP code SEP decided SEP record
     sdigest, code, decided, record = s_match(stored, '^([^\31]*)\31([^\31]*)\31([^\31]*)\31(.*)$')
   end
   if not sdigest then return refuse('lease_backend_unavailable', 'corrupt_record', now) end
   if request_digest and sdigest ~= s_sub(request_digest, 1, #sdigest) then
     return refuse('idempotency_conflict', 'none', now)
+  end
+  -- an acquire's result names its identity (its key is program-wide): another identity's is none of this one's
+  if sd and sd ~= '' and sd ~= id.digest then
+    if request_digest then return refuse('idempotency_conflict', 'none', now) end
+    return nil
   end
   r_call('PEXPIRE', key, p.retention_text)
   if s_byte(record, 1) == 64 then -- '@': compact

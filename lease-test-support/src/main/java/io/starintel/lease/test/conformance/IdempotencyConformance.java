@@ -61,6 +61,11 @@ public abstract class IdempotencyConformance {
 		assertThat(reused.code()).isEqualTo(ResultCode.IDEMPOTENCY_CONFLICT);
 		assertThat(this.kit.inspect(this.kit.identity("t2")).code()).isEqualTo(ResultCode.LEASE_NOT_FOUND);
 		assertThat(this.kit.store().acquire(first).replayed()).isTrue();
+		// resolving the request id on the other identity finds nothing there (never the first identity's lease)
+		assertThat(this.kit.store().resolve(ResolveRequest.of(other, first.deadlineAt())).code())
+			.isEqualTo(ResultCode.LEASE_NOT_FOUND);
+		assertThat(this.kit.store().resolve(ResolveRequest.of(first, first.deadlineAt())).code())
+			.isEqualTo(ResultCode.LEASE_ACQUIRED);
 	}
 
 	@Test
