@@ -101,8 +101,7 @@ class FailoverLoadTests {
 					lastFailover = now;
 					lastWasKill = false;
 					run.fault("SENTINEL FAILOVER over " + former + " (" + held + "), former primary demoted", () -> {
-						sentinel.failover();
-						sentinel.awaitPromotion(redis, former, Duration.ofSeconds(60));
+						sentinel.failoverAndAwait(redis, former, Duration.ofSeconds(60));
 						redis.demoteFormerPrimary(former);
 					});
 				}

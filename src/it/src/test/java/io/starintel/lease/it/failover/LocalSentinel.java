@@ -30,6 +30,7 @@ import static org.awaitility.Awaitility.await;
  */
 public final class LocalSentinel implements AutoCloseable {
 
+
 	/** The monitored master's name. */
 	public static final String MASTER = "starintel-failover";
 
@@ -46,6 +47,8 @@ public final class LocalSentinel implements AutoCloseable {
 	private final NodeAdmin admin = new NodeAdmin();
 
 	private final Thread shutdownHook;
+
+	private Duration failoverTimeout = Duration.ofSeconds(30);
 
 	private LocalSentinel(RedisServerKind kind) {
 		this.kind = kind;
@@ -68,6 +71,7 @@ public final class LocalSentinel implements AutoCloseable {
 			throw new IllegalArgumentException("1 to 3 sentinels");
 		}
 		LocalSentinel sentinel = new LocalSentinel(redis.kind());
+		sentinel.failoverTimeout = failoverTimeout;
 		try {
 			Path binary = redis.kind().requireServerBinary();
 			for (int i = 0; i < count; i++) {
@@ -161,6 +165,30 @@ public final class LocalSentinel implements AutoCloseable {
 				}
 			}
 			FailoverLoadRun.sleep(200);
+		}
+	}
+
+	/**
+	 * Forces a failover away from {@code formerPrimaryPort} and waits for it: a forced failover that Sentinel starts
+	 * but aborts (the chosen replica did not turn primary within the failover timeout) promotes nobody, so the
+	 * failover is asked again until {@code timeout}. Returns the promoted port.
+	 */
+	public int failoverAndAwait(ReplicatedRedis redis, int formerPrimaryPort, Duration timeout) {
+		long until = System.nanoTime() + timeout.toNanos();
+		while (true) {
+			failover();
+			Duration left = Duration.ofNanos(Math.max(until - System.nanoTime(), 0));
+			// Sentinel aborts a failover whose replica does not turn primary within the failover timeout
+			Duration perAttempt = this.failoverTimeout.multipliedBy(3);
+			Duration attempt = left.compareTo(perAttempt) < 0 ? left : perAttempt;
+			try {
+				return awaitPromotion(redis, formerPrimaryPort, attempt);
+			}
+			catch (org.awaitility.core.ConditionTimeoutException ex) {
+				if (System.nanoTime() >= until) {
+					throw ex;
+				}
+			}
 		}
 	}
 

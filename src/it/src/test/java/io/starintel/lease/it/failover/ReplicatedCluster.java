@@ -58,7 +58,9 @@ public final class ReplicatedCluster implements AutoCloseable {
 			LocalRedisCluster cluster = LocalRedisCluster.start(kind, 1, base, "--cluster-node-timeout", "2000",
 					"--cluster-replica-validity-factor", "0", "--repl-diskless-sync-delay", "0",
 					"--repl-ping-replica-period", "1");
-			return new ReplicatedCluster(cluster, base);
+			ReplicatedCluster replicated = new ReplicatedCluster(cluster, base);
+			replicated.awaitEveryPrimaryReplicated(Duration.ofSeconds(30));
+			return replicated;
 		}
 		catch (RuntimeException | Error ex) {
 			releasePorts(base);
@@ -176,6 +178,16 @@ public final class ReplicatedCluster implements AutoCloseable {
 			}
 		}
 		return healthy;
+	}
+
+	/**
+	 * Waits until every primary has a live replica with its link up by the cluster's own view: a node's
+	 * {@code cluster_state:ok} comes before the gossip that tells it which node replicates which primary.
+	 */
+	private void awaitEveryPrimaryReplicated(Duration timeout) {
+		await("every primary with a replicating replica").atMost(timeout)
+			.pollInterval(Duration.ofMillis(100))
+			.until(() -> healthyPrimaries().size() == LocalRedisCluster.NODES);
 	}
 
 	/** A fresh program whose keys live on the given primary. */
