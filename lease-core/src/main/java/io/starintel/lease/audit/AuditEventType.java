@@ -18,7 +18,7 @@ public enum AuditEventType {
 	INSPECT("target_lease_inspect"),
 	LIST("target_lease_list"),
 	COMMIT_REJECTED("target_lease_commit_rejected"),
-	/** A commit authorization a caller requested (worker HTTP) and the store granted; rejections are COMMIT_REJECTED. */
+	/** A commit authorization the store granted (a job's fenced write or publish, or the worker API); rejections are COMMIT_REJECTED. */
 	COMMIT_AUTHORIZE("target_lease_commit_authorize"),
 	/** A resolve by request id of an earlier acquire, renew or release. */
 	RESOLVE("target_lease_resolve"),

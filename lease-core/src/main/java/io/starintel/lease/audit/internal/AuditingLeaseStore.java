@@ -254,10 +254,11 @@ public final class AuditingLeaseStore implements LeaseStore {
 	}
 
 	/**
-	 * A rejected authorization is always audited ({@code target_lease_commit_rejected}); a granted one only when a
-	 * caller requested it over HTTP (an {@link AuditContext} is bound: the worker API's authorize-commit), as
-	 * {@code target_lease_commit_authorize}. A job's fenced write is audited by its outcome, not per authorization. A
-	 * delegate that throws is audited as a rejection ({@code lease_backend_unavailable}, what the service answers).
+	 * Every authorization is a request and is audited (contract: every request emits an event): a granted one as
+	 * {@code target_lease_commit_authorize}, a rejected one as {@code target_lease_commit_rejected}, whoever asked (a
+	 * job's fenced publish or CouchDB write through the guard, or the worker API). Routine events, so a granted
+	 * commit's event goes through the non-blocking pipeline and adds no wait to the write. A delegate that throws is
+	 * audited as a rejection ({@code lease_backend_unavailable}, what the service answers).
 	 */
 	@Override
 	public LeaseResult authorizeCommit(CommitRequest request) {
@@ -273,9 +274,7 @@ public final class AuditingLeaseStore implements LeaseStore {
 					Reason.BACKEND_UNREACHABLE, null), started);
 			throw ex;
 		}
-		if (!result.isSuccess() || AuditContext.current() != null) {
-			this.operations.commit(request, result, started);
-		}
+		this.operations.commit(request, result, started);
 		return result;
 	}
 

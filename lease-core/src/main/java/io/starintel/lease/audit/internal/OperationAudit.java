@@ -111,7 +111,7 @@ final class OperationAudit {
 		return b.build();
 	}
 
-	/** Records the event of a commit authorization (rejected, or granted to an HTTP caller). */
+	/** Records the event of a commit authorization, granted or rejected. */
 	void commit(CommitRequest request, LeaseResult result, Instant started) {
 		AuditEventBuilder b = new AuditEventBuilder(
 				result.isSuccess() ? AuditEventType.COMMIT_AUTHORIZE : AuditEventType.COMMIT_REJECTED,

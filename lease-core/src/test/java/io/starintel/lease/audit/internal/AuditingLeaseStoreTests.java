@@ -222,8 +222,8 @@ class AuditingLeaseStoreTests {
 	}
 
 	/**
-	 * Resolve is audited as resolve; a granted commit authorization only when a caller asked over HTTP (a bound
-	 * audit context), a rejected one always.
+	 * Resolve is audited as resolve; every commit authorization by its outcome, whether a job's guard asked (no audit
+	 * context) or an HTTP caller (a bound audit context).
 	 */
 	@Test
 	void whenResolvedOrCommitAuthorizedThenTheirOwnEventTypes() {
@@ -241,9 +241,11 @@ class AuditingLeaseStoreTests {
 		store.authorizeCommit(commit);
 		assertThat(this.events).extracting(e -> e.eventType().wireName() + ":" + e.resultCode().wireName())
 			.containsExactly("target_lease_resolve:lease_acquired",
+					"target_lease_commit_authorize:lease_commit_authorized",
 					"target_lease_commit_authorize:lease_commit_authorized", "target_lease_revoke:lease_revoked",
 					"target_lease_commit_rejected:lease_lost");
 		assertThat(this.events.get(1).correlationId()).isEqualTo("corr-commit");
+		assertThat(this.events.get(2).correlationId()).isEqualTo("corr-commit");
 	}
 
 }
