@@ -16,6 +16,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.starintel.lease.audit.AuditSink;
+import io.starintel.lease.audit.internal.AsyncAuditPipeline;
 import io.starintel.lease.fence.amqp.internal.MicrometerFenceRejectionMeter;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -58,7 +59,12 @@ public final class FenceAmqpAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	ConsumerRejectionRecorder fenceRejections(ObjectProvider<AuditSink> auditSinks,
-			ObjectProvider<ConsumerRejectionRecorder.Meter> meter) {
+			ObjectProvider<AsyncAuditPipeline> auditPipeline, ObjectProvider<ConsumerRejectionRecorder.Meter> meter) {
+		// a consumer thread never waits on a sink: events go through the non-blocking pipeline when there is one
+		AsyncAuditPipeline pipeline = auditPipeline.getIfAvailable();
+		if (pipeline != null) {
+			return new ConsumerRejectionRecorder(pipeline::submit, meter.getIfAvailable());
+		}
 		return new ConsumerRejectionRecorder(auditSinks.orderedStream().toList(), meter.getIfAvailable());
 	}
 

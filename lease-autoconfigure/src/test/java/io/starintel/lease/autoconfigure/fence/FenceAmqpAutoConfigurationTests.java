@@ -1,13 +1,17 @@
 package io.starintel.lease.autoconfigure.fence;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.audit.AuditSink;
+import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.fence.amqp.ConsumeRejection;
 import io.starintel.lease.fence.amqp.internal.ConsumerRejectionRecorder;
@@ -32,6 +36,8 @@ import io.starintel.lease.store.LeaseStore;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.mockito.Mockito.mock;
 
 class FenceAmqpAutoConfigurationTests {
@@ -65,6 +71,38 @@ class FenceAmqpAutoConfigurationTests {
 					.tag("forged", "true")
 					.counter()
 					.count()).isEqualTo(1.0);
+				assertThat(events).singleElement()
+					.satisfies((event) -> assertThat(event.eventType()).isEqualTo(AuditEventType.COMMIT_REJECTED));
+			});
+	}
+
+	@Test
+	void whenTheAuditPipelineExistsThenARejectionNeverWaitsOnASink() {
+		CountDownLatch sinkHeld = new CountDownLatch(1);
+		List<AuditEvent> events = new CopyOnWriteArrayList<>();
+		AuditSink blocking = (event) -> {
+			try {
+				sinkHeld.await();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			events.add(event);
+		};
+		this.runner.withConfiguration(AutoConfigurations.of(LeaseAuditAutoConfiguration.class))
+			.withPropertyValues("starintel.lease.tenant=t", "starintel.lease.program=p",
+					"starintel.lease.owner.service-principal=prn_test")
+			.withBean(LeaseStore.class, InMemoryLeaseStore::new)
+			.withBean(AuditSink.class, () -> blocking)
+			.run((context) -> {
+				ConsumerRejectionRecorder recorder = context.getBean(ConsumerRejectionRecorder.class);
+				// synchronous delivery would park this thread on the latch, which only the test itself counts down
+				assertTimeoutPreemptively(Duration.ofSeconds(10),
+						() -> recorder.rejected(ProgramScope.of("t", "p"), ConsumeRejection.TOKEN_BELOW_HIGH_WATER_MARK,
+								"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ", 42, "", "lease_1", "trace_1"));
+				assertThat(events).isEmpty();
+				sinkHeld.countDown();
+				await().atMost(Duration.ofSeconds(10)).until(() -> !events.isEmpty());
 				assertThat(events).singleElement()
 					.satisfies((event) -> assertThat(event.eventType()).isEqualTo(AuditEventType.COMMIT_REJECTED));
 			});

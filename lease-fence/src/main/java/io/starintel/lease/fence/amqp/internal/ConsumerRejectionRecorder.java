@@ -3,6 +3,7 @@ package io.starintel.lease.fence.amqp.internal;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -18,7 +19,8 @@ import io.starintel.lease.audit.internal.AuditEventBuilder;
 
 /**
  * The audit/metric record of consumer-side rejections: one structured WARN line per rejection with
- * {@code event_type=target_lease_commit_rejected}, an audit event of that type to every {@link AuditSink}, and a
+ * {@code event_type=target_lease_commit_rejected}, an audit event of that type (handed to the non-blocking audit
+ * pipeline in a Boot application, so a consumer thread never waits on a sink; or written to the given sinks), and a
  * count per reason ({@link Meter}: {@link MicrometerFenceRejectionMeter} counts in
  * {@value MicrometerFenceRejectionMeter#COUNTER}, tagged by enforcement point and reason).
  *
@@ -34,19 +36,41 @@ public class ConsumerRejectionRecorder {
 
 	private final AtomicLong count = new AtomicLong();
 
-	private final List<AuditSink> sinks;
+	private final @Nullable Consumer<AuditEvent> audit;
 
 	private final @Nullable Meter meter;
 
 	/** Counts (this instance only), logs; no audit sinks, no metrics. */
 	public ConsumerRejectionRecorder() {
-		this(List.of(), null);
+		this((Consumer<AuditEvent>) null, null);
 	}
 
-	/** Counts, logs, audits to {@code sinks} and meters through {@code meter}. */
+	/** Counts, logs, writes each event to every one of {@code sinks} on the rejecting thread, meters. */
 	public ConsumerRejectionRecorder(List<AuditSink> sinks, @Nullable Meter meter) {
-		this.sinks = List.copyOf(sinks);
+		this(sinks.isEmpty() ? null : toEvery(List.copyOf(sinks)), meter);
+	}
+
+	/**
+	 * Counts, logs, hands each event to {@code audit} (the audit pipeline's non-blocking submit), meters through
+	 * {@code meter}.
+	 */
+	public ConsumerRejectionRecorder(@Nullable Consumer<AuditEvent> audit, @Nullable Meter meter) {
+		this.audit = audit;
 		this.meter = meter;
+	}
+
+	private static Consumer<AuditEvent> toEvery(List<AuditSink> sinks) {
+		return (event) -> {
+			for (AuditSink sink : sinks) {
+				try {
+					sink.record(event);
+				}
+				catch (RuntimeException ex) {
+					logger.warn("Fence rejection audit event not recorded by a sink, error={}",
+							ex.getClass().getSimpleName());
+				}
+			}
+		};
 	}
 
 	/** Records one rejection of a delivery by the consumer of {@code scope}. */
@@ -64,7 +88,8 @@ public class ConsumerRejectionRecorder {
 				logger.debug("Fence rejection not metered: {}", ex.getClass().getSimpleName());
 			}
 		}
-		if (this.sinks.isEmpty()) {
+		Consumer<AuditEvent> audit = this.audit;
+		if (audit == null) {
 			return;
 		}
 		Instant now = Instant.now();
@@ -75,13 +100,11 @@ public class ConsumerRejectionRecorder {
 			.execution("invalid".equals(traceId) ? null : traceId, null, null)
 			.reason("amqp_consume:" + reason.wireName())
 			.build();
-		for (AuditSink sink : this.sinks) {
-			try {
-				sink.record(event);
-			}
-			catch (RuntimeException ex) {
-				logger.warn("Fence rejection audit event not recorded, error={}", ex.getClass().getSimpleName());
-			}
+		try {
+			audit.accept(event);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Fence rejection audit event not recorded, error={}", ex.getClass().getSimpleName());
 		}
 	}
 
