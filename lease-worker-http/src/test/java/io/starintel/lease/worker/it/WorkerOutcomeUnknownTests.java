@@ -1,0 +1,150 @@
+package io.starintel.lease.worker.it;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+import org.springframework.boot.Banner;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+
+import io.starintel.lease.audit.AuditEvent;
+import io.starintel.lease.audit.AuditSink;
+import io.starintel.lease.test.FaultProxy;
+import io.starintel.lease.test.TestServers;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The worker API's answer to a timeout after submission, on two assembled applications (the auto-configured Redis
+ * store, audit and worker API over real HTTP), one reaching real Redis through a proxy that forwards requests and
+ * drops replies, the other directly: the acquire commits on the server, the proxied application answers 503
+ * {@code lease_outcome_unknown} (retryable, with a retry hint) and audits exactly that; a resolve by the same request
+ * id on the other application returns the committed lease, as does the retried acquire.
+ */
+class WorkerOutcomeUnknownTests {
+
+	/** The application as a user assembles it: auto-configuration only, plus a sink that keeps the audit events. */
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	static class App {
+
+		@Bean
+		Recorded recordedAuditEvents() {
+			return new Recorded();
+		}
+
+	}
+
+	static final class Recorded implements AuditSink {
+
+		final List<AuditEvent> events = new CopyOnWriteArrayList<>();
+
+		@Override
+		public void record(AuditEvent event) {
+			this.events.add(event);
+		}
+
+	}
+
+	@Test
+	void aLostReplyIsOutcomeUnknown503AndResolveReturnsTheCommittedLease() throws IOException {
+		URI redis = TestServers.redisUri();
+		Map<String, Object> credentials = new LinkedHashMap<>();
+		WorkerTestApplication.register((name, value) -> credentials.put(name, value.get()));
+		try (FaultProxy proxy = new FaultProxy(new InetSocketAddress(redis.getHost(), redis.getPort()));
+				ConfigurableApplicationContext proxied = start(credentials,
+						"redis://127.0.0.1:" + proxy.port());
+				ConfigurableApplicationContext direct = start(credentials, redis.toString())) {
+			WorkerHttp throughProxy = http(proxied);
+			WorkerHttp other = http(direct);
+			Recorded audit = proxied.getBean(Recorded.class);
+			// warm-up through the proxy while it forwards replies (the library is loaded on the server)
+			WorkerHttp.Reply warm = acquire(throughProxy, WorkerApiTests.target(), WorkerApiTests.rid(),
+					Instant.now().plusSeconds(5));
+			assertThat(warm.status()).as(warm.body()).isEqualTo(200);
+
+			proxy.dropReplies(true);
+			long sentBefore = proxy.forwardedRequestBytes();
+			long droppedBefore = proxy.droppedReplyBytes();
+			String target = WorkerApiTests.target();
+			String requestId = WorkerApiTests.rid();
+			WorkerHttp.Reply unknown = acquire(throughProxy, target, requestId, Instant.now().plusMillis(700));
+			assertThat(unknown.status()).as(unknown.body()).isEqualTo(503);
+			assertThat(unknown.code()).isEqualTo("lease_outcome_unknown");
+			assertThat(unknown.json().path("retryable").asBoolean()).isTrue();
+			assertThat(unknown.json().path("retry_after_ms").asLong()).isPositive();
+			assertThat(unknown.json().has("lease")).isFalse();
+			assertThat(proxy.forwardedRequestBytes()).as("the request was submitted").isGreaterThan(sentBefore);
+			await("the server answered the command whose reply was dropped").atMost(Duration.ofSeconds(30))
+				.pollInterval(Duration.ofMillis(10))
+				.until(() -> proxy.droppedReplyBytes() > droppedBefore);
+			// one audit event for the request, with the code the caller was answered
+			String correlation = unknown.json().path("correlation_id").asString();
+			await().atMost(Duration.ofSeconds(10))
+				.untilAsserted(() -> assertThat(audit.events)
+					.filteredOn((event) -> correlation.equals(event.correlationId()))
+					.extracting((event) -> event.eventType().wireName() + ":" + event.resultCode().wireName())
+					.containsExactly("target_lease_acquire:lease_outcome_unknown"));
+
+			ObjectNode resolve = WorkerHttp.JSON.createObjectNode();
+			resolve.put("service_instance_id", "inst-u");
+			resolve.set("lock_identity", WorkerApiTests.identity(target));
+			resolve.put("operation", "acquire");
+			resolve.put("request_id", requestId);
+			WorkerHttp.Reply resolved = other.post("/lease/v1/leases/resolve", resolve.toString(), WorkerApiTests.A);
+			assertThat(resolved.status()).as(resolved.body()).isEqualTo(200);
+			assertThat(resolved.code()).isEqualTo("lease_acquired");
+			assertThat(resolved.json().path("current_state").asString()).isEqualTo("active");
+			JsonNode lease = resolved.json().path("lease");
+			assertThat(lease.path("lock_identity").path("target_id").asString()).isEqualTo(target);
+			assertThat(lease.path("fencing_token").asLong()).isPositive();
+			// the retried acquire (same request id, same body) returns the same committed lease
+			WorkerHttp.Reply retried = acquire(other, target, requestId, Instant.now().plusSeconds(5));
+			assertThat(retried.status()).as(retried.body()).isEqualTo(200);
+			assertThat(retried.json().path("replayed").asBoolean()).isTrue();
+			assertThat(retried.json().path("lease").path("lease_id").asString())
+				.isEqualTo(lease.path("lease_id").asString());
+			assertThat(retried.json().path("lease").path("fencing_token").asLong())
+				.isEqualTo(lease.path("fencing_token").asLong());
+		}
+	}
+
+	private static ConfigurableApplicationContext start(Map<String, Object> credentials, String redisUrl) {
+		Map<String, Object> properties = new LinkedHashMap<>(credentials);
+		properties.put("server.port", "0");
+		properties.put("spring.data.redis.url", redisUrl);
+		// as arguments: they take precedence over the test application.properties, as an operator's would
+		String[] arguments = properties.entrySet()
+			.stream()
+			.map((entry) -> "--" + entry.getKey() + "=" + entry.getValue())
+			.toArray(String[]::new);
+		return new SpringApplicationBuilder(App.class).bannerMode(Banner.Mode.OFF).run(arguments);
+	}
+
+	private static WorkerHttp http(ConfigurableApplicationContext app) {
+		return new WorkerHttp(app.getEnvironment().getRequiredProperty("local.server.port", Integer.class));
+	}
+
+	private static WorkerHttp.Reply acquire(WorkerHttp http, String target, String requestId, Instant deadline) {
+		ObjectNode body = WorkerApiTests.acquireBody(target, requestId, "inst-u");
+		body.put("deadline_at", deadline.toString());
+		body.put("ttl_ms", 60_000);
+		return http.post("/lease/v1/leases/acquire", body.toString(), WorkerApiTests.A);
+	}
+
+}
