@@ -4,6 +4,7 @@ import io.starintel.lease.admin.AdminCaller;
 import io.starintel.lease.admin.AdminProperties;
 import io.starintel.lease.admin.internal.AdminAuditor;
 import io.starintel.lease.admin.internal.BootAuditEventSink;
+import io.starintel.lease.admin.internal.DocumentFenceRecovery;
 import io.starintel.lease.admin.internal.TargetLeaseAdminEndpoint;
 import io.starintel.lease.admin.internal.TargetLeaseAdminOperations;
 import io.starintel.lease.http.internal.TenantAdmission;
@@ -13,6 +14,8 @@ import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;
 import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
 import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.OperationClasses;
+import io.starintel.lease.fence.couchdb.FenceRecovery;
+import io.starintel.lease.fence.couchdb.FencedDocumentRecovery;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.LeaseStore;
 import org.springframework.beans.factory.ObjectProvider;
@@ -83,11 +86,38 @@ public final class TargetLeaseAdminAutoConfiguration {
 	TargetLeaseAdminOperations targetLeaseAdminOperations(LeaseService service, ObjectProvider<LeaseStore> stores,
 			AdminCaller caller, TenantAdmission admission, AdminProperties properties,
 			ObjectProvider<LeasePolicy> policy, ObjectProvider<OperationClasses> operationClasses,
-			AdminAuditor auditor) {
+			AdminAuditor auditor, ObjectProvider<DocumentFenceRecovery> documentRecovery) {
 		// recovery needs the Redis store's own API: found through whatever decorates the single lease store bean
-		return new TargetLeaseAdminOperations(service, stores.getIfUnique(), caller, admission, properties,
-				policy.getIfAvailable(LeasePolicy::defaults), operationClasses.getIfAvailable(OperationClasses::defaults),
-				auditor);
+		TargetLeaseAdminOperations operations = new TargetLeaseAdminOperations(service, stores.getIfUnique(), caller,
+				admission, properties, policy.getIfAvailable(LeasePolicy::defaults),
+				operationClasses.getIfAvailable(OperationClasses::defaults), auditor);
+		documentRecovery.ifAvailable(operations::setDocumentRecovery);
+		return operations;
+	}
+
+	/**
+	 * The endpoint's {@code recover-document}: lease-fence's forged-fence recovery of CouchDB documents, when the
+	 * application has one ({@code starintel.lease.fence.couchdb.recovery.*}); looked up per request, so it is
+	 * found wherever the fence auto-configuration runs in the ordering.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = { "io.starintel.lease.fence.couchdb.FencedDocumentRecovery", "org.ektorp.CouchDbConnector" })
+	static class DocumentRecoveryConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		DocumentFenceRecovery targetLeaseDocumentFenceRecovery(ObjectProvider<FencedDocumentRecovery> recovery) {
+			return (scope, documentId, recoveryId) -> {
+				FencedDocumentRecovery configured = recovery.getIfAvailable();
+				if (configured == null) {
+					return null;
+				}
+				FenceRecovery outcome = configured.recover(scope, documentId, recoveryId);
+				return new DocumentFenceRecovery.Outcome(outcome.status().wireName(), outcome.replacedToken(),
+						outcome.token(), outcome.restoredFrom());
+			};
+		}
+
 	}
 
 	@Bean

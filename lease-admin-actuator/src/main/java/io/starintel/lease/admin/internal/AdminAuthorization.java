@@ -73,6 +73,8 @@ final class AdminAuthorization {
 
 		private @Nullable String requestId;
 
+		private @Nullable String reason;
+
 		private Call(AuditEventType type, String correlationId) {
 			this.type = type;
 			this.correlationId = correlationId;
@@ -100,6 +102,11 @@ final class AdminAuthorization {
 		/** Records the parsed identity (audited with a refusal). */
 		void identity(LockIdentity parsed) {
 			this.identity = parsed;
+		}
+
+		/** Records the administrator's reason (audited with the request's event). */
+		void reason(String parsed) {
+			this.reason = parsed;
 		}
 
 		/** Records the parsed request id (audited with a refusal). */
@@ -177,6 +184,9 @@ final class AdminAuthorization {
 			}
 			else {
 				event.scope(this.scope);
+			}
+			if (this.reason != null) {
+				event.reason(this.reason);
 			}
 			// the durable stream only for a program within the caller's scope: no streams for programs it may not see
 			boolean inScope = current != null && ((this.identity != null) ? current.allows(this.identity)

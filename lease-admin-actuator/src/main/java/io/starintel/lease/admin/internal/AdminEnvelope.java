@@ -82,6 +82,24 @@ final class AdminEnvelope {
 		return HttpEnvelope.write(body);
 	}
 
+	/**
+	 * A forged-fence recovery of a CouchDB document: {@code lease_revoked} (the forged fence is revoked) with the
+	 * program, the replaced token, the document's token now and the restored revision (absent for a tombstone).
+	 */
+	static String documentRecovered(String correlationId, ProgramScope scope, DocumentFenceRecovery.Outcome outcome) {
+		ObjectNode body = HttpEnvelope.success(ResultCode.LEASE_REVOKED, correlationId);
+		ObjectNode recovery = body.putObject("document_recovery");
+		recovery.put("tenant_id", scope.tenantId());
+		recovery.put("program_id", scope.programId());
+		recovery.put("status", outcome.status());
+		recovery.put("replaced_token", outcome.replacedToken());
+		recovery.put("fencing_token", outcome.token());
+		if (outcome.restoredRevision() != null) {
+			recovery.put("restored_revision", outcome.restoredRevision());
+		}
+		return HttpEnvelope.write(body);
+	}
+
 	/** An error envelope; {@code detail} (only for invalid_lease_request) names a field and rule, never a value. */
 	static String error(ResultCode code, String correlationId, long retryAfterMs, @Nullable String detail) {
 		ObjectNode body = HttpEnvelope.error(code, correlationId, message(code, detail));

@@ -94,7 +94,7 @@ public final class AdminRequestAudit {
 		if (uri == null) {
 			return AuditEventType.INSPECT;
 		}
-		if (uri.endsWith("/revoke") || uri.endsWith("/recover")) {
+		if (uri.endsWith("/revoke") || uri.endsWith("/recover") || uri.endsWith("/recover-document")) {
 			return AuditEventType.REVOKE;
 		}
 		if (uri.endsWith("/force-release")) {

@@ -49,6 +49,11 @@ final class AdminRequestParser {
 	private static final Set<String> RECOVER_BODY = Set.of("tenant_id", "program_id", "node", "all_nodes", "reason",
 			"deadline_at");
 
+	private static final Set<String> RECOVER_DOCUMENT_BODY = Set.of("tenant_id", "program_id", "document_id", "reason");
+
+	/** A CouchDB document id a recovery may name: not a design or system document, no control characters. */
+	private static final Pattern DOCUMENT_ID = Pattern.compile("[^_\\p{Cntrl}][^\\p{Cntrl}]{0,511}");
+
 	/** A cluster node as {@code host:port} (a host name, IPv4 or bracketed IPv6 address, and a port). */
 	private static final Pattern NODE = Pattern
 		.compile("(\\[[0-9A-Fa-f:.]{2,45}\\]|[A-Za-z0-9][A-Za-z0-9.-]{0,252}):[0-9]{1,5}");
@@ -172,6 +177,28 @@ final class AdminRequestParser {
 		String reason = StrictJson.requiredString(json, "reason");
 		AdminRequest.requireValidReason(reason);
 		return new RecoverQuery(scope, node, reason, deadline(StrictJson.string(json, "deadline_at", false)));
+	}
+
+	/** A forged-fence recovery of one CouchDB document: the program, the document id and the reason. */
+	RecoverDocumentQuery recoverDocument(byte[] body, AdminAuthorization.Call call) {
+		ObjectNode json = StrictJson.object(body, RECOVER_DOCUMENT_BODY);
+		ProgramScope scope = ProgramScope.of(StrictJson.requiredString(json, "tenant_id"),
+				StrictJson.requiredString(json, "program_id"));
+		call.scope(scope);
+		String documentId = StrictJson.requiredString(json, "document_id");
+		if (!DOCUMENT_ID.matcher(documentId).matches()) {
+			throw new InvalidLeaseRequestException("document_id",
+					"1-512 characters, no control characters, not a design or system document");
+		}
+		String reason = StrictJson.requiredString(json, "reason");
+		AdminRequest.requireValidReason(reason);
+		call.reason(reason);
+		return new RecoverDocumentQuery(scope, documentId, reason);
+	}
+
+	/** What {@link #recoverDocument} parsed. */
+	record RecoverDocumentQuery(ProgramScope scope, String documentId, String reason) {
+
 	}
 
 	private static InvalidLeaseRequestException oneTarget() {

@@ -21,13 +21,14 @@ import org.springframework.http.MediaType;
 
 /**
  * The target-lease admin actuator endpoint ({@code targetleases}): list and inspect are read operations, inspect by
- * identity, force-release, revoke and recover are write operations, so
+ * identity, force-release, revoke, recover and recover-document are write operations, so
  * {@code management.endpoints.access.max-permitted} and {@code management.endpoint.targetleases.access}, exposure,
  * the management port and base path apply as to any actuator endpoint.
  *
  * <p>Paths under {@code <actuator base path>/targetleases}: {@code GET} (list), {@code GET /{lease_id}} (inspect),
  * {@code POST /inspect}, {@code POST /force-release}, {@code POST /revoke}, {@code POST /recover} (failover or
- * restore recovery on the Redis store: {@link TargetLeaseAdminOperations#recover}); any other path is 400
+ * restore recovery on the Redis store: {@link TargetLeaseAdminOperations#recover}), {@code POST /recover-document}
+ * (a CouchDB document's forged fence: {@link TargetLeaseAdminOperations#recoverDocument}); any other path is 400
  * {@code invalid_lease_request}. The operations declare no parameter but the path: they read the raw query and the
  * bounded JSON body of the request being served ({@link AdminRequestAudit}, {@link AdminRequestShield}) so that the
  * contract's strict input rules hold, and answer the contract's envelopes. An unexpected failure is 503
@@ -79,7 +80,10 @@ public final class TargetLeaseAdminEndpoint {
 		return serve(AuditEventType.LIST, this::unknown);
 	}
 
-	/** {@code POST /inspect}, {@code /force-release}, {@code /revoke} or {@code /recover} with a JSON body. */
+	/**
+	 * {@code POST /inspect}, {@code /force-release}, {@code /revoke}, {@code /recover} or {@code /recover-document}
+	 * with a JSON body.
+	 */
 	@WriteOperation
 	public WebEndpointResponse<String> write(@Selector(match = Match.ALL_REMAINING) String[] path) {
 		return serve(AuditEventType.INSPECT, (request, correlationId) -> {
@@ -89,6 +93,7 @@ public final class TargetLeaseAdminEndpoint {
 				case "force-release" -> withBody(request, correlationId, this.operations::forceRelease);
 				case "revoke" -> withBody(request, correlationId, this.operations::revoke);
 				case "recover" -> withBody(request, correlationId, this.operations::recover);
+				case "recover-document" -> withBody(request, correlationId, this.operations::recoverDocument);
 				default -> unknown(request, correlationId);
 			};
 		});

@@ -51,6 +51,8 @@ public final class TargetLeaseAdminOperations {
 
 	private final @Nullable LeaseStore store;
 
+	private DocumentFenceRecovery documentRecovery = DocumentFenceRecovery.NONE;
+
 	/**
 	 * Operations over the lease service.
 	 * @param service the lease service: the one audited, observed, exception-mapped store
@@ -216,6 +218,70 @@ public final class TargetLeaseAdminOperations {
 				return response;
 			});
 		});
+	}
+
+	/** The forged-fence recovery of CouchDB documents ({@link #recoverDocument}); none by default. */
+	public void setDocumentRecovery(DocumentFenceRecovery documentRecovery) {
+		this.documentRecovery = java.util.Objects.requireNonNull(documentRecovery, "documentRecovery");
+	}
+
+	/**
+	 * {@code POST .../targetleases/recover-document}: repairs a fenced CouchDB document whose fence was forged (a
+	 * token above anything the lease store issued blocks its legitimate holder), with the same authority as a
+	 * program recovery (an administrator with {@code targets:revoke} and no actor or target restriction, in scope
+	 * for the program) and a reason. {@code 200 lease_revoked} with {@code document_recovery} when the forged fence
+	 * was replaced; {@code 400} when there is nothing to recover (the fence is not forged, the document is not
+	 * fenced, its identity never had a lease) or no recovery is configured; {@code 404} for a missing document;
+	 * {@code 409 lease_conflict} when it changed meanwhile; {@code 503} when CouchDB or Redis did not answer or
+	 * CouchDB refused the recovery user. One durable audit event with the code answered and the reason.
+	 */
+	public AdminResponse recoverDocument(byte[] body, String correlationId) {
+		AdminAuthorization.Call call = this.authorization.call(AuditEventType.REVOKE, correlationId);
+		return call.run(() -> {
+			AdminRequestParser.RecoverDocumentQuery query = this.parser.recoverDocument(body, call);
+			AdminGrant grant = call.grant();
+			boolean unrestricted = grant.actors().isEmpty() && grant.targets().isEmpty();
+			AdminResponse denied = call.check(AdminCapability.REVOKE, unrestricted && grant.allows(query.scope()),
+					ResultCode.ACCESS_DENIED);
+			if (denied != null) {
+				return denied;
+			}
+			return call.admitted(() -> {
+				DocumentFenceRecovery.Outcome outcome;
+				try {
+					outcome = this.documentRecovery.recover(query.scope(), query.documentId(), correlationId);
+				}
+				catch (RuntimeException ex) {
+					outcome = new DocumentFenceRecovery.Outcome("backend_unavailable", 0, 0, null);
+				}
+				ResultCode code = documentRecoveryCode(outcome);
+				call.audit(code);
+				if (code == ResultCode.LEASE_REVOKED) {
+					return new AdminResponse(200,
+							AdminEnvelope.documentRecovered(correlationId, query.scope(), outcome), 0);
+				}
+				String detail = (outcome == null)
+						? "document recovery needs starintel.lease.fence.couchdb.recovery.username"
+						: (code == ResultCode.INVALID_LEASE_REQUEST)
+								? "document_id: " + outcome.status().replace('_', ' ') : null;
+				return AdminResponse.error(code, correlationId, 0, detail);
+			});
+		});
+	}
+
+	/** The answer of a document recovery's outcome ({@code null}: no recovery configured). */
+	private static ResultCode documentRecoveryCode(DocumentFenceRecovery.@Nullable Outcome outcome) {
+		if (outcome == null) {
+			return ResultCode.INVALID_LEASE_REQUEST;
+		}
+		return switch (outcome.status()) {
+			case "recovered" -> ResultCode.LEASE_REVOKED;
+			case "not_forged", "not_fenced", "unknown_identity" -> ResultCode.INVALID_LEASE_REQUEST;
+			case "not_found" -> ResultCode.LEASE_NOT_FOUND;
+			case "conflict" -> ResultCode.LEASE_CONFLICT;
+			case "outcome_unknown" -> ResultCode.LEASE_OUTCOME_UNKNOWN;
+			default -> ResultCode.LEASE_BACKEND_UNAVAILABLE;
+		};
 	}
 
 	private static AdminResponse recover(RedisLeaseStore redis, AdminRequestParser.RecoverQuery query,

@@ -3,6 +3,7 @@ package io.starintel.lease.autoconfigure.couchdb;
 import java.net.MalformedURLException;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
 import org.ektorp.CouchDbConnector;
 import org.ektorp.CouchDbInstance;
 import org.ektorp.http.HttpClient;
@@ -49,9 +50,20 @@ public final class LeaseCouchDbAutoConfiguration {
 	@ConditionalOnMissingBean(HttpClient.class)
 	HttpClient couchDbHttpClient(CouchDbConnectionDetails details, LeaseCouchDbProperties properties,
 			ObjectProvider<CouchDbHttpClientBuilderCustomizer> customizers) {
+		return httpClient(details.url(), details.username(), details.password(), properties,
+				customizers.orderedStream().toList());
+	}
+
+	/**
+	 * An Ektorp client of the server at {@code url} as {@code username} (none: anonymous), with the connection
+	 * settings of {@code properties} and the customizers applied: the application's client, and the forged-fence
+	 * recovery's (its own user, {@code starintel.lease.fence.couchdb.recovery.*}).
+	 */
+	public static HttpClient httpClient(String url, @Nullable String username, @Nullable String password,
+			LeaseCouchDbProperties properties, List<CouchDbHttpClientBuilderCustomizer> customizers) {
 		StdHttpClient.Builder builder;
 		try {
-			builder = new StdHttpClient.Builder().url(details.url());
+			builder = new StdHttpClient.Builder().url(url);
 		}
 		catch (MalformedURLException ex) {
 			throw new LeaseConfigurationException(
@@ -59,10 +71,8 @@ public final class LeaseCouchDbAutoConfiguration {
 							"is not a URL (" + ex.getMessage() + ")")),
 					"Set starintel.lease.couchdb.url to the server's base URL, e.g. http://localhost:5984.");
 		}
-		String username = details.username();
 		if (username != null) {
 			builder.username(username);
-			String password = details.password();
 			if (password != null) {
 				builder.password(password);
 			}
@@ -72,7 +82,7 @@ public final class LeaseCouchDbAutoConfiguration {
 			.connectionTimeout((int) properties.connectTimeout().toMillis())
 			.socketTimeout((int) properties.socketTimeout().toMillis())
 			.maxConnections(properties.maxConnections());
-		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
+		customizers.forEach((customizer) -> customizer.customize(builder));
 		return builder.build();
 	}
 

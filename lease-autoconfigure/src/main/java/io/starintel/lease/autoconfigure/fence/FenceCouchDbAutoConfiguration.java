@@ -1,6 +1,12 @@
 package io.starintel.lease.autoconfigure.fence;
 
+import java.time.Clock;
+
 import org.ektorp.CouchDbConnector;
+import org.ektorp.http.HttpClient;
+import org.ektorp.impl.StdCouchDbConnector;
+import org.ektorp.impl.StdCouchDbInstance;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -14,7 +20,11 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.starintel.lease.audit.internal.AsyncAuditPipeline;
+import io.starintel.lease.autoconfigure.couchdb.CouchDbConnectionDetails;
+import io.starintel.lease.autoconfigure.couchdb.CouchDbHttpClientBuilderCustomizer;
 import io.starintel.lease.autoconfigure.couchdb.LeaseCouchDbAutoConfiguration;
+import io.starintel.lease.autoconfigure.couchdb.LeaseCouchDbProperties;
+import io.starintel.lease.fence.couchdb.FencedDocumentRecovery;
 import io.starintel.lease.fence.FenceGuard;
 import io.starintel.lease.fence.couchdb.DocumentMarkStore;
 import io.starintel.lease.store.LeaseStore;
@@ -71,6 +81,32 @@ public final class FenceCouchDbAutoConfiguration {
 		@ConditionalOnMissingBean
 		FencedCouchDbReader fencedCouchDbReader(CouchDbConnector connector, DocumentMarkStore marks) {
 			return new FencedCouchDbReader(connector, marks);
+		}
+
+		/**
+		 * The client of the forged-fence recovery: its own CouchDB user (with the role
+		 * {@code starintel_fence_recovery}), never an injection candidate for the application.
+		 */
+		@Bean(destroyMethod = "shutdown", defaultCandidate = false)
+		@ConditionalOnProperty(prefix = "starintel.lease.fence.couchdb.recovery", name = "username")
+		@ConditionalOnBean(CouchDbConnectionDetails.class)
+		HttpClient fenceRecoveryCouchDbHttpClient(CouchDbConnectionDetails details, FenceProperties properties,
+				LeaseCouchDbProperties couchDb, ObjectProvider<CouchDbHttpClientBuilderCustomizer> customizers) {
+			FenceProperties.Recovery recovery = properties.couchdb().recovery();
+			return LeaseCouchDbAutoConfiguration.httpClient(details.url(), recovery.username(), recovery.password(),
+					couchDb, customizers.orderedStream().toList());
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnProperty(prefix = "starintel.lease.fence.couchdb.recovery", name = "username")
+		@ConditionalOnBean(CouchDbConnectionDetails.class)
+		FencedDocumentRecovery fencedDocumentRecovery(
+				@Qualifier("fenceRecoveryCouchDbHttpClient") HttpClient recoveryClient, CouchDbConnector connector,
+				DocumentMarkStore marks) {
+			CouchDbConnector asRecoveryUser = new StdCouchDbConnector(connector.getDatabaseName(),
+					new StdCouchDbInstance(recoveryClient));
+			return new FencedDocumentRecovery(asRecoveryUser, marks, Clock.systemUTC());
 		}
 
 	}

@@ -54,8 +54,21 @@ public record FenceProperties(@DefaultValue("2s") Duration authorizationTimeout,
 	 *
 	 * @param installDesignDocument Whether the _design/starintel_fence design document is installed (idempotently)
 	 * at start-up.
+	 * @param recovery The CouchDB user that repairs documents with a forged fence.
 	 */
-	public record CouchDb(@DefaultValue("true") boolean installDesignDocument) {
+	public record CouchDb(@DefaultValue("true") boolean installDesignDocument, @DefaultValue Recovery recovery) {
+
+	}
+
+	/**
+	 * The CouchDB user of forged-fence recoveries (FencedDocumentRecovery, the admin endpoint's
+	 * recover-document): a user with the role starintel_fence_recovery, kept apart from the application's own
+	 * CouchDB user (which must not have the role). No recovery without a username.
+	 *
+	 * @param username Name of the CouchDB user with the role starintel_fence_recovery.
+	 * @param password Password of that user.
+	 */
+	public record Recovery(@Nullable String username, @Nullable String password) {
 
 	}
 

@@ -18,6 +18,10 @@ import io.starintel.lease.fence.couchdb.FencedCouchDbConnector;
 import io.starintel.lease.store.LeaseStore;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;
 
+import io.starintel.lease.autoconfigure.couchdb.LeaseCouchDbAutoConfiguration;
+import io.starintel.lease.fence.couchdb.FencedDocumentRecovery;
+import org.ektorp.http.HttpClient;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.argThat;
@@ -84,6 +88,41 @@ class FenceCouchDbAutoConfigurationTests {
 			.run((context) -> assertThat(context).hasSingleBean(DocumentMarkStore.class)
 				.hasSingleBean(FencedCouchDbReader.class)
 				.hasBean("fencedCouchDbConnector"));
+	}
+
+	@Test
+	void whenRecoveryUserAndConnectionDetailsThenForgedFenceRecoveryOnItsOwnClient() {
+		this.runner.withConfiguration(AutoConfigurations.of(LeaseCouchDbAutoConfiguration.class))
+			.withBean(StringRedisTemplate.class, () -> mock(StringRedisTemplate.class))
+			.withPropertyValues("starintel.lease.couchdb.url=http://127.0.0.1:1", "starintel.lease.couchdb.database=db",
+					"starintel.lease.fence.couchdb.install-design-document=false",
+					"starintel.lease.fence.couchdb.recovery.username=fence-recovery",
+					"starintel.lease.fence.couchdb.recovery.password=secret")
+			.run((context) -> {
+				assertThat(context).hasSingleBean(FencedDocumentRecovery.class).hasBean("fenceRecoveryCouchDbHttpClient");
+				// the application's own client stays the one injection candidate
+				assertThat(context.getBean(HttpClient.class)).isSameAs(context.getBean("couchDbHttpClient"));
+				assertThat(context.getBean(FencedDocumentRecovery.class).databaseName()).isEqualTo("db");
+			});
+	}
+
+	@Test
+	void whenNoRecoveryUserThenNoRecovery() {
+		this.runner.withConfiguration(AutoConfigurations.of(LeaseCouchDbAutoConfiguration.class))
+			.withBean(StringRedisTemplate.class, () -> mock(StringRedisTemplate.class))
+			.withPropertyValues("starintel.lease.couchdb.url=http://127.0.0.1:1", "starintel.lease.couchdb.database=db",
+					"starintel.lease.fence.couchdb.install-design-document=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(FencedDocumentRecovery.class)
+				.doesNotHaveBean("fenceRecoveryCouchDbHttpClient"));
+	}
+
+	@Test
+	void whenRecoveryUserButNoConnectionDetailsThenNoRecovery() {
+		this.runner.withBean(CouchDbConnector.class, () -> this.connector)
+			.withBean(StringRedisTemplate.class, () -> mock(StringRedisTemplate.class))
+			.withPropertyValues("starintel.lease.fence.couchdb.install-design-document=false",
+					"starintel.lease.fence.couchdb.recovery.username=fence-recovery")
+			.run((context) -> assertThat(context).doesNotHaveBean(FencedDocumentRecovery.class));
 	}
 
 	@Test

@@ -48,7 +48,7 @@ class FencePropertiesTests {
 				.isEqualTo(new FenceProperties(Duration.ofMillis(500),
 						new FenceProperties.Amqp(false, List.of("ex-a", "ex-b"), List.of("q-a"),
 								new FenceProperties.Consumer("tenant-main", "program-a", false), false),
-						new FenceProperties.CouchDb(false))));
+						new FenceProperties.CouchDb(false, new FenceProperties.Recovery(null, null)))));
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -1,4 +1,4 @@
-// validate_doc_update of _design/starintel_fence (version 2).
+// validate_doc_update of _design/starintel_fence (version 3).
 // Contract (fenced writes): the server itself rejects a write that could make a stale or lower-token revision of a
 // fenced document current. What this function sees (CouchDB 3.4 and pouchdb-server 4.2, verified over HTTP):
 //   interactive create    newDoc._rev undefined, oldDoc null (also for a re-create after a deletion or a purge)
@@ -16,12 +16,17 @@
 //   4. a document without a stored fence accepts any first fence; a fenced one cannot drop it
 //   5. the lock identity (lock_key_digest) of a fenced document never changes
 //   6. the fencing_token never goes below the stored token (equal passes: one holder writes several times)
+//   R. a recovery write (a new fence with a 'recovery' object, FencedDocumentRecovery) is an interactive update of a
+//      fenced document by a user with the role starintel_fence_recovery (admins included only with the role); it
+//      passes rules 1-4 and may then replace a forged fence's identity and lower its token (rules 5 and 6), which
+//      is what it exists for. Without the role a fence carrying 'recovery' is refused
 // Design documents are exempt (CouchDB restricts them to admins). _purge bypasses this function entirely: fenced
 // readers compare against the durable marks in Redis (FencedCouchDbReader).
 function (newDoc, oldDoc, userCtx, secObj) {
   var PREFIX = 'starintel_fence: ';
   var MAX_TOKEN = 9007199254740991;
   var REPLICATOR_ROLE = 'starintel_fence_replicator';
+  var RECOVERY_ROLE = 'starintel_fence_recovery';
   if (newDoc._id && newDoc._id.indexOf('_design/') === 0) {
     return;
   }
@@ -63,10 +68,23 @@ function (newDoc, oldDoc, userCtx, secObj) {
     throw({forbidden: PREFIX + 'a fenced document is not deleted: write a fenced tombstone (starintel_deleted)'});
   }
   if (stored === null) {
+    if (next !== null && next.recovery !== undefined) {
+      throw({forbidden: PREFIX + 'a recovery write replaces a fenced document'});
+    }
     return;
   }
   if (next === null) {
     throw({forbidden: PREFIX + 'a fenced document cannot drop its fence'});
+  }
+  if (next.recovery !== undefined) {
+    if (!hasRole(RECOVERY_ROLE)) {
+      throw({forbidden: PREFIX + 'recovery writes need the role ' + RECOVERY_ROLE});
+    }
+    if (replicated || next.recovery === null || typeof next.recovery !== 'object'
+        || typeof next.recovery.recovery_id !== 'string' || next.recovery.recovery_id.length === 0) {
+      throw({forbidden: PREFIX + 'malformed recovery'});
+    }
+    return;
   }
   if (next.lock_key_digest !== stored.lock_key_digest) {
     throw({forbidden: PREFIX + 'lock identity differs from the stored fence'});

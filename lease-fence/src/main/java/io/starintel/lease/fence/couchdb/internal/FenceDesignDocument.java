@@ -28,7 +28,7 @@ public final class FenceDesignDocument {
 	public static final String ID = "_design/starintel_fence";
 
 	/** Version of the validation rules in this library. */
-	public static final int VERSION = 2;
+	public static final int VERSION = 3;
 
 	/** Field carrying the installed version. */
 	public static final String VERSION_FIELD = "starintel_fence_version";

@@ -6,6 +6,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -34,6 +35,10 @@ import io.starintel.lease.fence.couchdb.DocumentMarkStore;
 import io.starintel.lease.fence.couchdb.FencedCouchDbReader;
 import io.starintel.lease.fence.couchdb.FencedRead;
 import io.starintel.lease.fence.couchdb.FencedReadStatus;
+import io.starintel.lease.fence.couchdb.FenceRecovery;
+import io.starintel.lease.fence.couchdb.FenceRecoveryStatus;
+import io.starintel.lease.fence.couchdb.FencedDocumentRecovery;
+import io.starintel.lease.core.ProgramScope;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.AfterAll;
@@ -481,6 +486,87 @@ abstract class CouchDbFenceTests {
 		FencedRead read = reader.read(s.b().identity().scope(), "forged");
 		assertThat(read.status()).isEqualTo(FencedReadStatus.FORGED);
 		assertThat(read.document()).isNull();
+	}
+
+	/**
+	 * A forged token blocks the legitimate holder; a recovery by a user with the recovery role (Apache CouchDB: a
+	 * {@code _users} user; pouchdb-server has no users, so nobody can recover there) replaces it by the identity's
+	 * issued counter and restores the holder's content, after which the holder writes again and the stale holder is
+	 * still refused. Without the role, a fence that claims to be a recovery is refused.
+	 */
+	@Test
+	void forgedFenceIsRecoveredByTheRecoveryRoleAndTheHolderWritesAgain() throws Exception {
+		Succession s = succession("recover");
+		long forgedToken = 9007199254740990L;
+		assertThat(put(client, "recover", "{\"_rev\":\"" + s.rev2() + "\",\"value\":\"forged\",\"starintel_fence\":"
+				+ fence(s.b(), forgedToken) + "}").statusCode()).isEqualTo(201);
+		Map<String, Object> blocked = new HashMap<>(raw.get(Map.class, "recover"));
+		blocked.put("value", "B after the forgery");
+		try (LeaseContext.Scope scope = LeaseContext.bind(s.b())) {
+			assertThat(fenced.tryUpdate(blocked).outcome()).as("the forged token blocks the holder")
+				.isEqualTo(FenceOutcome.LEASE_LOST);
+		}
+		String forgedRev = raw.get(Map.class, "recover").get("_rev").toString();
+		String claimed = fence(s.b(), 1).replace("}", ",\"recovery\":{\"recovery_id\":\"self-made\"}}");
+		HttpResponse<String> unauthorized = put(client, "recover",
+				"{\"_rev\":\"" + forgedRev + "\",\"value\":\"mine\",\"starintel_fence\":" + claimed + "}");
+		assertThat(unauthorized.statusCode()).as("a recovery fence without the role").isEqualTo(403);
+		assertThat(unauthorized.body()).contains("starintel_fence_recovery");
+		DocumentMarkStore marks = new DocumentMarkStore(fixture.redis);
+		ProgramScope scope = s.b().identity().scope();
+		if (!server().authenticated()) {
+			FenceRecovery refused = new FencedDocumentRecovery(raw, marks, Clock.systemUTC()).recover(scope,
+					"recover", "corr-refused");
+			assertThat(refused.status()).isEqualTo(FenceRecoveryStatus.REFUSED_BY_SERVER);
+			assertThat(raw.get(Map.class, "recover").get("_rev")).isEqualTo(forgedRev);
+			return;
+		}
+		String user = "fence-recovery-" + UUID.randomUUID().toString().substring(0, 8);
+		URI userUri = URI.create(this.url + "/_users/org.couchdb.user:" + user);
+		assertThat(send("PUT", userUri, "{\"name\":\"" + user + "\",\"password\":\"secret-" + user
+				+ "\",\"roles\":[\"" + FencedDocumentRecovery.RECOVERY_ROLE + "\"],\"type\":\"user\"}").statusCode())
+			.isEqualTo(201);
+		org.ektorp.http.HttpClient recoveryHttp = new StdHttpClient.Builder().url(this.url)
+			.caching(false)
+			.username(user)
+			.password("secret-" + user)
+			.build();
+		try {
+			assertThat(send("PUT", dbUri("_security"), "{\"admins\":{\"names\":[],\"roles\":[]},"
+					+ "\"members\":{\"names\":[],\"roles\":[\"" + FencedDocumentRecovery.RECOVERY_ROLE + "\"]}}")
+				.statusCode()).isEqualTo(200);
+			FencedDocumentRecovery recovery = new FencedDocumentRecovery(
+					new StdCouchDbConnector(database, new StdCouchDbInstance(recoveryHttp)), marks, Clock.systemUTC());
+			FenceRecovery recovered = recovery.recover(scope, "recover", "corr-recovery");
+			assertThat(recovered.status()).isEqualTo(FenceRecoveryStatus.RECOVERED);
+			assertThat(recovered.replacedToken()).isEqualTo(forgedToken);
+			assertThat(recovered.token()).as("the identity's issued counter: the holder's token")
+				.isEqualTo(s.b().fencingToken());
+			assertThat(recovered.restoredFrom()).isEqualTo(s.rev2());
+			FencedRead read = reader.read(scope, "recover");
+			assertThat(read.status()).isEqualTo(FencedReadStatus.CURRENT);
+			assertThat(read.document().get("value").asText()).isEqualTo("from B");
+			assertThat(read.fencingToken()).isEqualTo(s.b().fencingToken());
+			assertThat(recovery.recover(scope, "recover", "corr-again").status())
+				.isEqualTo(FenceRecoveryStatus.NOT_FORGED);
+			// the stale holder stays below the recovered token; the holder writes again
+			String recoveredRev = raw.get(Map.class, "recover").get("_rev").toString();
+			assertThat(put(client, "recover", "{\"_rev\":\"" + recoveredRev + "\",\"value\":\"stale A\","
+					+ "\"starintel_fence\":" + fence(s.a(), s.a().fencingToken()) + "}").statusCode()).isEqualTo(403);
+			Map<String, Object> again = new HashMap<>(raw.get(Map.class, "recover"));
+			again.put("value", "B again");
+			try (LeaseContext.Scope bound = LeaseContext.bind(s.b())) {
+				assertThat(fenced.tryUpdate(again).outcome()).isEqualTo(FenceOutcome.ACCEPTED);
+			}
+			assertThat(reader.read(scope, "recover").document().get("value").asText()).isEqualTo("B again");
+		}
+		finally {
+			recoveryHttp.shutdown();
+			send("PUT", dbUri("_security"), "{}");
+			HttpResponse<String> current = send("GET", userUri, null);
+			String rev = JSON.readTree(current.body()).path("_rev").asText();
+			send("DELETE", URI.create(userUri + "?rev=" + rev), null);
+		}
 	}
 
 	static Map<String, Object> doc(String id, String value) {
