@@ -9,6 +9,7 @@ import io.starintel.lease.admin.internal.TargetLeaseAdminEndpoint;
 import io.starintel.lease.admin.internal.TargetLeaseAdminOperations;
 import io.starintel.lease.http.internal.TenantAdmission;
 import io.starintel.lease.audit.AuditSink;
+import io.starintel.lease.audit.internal.AsyncAuditPipeline;
 import io.starintel.lease.audit.redis.RedisStreamAuditSink;
 import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;
 import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
@@ -77,8 +78,9 @@ public final class TargetLeaseAdminAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	AdminAuditor targetLeaseAdminAuditor(ObjectProvider<AuditSink> sinks, Environment environment) {
-		return TargetLeaseAdminSecurityAutoConfiguration.auditor(sinks, environment);
+	AdminAuditor targetLeaseAdminAuditor(ObjectProvider<AuditSink> sinks,
+			ObjectProvider<AsyncAuditPipeline> pipeline, Environment environment) {
+		return TargetLeaseAdminSecurityAutoConfiguration.auditor(sinks, pipeline, environment);
 	}
 
 	@Bean

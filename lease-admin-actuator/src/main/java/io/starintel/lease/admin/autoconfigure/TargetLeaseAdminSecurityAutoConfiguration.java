@@ -14,6 +14,7 @@ import io.starintel.lease.admin.security.internal.JsonSecurityErrorHandler;
 import io.starintel.lease.admin.security.internal.PropertiesAdminCredentials;
 import io.starintel.lease.admin.security.internal.SecurityContextAdminCaller;
 import io.starintel.lease.audit.AuditSink;
+import io.starintel.lease.audit.internal.AsyncAuditPipeline;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -70,14 +71,17 @@ public final class TargetLeaseAdminSecurityAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	AdminAuditor targetLeaseAdminAuditor(ObjectProvider<AuditSink> sinks, Environment environment) {
-		return auditor(sinks, environment);
+	AdminAuditor targetLeaseAdminAuditor(ObjectProvider<AuditSink> sinks,
+			ObjectProvider<AsyncAuditPipeline> pipeline, Environment environment) {
+		return auditor(sinks, pipeline, environment);
 	}
 
 	/** The auditor of refused admin requests: every sink bean, nothing at all with audit disabled. */
-	static AdminAuditor auditor(ObjectProvider<AuditSink> sinks, Environment environment) {
+	static AdminAuditor auditor(ObjectProvider<AuditSink> sinks, ObjectProvider<AsyncAuditPipeline> pipeline,
+			Environment environment) {
 		boolean enabled = environment.getProperty("starintel.lease.audit.enabled", Boolean.class, true);
-		return new AdminAuditor(() -> sinks.orderedStream().toList(), enabled, Clock.systemUTC());
+		return new AdminAuditor(() -> sinks.orderedStream().toList(), enabled, Clock.systemUTC(),
+				pipeline.getIfAvailable());
 	}
 
 	@Bean

@@ -7,6 +7,7 @@ import java.util.function.Supplier;
 import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.audit.AuditSink;
+import io.starintel.lease.audit.internal.AsyncAuditPipeline;
 import io.starintel.lease.core.ResultCode;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -15,8 +16,9 @@ import io.starintel.lease.audit.internal.AuditEventBuilder;
 
 /**
  * Writes the audit event of an admin request refused before the store (denied, rate-limited, malformed, refused by
- * the firewall or the security chain), synchronously to every {@link AuditSink} bean (admin requests are not lease
- * work; nothing waits on a renewal thread). The durable sinks get an event only when it names a program within the
+ * the firewall or the security chain) through the non-blocking audit pipeline when there is one (so a silent audit
+ * backend never holds an admin request), else synchronously to every {@link AuditSink} bean; the answer of an admin
+ * decision the store does not audit itself (a recovery that revoked) is written synchronously, before the answer. The durable sinks get an event only when it names a program within the
  * caller's scope, so a caller cannot create audit streams for programs it may not see; the log and application-event
  * sinks get every event. Marks the request's {@link AdminRequestAudit slot}. With
  * {@code starintel.lease.audit.enabled=false} nothing is written.
@@ -33,6 +35,8 @@ public final class AdminAuditor {
 
 	private volatile @Nullable List<AuditSink> resolved;
 
+	private final @Nullable AsyncAuditPipeline pipeline;
+
 	/**
 	 * An auditor.
 	 * @param sinks the sinks (resolved on first use)
@@ -40,9 +44,23 @@ public final class AdminAuditor {
 	 * @param clock server clock
 	 */
 	public AdminAuditor(Supplier<List<AuditSink>> sinks, boolean enabled, Clock clock) {
+		this(sinks, enabled, clock, null);
+	}
+
+	/**
+	 * An auditor whose refusals go through the non-blocking audit pipeline ({@code pipeline}; none: every event is
+	 * written synchronously); admin decisions are written synchronously either way.
+	 * @param sinks the sinks (resolved on first use)
+	 * @param enabled {@code starintel.lease.audit.enabled}
+	 * @param clock server clock
+	 * @param pipeline the routine-event pipeline, or {@code null}
+	 */
+	public AdminAuditor(Supplier<List<AuditSink>> sinks, boolean enabled, Clock clock,
+			@Nullable AsyncAuditPipeline pipeline) {
 		this.sinks = sinks;
 		this.enabled = enabled;
 		this.clock = clock;
+		this.pipeline = pipeline;
 	}
 
 	/** The server clock. */
@@ -54,6 +72,17 @@ public final class AdminAuditor {
 	public void record(AuditEvent event, boolean durable) {
 		AdminRequestAudit.markAudited();
 		if (!this.enabled) {
+			return;
+		}
+		AsyncAuditPipeline routine = this.pipeline;
+		if (routine != null && !isAdminDecision(event)) {
+			// a refusal: through the non-blocking pipeline, so a silent audit backend never holds an admin request
+			if (durable) {
+				routine.submit(event);
+			}
+			else {
+				routine.submitExceptDurable(event);
+			}
 			return;
 		}
 		for (AuditSink sink : sinks()) {
@@ -68,6 +97,14 @@ public final class AdminAuditor {
 						ex.getClass().getSimpleName());
 			}
 		}
+	}
+
+	/**
+	 * A force-release, revoke or recovery that happened (its code is a success): written synchronously, before the
+	 * answer (contract: high-risk admin operations have durable audit before they report success).
+	 */
+	private static boolean isAdminDecision(AuditEvent event) {
+		return event.eventType().isAdministrative() && event.resultCode().httpStatus() == 200;
 	}
 
 	/** Records an event of a request refused before a caller or scope was known (no durable sink). */

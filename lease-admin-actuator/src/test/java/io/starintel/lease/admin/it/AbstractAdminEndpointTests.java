@@ -1,10 +1,13 @@
 package io.starintel.lease.admin.it;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+
+import org.awaitility.Awaitility;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -456,6 +459,12 @@ abstract class AbstractAdminEndpointTests {
 		assertError(this.http.post("/revoke", text(adminBody(released, Identifiers.generate("req"), "w")), WORKER),
 				403, "access_denied");
 
+		// a refusal's event reaches the stream through the non-blocking pipeline: read once it is there
+		Awaitility.await()
+			.atMost(Duration.ofSeconds(10))
+			.until(() -> auditEvents().stream()
+				.anyMatch((e) -> "target_lease_revoke".equals(e.get("event_type"))
+						&& "access_denied".equals(e.get("result_code"))));
 		List<Map<Object, Object>> events = auditEvents();
 		Map<Object, Object> revoke = single(events, "target_lease_revoke", revokeId);
 		Map<Object, Object> release = single(events, "target_lease_force_release", releaseId);

@@ -49,7 +49,7 @@ public final class AsyncAuditPipeline implements AutoCloseable {
 	 * Lock-free: producers (lease operations on any thread) never take a lock and wake the worker only when it is
 	 * parked, so a busy pipeline costs no context switch per event; {@link #size} bounds it.
 	 */
-	private final Queue<AuditEvent> queue = new ConcurrentLinkedQueue<>();
+	private final Queue<Object> queue = new ConcurrentLinkedQueue<>();
 
 	private final AtomicInteger size = new AtomicInteger();
 
@@ -117,10 +117,26 @@ public final class AsyncAuditPipeline implements AutoCloseable {
 
 	/** Queues the event, or drops and counts it when the queue is full; never blocks. */
 	public void submit(AuditEvent event) {
+		enqueue(event);
+	}
+
+	/**
+	 * As {@link #submit}, for the sinks that are not durable only: an admin refusal that names a program outside the
+	 * caller's scope (a caller must not create audit streams for programs it may not see).
+	 */
+	public void submitExceptDurable(AuditEvent event) {
+		enqueue(new NotDurable(event));
+	}
+
+	/** An event no durable sink receives. */
+	private record NotDurable(AuditEvent event) {
+	}
+
+	private void enqueue(Object entry) {
 		if (this.running) {
 			int backlog = this.size.incrementAndGet();
 			if (backlog <= this.capacity) {
-				this.queue.offer(event);
+				this.queue.offer(entry);
 				if (this.parked || backlog == this.wakeBacklog) {
 					LockSupport.unpark(this.worker);
 				}
@@ -160,9 +176,9 @@ public final class AsyncAuditPipeline implements AutoCloseable {
 	}
 
 	private void drain() {
-		List<AuditEvent> batch = new ArrayList<>(BATCH);
+		List<Object> batch = new ArrayList<>(BATCH);
 		while (this.running || !this.queue.isEmpty()) {
-			AuditEvent event = this.queue.poll();
+			Object event = this.queue.poll();
 			if (event == null) {
 				this.parked = true;
 				// re-checked after announcing the park: an event offered meanwhile is seen here or unparks us
@@ -191,13 +207,29 @@ public final class AsyncAuditPipeline implements AutoCloseable {
 	 * Hands one batch to every sink. A sink that fails is reported (at most once per interval) and not retried: its
 	 * backend is likely down, and a retry per event would hold up the other sinks for as long again.
 	 */
-	private void deliver(List<AuditEvent> batch) {
+	private void deliver(List<Object> batch) {
+		List<AuditEvent> all = new ArrayList<>(batch.size());
+		List<AuditEvent> durable = new ArrayList<>(batch.size());
+		for (Object entry : batch) {
+			if (entry instanceof NotDurable notDurable) {
+				all.add(notDurable.event());
+			}
+			else {
+				AuditEvent event = (AuditEvent) entry;
+				all.add(event);
+				durable.add(event);
+			}
+		}
 		for (AuditSink sink : this.sinks) {
+			List<AuditEvent> events = sink.isDurable() ? durable : all;
+			if (events.isEmpty()) {
+				continue;
+			}
 			try {
-				sink.recordAll(batch);
+				sink.recordAll(events);
 			}
 			catch (RuntimeException ex) {
-				failed(sink, batch.get(0), ex);
+				failed(sink, events.get(0), ex);
 			}
 		}
 	}

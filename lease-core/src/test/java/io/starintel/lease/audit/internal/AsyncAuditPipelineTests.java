@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 
 import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.AuditEventType;
+import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.core.ResultCode;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -44,6 +45,34 @@ class AsyncAuditPipelineTests {
 			assertThat(this.second).containsExactlyElementsOf(submitted);
 			assertThat(pipeline.droppedCount()).isZero();
 			assertThat(this.dropped).hasValue(0);
+		}
+	}
+
+	@Test
+	void whenAnEventIsForTheNonDurableSinksOnlyThenNoDurableSinkGetsIt() {
+		List<AuditEvent> durable = new CopyOnWriteArrayList<>();
+		AuditSink durableSink = new AuditSink() {
+			@Override
+			public void record(AuditEvent event) {
+				durable.add(event);
+			}
+
+			@Override
+			public boolean isDurable() {
+				return true;
+			}
+		};
+		try (AsyncAuditPipeline pipeline = new AsyncAuditPipeline(List.of(this.first::add, durableSink), 100,
+				Duration.ofSeconds(10), this.dropped::addAndGet)) {
+			AuditEvent one = event(1);
+			AuditEvent outOfScope = event(2);
+			AuditEvent three = event(3);
+			pipeline.submit(one);
+			pipeline.submitExceptDurable(outOfScope);
+			pipeline.submit(three);
+			await().atMost(Duration.ofSeconds(10)).until(() -> pipeline.deliveredCount() == 3);
+			assertThat(this.first).containsExactly(one, outOfScope, three);
+			assertThat(durable).containsExactly(one, three);
 		}
 	}
 
