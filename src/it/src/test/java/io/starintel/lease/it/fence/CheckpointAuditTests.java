@@ -1,21 +1,16 @@
 package io.starintel.lease.it.fence;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 
-import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;
 import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
@@ -32,7 +27,7 @@ import io.starintel.lease.fence.FenceOutcome;
 import io.starintel.lease.fence.FencedWriteResult;
 import io.starintel.lease.fence.checkpoint.CheckpointState;
 import io.starintel.lease.fence.checkpoint.CheckpointStore;
-import io.starintel.lease.it.redis.RedisServers;
+import io.starintel.lease.it.redis.AuditedApplication;
 import io.starintel.lease.service.LeaseService;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -52,19 +47,8 @@ class CheckpointAuditTests {
 	static class App {
 
 		@Bean
-		Recorded recorded() {
-			return new Recorded();
-		}
-
-	}
-
-	static final class Recorded implements AuditSink {
-
-		final List<AuditEvent> events = new CopyOnWriteArrayList<>();
-
-		@Override
-		public void record(AuditEvent event) {
-			this.events.add(event);
+		AuditedApplication.Recorded recorded() {
+			return new AuditedApplication.Recorded();
 		}
 
 	}
@@ -72,15 +56,10 @@ class CheckpointAuditTests {
 	@Test
 	void everyCheckpointWriteEmitsOneAuditEventWithItsAnswer() {
 		String program = "p-" + UUID.randomUUID().toString().substring(0, 8);
-		try (ConfigurableApplicationContext app = new SpringApplicationBuilder(App.class)
-			.web(WebApplicationType.NONE)
-			.bannerMode(org.springframework.boot.Banner.Mode.OFF)
-			.properties("spring.data.redis.url=" + RedisServers.uri(), "starintel.lease.tenant=tenant-cp-audit",
-					"starintel.lease.program=" + program, "starintel.lease.owner.service-principal=prn_cp_audit")
-			.run()) {
+		try (ConfigurableApplicationContext app = AuditedApplication.start(App.class, "tenant-cp-audit", program, "prn_cp_audit")) {
 			LeaseService service = app.getBean(LeaseService.class);
 			CheckpointStore checkpoints = app.getBean(CheckpointStore.class);
-			Recorded recorded = app.getBean(Recorded.class);
+			AuditedApplication.Recorded recorded = app.getBean(AuditedApplication.Recorded.class);
 			LockIdentity identity = LockIdentity.of("tenant-cp-audit", program, "starintel-target", "t-audit",
 					"usernamegen", "default", "default");
 			LeaseResult acquired = service.acquire(AcquireRequest

@@ -3,10 +3,8 @@ package io.starintel.lease.it.fence;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.ektorp.CouchDbConnector;
 import org.ektorp.http.StdHttpClient;
@@ -15,14 +13,11 @@ import org.ektorp.impl.StdCouchDbInstance;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 
-import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;
 import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
@@ -39,7 +34,7 @@ import io.starintel.lease.fence.FenceOutcome;
 import io.starintel.lease.fence.FenceStamp;
 import io.starintel.lease.fence.FencedWriteResult;
 import io.starintel.lease.fence.couchdb.FencedCouchDbConnector;
-import io.starintel.lease.it.redis.RedisServers;
+import io.starintel.lease.it.redis.AuditedApplication;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.test.TestServers;
 
@@ -63,8 +58,8 @@ class CouchDbRefusalAuditTests {
 	static class App {
 
 		@Bean
-		Recorded recorded() {
-			return new Recorded();
+		AuditedApplication.Recorded recorded() {
+			return new AuditedApplication.Recorded();
 		}
 
 		@Bean
@@ -82,31 +77,15 @@ class CouchDbRefusalAuditTests {
 
 	}
 
-	static final class Recorded implements AuditSink {
-
-		final List<AuditEvent> events = new CopyOnWriteArrayList<>();
-
-		@Override
-		public void record(AuditEvent event) {
-			this.events.add(event);
-		}
-
-	}
-
 	@Test
 	@SuppressWarnings("unchecked")
 	void aWriteTheDesignDocumentRefusesEmitsOneRejectedCommitEvent() {
 		String program = "p-" + UUID.randomUUID().toString().substring(0, 8);
-		try (ConfigurableApplicationContext app = new SpringApplicationBuilder(App.class)
-			.web(WebApplicationType.NONE)
-			.bannerMode(org.springframework.boot.Banner.Mode.OFF)
-			.properties("spring.data.redis.url=" + RedisServers.uri(), "starintel.lease.tenant=tenant-couch-audit",
-					"starintel.lease.program=" + program, "starintel.lease.owner.service-principal=prn_couch_audit")
-			.run()) {
+		try (ConfigurableApplicationContext app = AuditedApplication.start(App.class, "tenant-couch-audit", program, "prn_couch_audit")) {
 			LeaseService service = app.getBean(LeaseService.class);
 			FencedCouchDbConnector fenced = app.getBean("fencedCouchDbConnector", FencedCouchDbConnector.class);
 			CouchDbConnector raw = app.getBean(CouchDbConnector.class);
-			Recorded recorded = app.getBean(Recorded.class);
+			AuditedApplication.Recorded recorded = app.getBean(AuditedApplication.Recorded.class);
 			LockIdentity identity = LockIdentity.of("tenant-couch-audit", program, "starintel-target", "t-couch",
 					"usernamegen", "default", "default");
 			LeaseResult acquired = service.acquire(AcquireRequest

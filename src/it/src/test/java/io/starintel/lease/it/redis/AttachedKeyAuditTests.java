@@ -3,14 +3,11 @@ package io.starintel.lease.it.redis;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -50,19 +47,8 @@ class AttachedKeyAuditTests {
 	static class App {
 
 		@Bean
-		Recorded recorded() {
-			return new Recorded();
-		}
-
-	}
-
-	static final class Recorded implements AuditSink {
-
-		final List<AuditEvent> events = new CopyOnWriteArrayList<>();
-
-		@Override
-		public void record(AuditEvent event) {
-			this.events.add(event);
+		AuditedApplication.Recorded recorded() {
+			return new AuditedApplication.Recorded();
 		}
 
 	}
@@ -70,14 +56,9 @@ class AttachedKeyAuditTests {
 	@Test
 	void everyAttachedKeyOperationEmitsOneAuditEvent() {
 		String program = "p-" + UUID.randomUUID().toString().substring(0, 8);
-		try (ConfigurableApplicationContext app = new SpringApplicationBuilder(App.class)
-			.web(WebApplicationType.NONE)
-			.bannerMode(org.springframework.boot.Banner.Mode.OFF)
-			.properties("spring.data.redis.url=" + RedisServers.uri(), "starintel.lease.tenant=tenant-attach-audit",
-					"starintel.lease.program=" + program, "starintel.lease.owner.service-principal=prn_attach")
-			.run()) {
+		try (ConfigurableApplicationContext app = AuditedApplication.start(App.class, "tenant-attach-audit", program, "prn_attach")) {
 			LeaseService service = app.getBean(LeaseService.class);
-			Recorded recorded = app.getBean(Recorded.class);
+			AuditedApplication.Recorded recorded = app.getBean(AuditedApplication.Recorded.class);
 			LockIdentity identity = LockIdentity.of("tenant-attach-audit", program, "starintel-target", "t-attach",
 					"usernamegen", "default", "default");
 			LeaseResult acquired = service.acquire(AcquireRequest
