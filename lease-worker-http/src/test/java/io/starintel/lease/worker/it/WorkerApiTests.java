@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 
@@ -30,7 +29,6 @@ import org.springframework.test.context.DynamicPropertySource;
 
 import io.starintel.lease.core.InspectRequest;
 import io.starintel.lease.audit.AuditEvent;
-import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.core.AdminRequest;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.LockIdentity;
@@ -61,20 +59,8 @@ class WorkerApiTests {
 	static class RecordingSink {
 
 		@Bean
-		Recorded recordedAuditEvents() {
-			return new Recorded();
-		}
-
-	}
-
-	/** Every audit event of the application, in order. */
-	static final class Recorded implements AuditSink {
-
-		final List<AuditEvent> events = new CopyOnWriteArrayList<>();
-
-		@Override
-		public void record(AuditEvent event) {
-			this.events.add(event);
+		RecordedAuditEvents recordedAuditEvents() {
+			return new RecordedAuditEvents();
 		}
 
 	}
@@ -96,7 +82,7 @@ class WorkerApiTests {
 	LeaseService service;
 
 	@Autowired
-	Recorded audit;
+	RecordedAuditEvents audit;
 
 	WorkerHttp http;
 

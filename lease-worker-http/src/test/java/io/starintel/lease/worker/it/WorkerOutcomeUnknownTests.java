@@ -6,9 +6,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
@@ -21,8 +19,6 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 
-import io.starintel.lease.audit.AuditEvent;
-import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.test.FaultProxy;
 import io.starintel.lease.test.TestServers;
 
@@ -44,19 +40,8 @@ class WorkerOutcomeUnknownTests {
 	static class App {
 
 		@Bean
-		Recorded recordedAuditEvents() {
-			return new Recorded();
-		}
-
-	}
-
-	static final class Recorded implements AuditSink {
-
-		final List<AuditEvent> events = new CopyOnWriteArrayList<>();
-
-		@Override
-		public void record(AuditEvent event) {
-			this.events.add(event);
+		RecordedAuditEvents recordedAuditEvents() {
+			return new RecordedAuditEvents();
 		}
 
 	}
@@ -72,7 +57,7 @@ class WorkerOutcomeUnknownTests {
 				ConfigurableApplicationContext direct = start(credentials, redis.toString())) {
 			WorkerHttp throughProxy = http(proxied);
 			WorkerHttp other = http(direct);
-			Recorded audit = proxied.getBean(Recorded.class);
+			RecordedAuditEvents audit = proxied.getBean(RecordedAuditEvents.class);
 			// warm-up through the proxy while it forwards replies (the library is loaded on the server)
 			WorkerHttp.Reply warm = acquire(throughProxy, WorkerApiTests.target(), WorkerApiTests.rid(),
 					Instant.now().plusSeconds(5));

@@ -4,8 +4,6 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
@@ -22,8 +20,6 @@ import org.springframework.context.annotation.Import;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
-import io.starintel.lease.audit.AuditEvent;
-import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.audit.internal.AuditingLeaseStore;
 import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.store.LeaseStore;
@@ -50,8 +46,8 @@ class WorkerStoreFaultAuditTests {
 	static class LateReplies {
 
 		@Bean
-		Recorded recordedAuditEvents() {
-			return new Recorded();
+		RecordedAuditEvents recordedAuditEvents() {
+			return new RecordedAuditEvents();
 		}
 
 		/**
@@ -92,22 +88,11 @@ class WorkerStoreFaultAuditTests {
 
 	}
 
-	static final class Recorded implements AuditSink {
-
-		final List<AuditEvent> events = new CopyOnWriteArrayList<>();
-
-		@Override
-		public void record(AuditEvent event) {
-			this.events.add(event);
-		}
-
-	}
-
 	@LocalServerPort
 	int port;
 
 	@Autowired
-	Recorded audit;
+	RecordedAuditEvents audit;
 
 	@Test
 	void aStoreThatThrowsInAuthorizeCommitIsAnsweredAndAuditedAsARejectedCommit() {
