@@ -18,13 +18,14 @@ final class ArgumentBytes {
 
 	/**
 	 * The policy argument of every function ({@code lease.lua}: retention, maximum deadline, clock skew, physical
-	 * grace, history length and retention, separated by {@link StoredRecord#SEP}), built once per store.
+	 * grace, history length and retention, retry window, separated by {@link StoredRecord#SEP}), built once per
+	 * store.
 	 */
 	static byte[] policy(LeasePolicy policy, Duration physicalGrace) {
 		char sep = StoredRecord.SEP;
 		return bytes(policy.idempotencyRetention().toMillis() + "" + sep + policy.maximumDeadline().toMillis() + sep
 				+ policy.clockSkewBound().toMillis() + sep + physicalGrace.toMillis() + sep + policy.historyLength()
-				+ sep + policy.historyRetention().toMillis());
+				+ sep + policy.historyRetention().toMillis() + sep + policy.retryWindow().toMillis());
 	}
 
 	static byte[] millis(Instant instant) {

@@ -262,8 +262,20 @@ end
 
 -- stores the result of a mutation unless the request id already has one, in one command (SET NX GET): returns the
 -- stored result when there was one (false otherwise): the caller then replays it and mutates nothing
-local function claim(key, text, p)
-  return r_pcall('SET', key, text, 'NX', 'GET', 'PX', p.retention_text)
+local function claim(key, text, p, keep_text)
+  return r_pcall('SET', key, text, 'NX', 'GET', 'PX', keep_text or p.retention_text)
+end
+
+-- how long the result of a renewal or release of the active lease r is kept (ms, text): until the lease's own
+-- maximum lifetime has passed plus the client retry window (contract: idempotency records outlive the maximum lease
+-- lifetime and the retry window), never longer than the policy's retention; the policy's retention when the policy
+-- text carries no retry window. The acquire's result (the lease id's resolution) always keeps the whole retention.
+local function lease_keep(r, p, now)
+  if not p.retry then return nil end
+  local keep = r.acquired + r.lifetime + p.retry - now
+  if keep < p.retry then keep = p.retry end
+  if keep > p.retention then return nil end
+  return fmt(keep)
 end
 
 local function remember(key, text, p)
@@ -481,7 +493,7 @@ local function renew_one(key, base, digest, idem, expiry, audit_key, p, now, req
   local m = m_of(r)
   local record = '2\31' .. m .. SEP .. r.fixed
   local stored = claim(idem, result_text('-', request_digest, 'lease_renewed', fmt(now), '',
-    compact_record(r, lease_id_of(r), base)), p)
+    compact_record(r, lease_id_of(r), base)), p, lease_keep(r, p, now))
   if stored then return replay(id, p, now, idem, request_digest, stored) end
   r_call('HSET', key, unpack(stamp_fields(id, { 'm', m })))
   r_call('ZADD', expiry, fmt(r.expires), digest)
@@ -544,7 +556,7 @@ local function release(keys, args, now)
   r.state = 'released'
   local now_text = fmt(now)
   local stored = claim(keys[2], result_text('-', args[4], 'lease_released', now_text, '',
-    compact_record(r, args[7], base)), p)
+    compact_record(r, args[7], base)), p, lease_keep(r, p, now))
   r.state = 'active'
   if stored then return replay(id, p, now, keys[2], args[4], stored) end
   local _, ended = end_lease(id, p, 'released', now, nil)

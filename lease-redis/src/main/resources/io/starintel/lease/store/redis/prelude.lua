@@ -78,15 +78,18 @@ local function deadline_refusal(deadline_text, now, max_deadline)
 end
 
 -- the policy table of a policy text 'retention_ms SEP maximum_deadline_ms SEP clock_skew_ms SEP grace_ms SEP
--- history_length SEP history_ms', parsed once per distinct text
+-- history_length SEP history_ms [SEP retry_window_ms]', parsed once per distinct text (a text without the retry
+-- window, from an older process, keeps every idempotency result for the whole retention)
 local POLICY_CACHE_SIZE = 16
 local policies, policy_count = {}, 0
 local function policy(text)
   local cached = policies[text]
   if cached then return cached end
-  local a, b, c, d, e, f = s_match(text, '^(%d+)\31(%d+)\31(%d+)\31(%d+)\31(%d+)\31(%d+)$')
+  local a, b, c, d, e, f, g = s_match(text, '^(%d+)\31(%d+)\31(%d+)\31(%d+)\31(%d+)\31(%d+)\31(%d+)$')
+  if not a then a, b, c, d, e, f = s_match(text, '^(%d+)\31(%d+)\31(%d+)\31(%d+)\31(%d+)\31(%d+)$') end
   local p = { retention = a + 0, max_deadline = b + 0, skew = c + 0, grace = d + 0,
-    history_length = math.min(e + 0, HISTORY_SLOTS), history_ms = f + 0, retention_text = a, history_ms_text = f }
+    history_length = math.min(e + 0, HISTORY_SLOTS), history_ms = f + 0, retention_text = a, history_ms_text = f,
+    retry = g and (g + 0) or nil }
   if policy_count >= POLICY_CACHE_SIZE then policies, policy_count = {}, 0 end
   policies[text], policy_count = p, policy_count + 1
   return p
