@@ -316,12 +316,19 @@ public final class TestContainers {
 
 	}
 
-	/** Apache CouchDB with the administrator admin/admin (the official image creates it from the environment). */
+	/**
+	 * Apache CouchDB with the administrator admin/admin (the official image creates it from the environment), ready
+	 * once its {@code _users} database exists: a single node creates its system databases after {@code /_up} first
+	 * answers, and a suite that adds a user right after start would otherwise meet a 404.
+	 */
 	private static GenericContainer<?> newCouchDb() {
 		return labelled(new GenericContainer<>(Image.COUCHDB.dockerImageName())).withExposedPorts(COUCHDB_PORT)
 			.withEnv("COUCHDB_USER", "admin")
 			.withEnv("COUCHDB_PASSWORD", "admin")
-			.waitingFor(Wait.forHttp("/_up").forPort(COUCHDB_PORT).forStatusCode(200))
+			.waitingFor(Wait.forHttp("/_users")
+				.forPort(COUCHDB_PORT)
+				.withBasicCredentials("admin", "admin")
+				.forStatusCode(200))
 			.withStartupTimeout(STARTUP_TIMEOUT);
 	}
 
