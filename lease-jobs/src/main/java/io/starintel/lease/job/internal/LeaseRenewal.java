@@ -3,7 +3,6 @@ package io.starintel.lease.job.internal;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -41,7 +40,7 @@ public final class LeaseRenewal implements AutoCloseable {
 
 	private final AtomicBoolean releaseClaimed = new AtomicBoolean();
 
-	private volatile @Nullable ScheduledFuture<?> next;
+	private volatile RenewalTimer.@Nullable Planned next;
 
 	private volatile Instant plannedAt = Instant.EPOCH;
 
@@ -60,9 +59,9 @@ public final class LeaseRenewal implements AutoCloseable {
 	@Override
 	public void close() {
 		this.closed = true;
-		ScheduledFuture<?> future = this.next;
-		if (future != null) {
-			future.cancel(false);
+		RenewalTimer.Planned planned = this.next;
+		if (planned != null) {
+			planned.cancel();
 		}
 		this.scheduler.ended(this);
 	}
@@ -154,9 +153,9 @@ public final class LeaseRenewal implements AutoCloseable {
 		LeaseResult result = this.scheduler.renewNow(this.context, ttl.toMillis());
 		if (result.isSuccess() && result.lease() != null) {
 			this.context.renewed(result.lease().expiresAt(), ttl.toMillis());
-			ScheduledFuture<?> planned = this.next;
+			RenewalTimer.Planned planned = this.next;
 			if (planned != null) {
-				planned.cancel(false);
+				planned.cancel();
 			}
 			scheduleNext();
 		}

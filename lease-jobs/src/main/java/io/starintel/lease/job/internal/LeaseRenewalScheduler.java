@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -48,6 +47,8 @@ public final class LeaseRenewalScheduler implements AutoCloseable {
 
 	private final ScheduledThreadPoolExecutor executor;
 
+	private final RenewalTimer timer;
+
 	private final RenewalBatcher batcher;
 
 	private final LeaseService service;
@@ -80,6 +81,7 @@ public final class LeaseRenewalScheduler implements AutoCloseable {
 			return thread;
 		});
 		this.executor.setRemoveOnCancelPolicy(true);
+		this.timer = new RenewalTimer(this.executor);
 		this.batcher = new RenewalBatcher(service, this.executor);
 		this.service = service;
 	}
@@ -135,6 +137,7 @@ public final class LeaseRenewalScheduler implements AutoCloseable {
 	@Override
 	public void close() {
 		this.executor.shutdownNow();
+		this.timer.clear();
 		this.batcher.shutdownNow();
 		this.held.clear();
 	}
@@ -154,9 +157,9 @@ public final class LeaseRenewalScheduler implements AutoCloseable {
 		return Math.min(this.safetyMargin.toMillis(), context.ttlMs() / 3);
 	}
 
-	/** Schedules a renewal's next tick (throws {@code RejectedExecutionException} once closed). */
-	ScheduledFuture<?> schedule(Runnable tick, long delayMs) {
-		return this.executor.schedule(tick, delayMs, TimeUnit.MILLISECONDS);
+	/** Plans a renewal's next tick (throws {@code RejectedExecutionException} once closed). */
+	RenewalTimer.Planned schedule(Runnable tick, long delayMs) {
+		return this.timer.plan(tick, delayMs);
 	}
 
 	/** Queues a due renewal for the next batch. */
