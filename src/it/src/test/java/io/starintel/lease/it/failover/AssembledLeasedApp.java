@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -15,16 +16,20 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
+import org.jspecify.annotations.Nullable;
+
 import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.context.LeaseContext;
+import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.fence.FenceOutcome;
 import io.starintel.lease.fence.FencedWriteResult;
 import io.starintel.lease.fence.amqp.FencedRabbitTemplate;
 import io.starintel.lease.fence.checkpoint.CheckpointState;
 import io.starintel.lease.fence.checkpoint.CheckpointStore;
 import io.starintel.lease.fence.couchdb.FencedCouchDbConnector;
+import io.starintel.lease.job.LeaseAcquisitionException;
 import io.starintel.lease.job.LeaseLostEvent;
 import io.starintel.lease.job.TargetLeased;
 import io.starintel.lease.test.TestServers;
@@ -159,8 +164,7 @@ final class AssembledLeasedApp implements AutoCloseable {
 		assertThat(cancelled.interrupted()).as("the job was interrupted").isTrue();
 		assertThat(cancelled.late().isAccepted()).as("its later checkpoint write: %s", cancelled.late()).isFalse();
 		assertFormerHolderRefused(holder);
-		this.runs.start(target);
-		LeaseContext successor = this.runs.awaitStarted(target);
+		LeaseContext successor = this.runs.startUntilRunning(target);
 		assertThat(successor.fencingToken()).isGreaterThan(holder.fencingToken());
 		this.runs.finish(target).assertAllAccepted();
 	}
@@ -226,6 +230,40 @@ final class AssembledLeasedApp implements AutoCloseable {
 					}
 					return this.started.get(target);
 				}, (context) -> context != null);
+		}
+
+		/**
+		 * Starts runs of the job until one holds its lease, within 30 s: right after a promotion the shard may refuse
+		 * before acquiring ({@code lease_backend_unavailable}, e.g. {@code replicas_unavailable} until the restarted
+		 * node is counted as its replica: a retryable answer, as a user's next run would get); any other failure
+		 * fails the wait.
+		 */
+		LeaseContext startUntilRunning(String target) {
+			return await("a run of " + target + " holds its lease after the promotion").atMost(Duration.ofSeconds(30))
+				.pollInterval(Duration.ofMillis(200))
+				.until(() -> startOnce(target), (context) -> context != null);
+		}
+
+		/** One run: its lease once it holds it, or null when it was refused before acquiring (backend unavailable). */
+		private @Nullable LeaseContext startOnce(String target) {
+			CompletableFuture<JobRun> run = start(target);
+			await("the run of " + target + " holds its lease or was refused").atMost(Duration.ofSeconds(30))
+				.until(() -> run.isDone() || this.started.get(target) != null);
+			LeaseContext context = this.started.get(target);
+			if (context != null) {
+				return context;
+			}
+			try {
+				run.join();
+			}
+			catch (CompletionException ex) {
+				if (ex.getCause() instanceof LeaseAcquisitionException refused
+						&& refused.code() == ResultCode.LEASE_BACKEND_UNAVAILABLE) {
+					return null;
+				}
+				throw ex;
+			}
+			throw new AssertionError("the run of " + target + " ended without holding its lease");
 		}
 
 		/** Lets the job's current run finish and returns what it did. */
