@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
-
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -26,7 +25,6 @@ import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.starintel.lease.core.LockIdentity;
-
 import io.starintel.lease.test.FaultProxy;
 import io.starintel.lease.test.TestServers;
 
