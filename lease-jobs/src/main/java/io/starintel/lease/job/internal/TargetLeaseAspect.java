@@ -14,9 +14,11 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.context.SmartLifecycle;
+import org.springframework.core.MethodClassKey;
 
 import io.starintel.lease.context.AttachedKeyOperations;
 import io.starintel.lease.context.LeaseContext;
@@ -62,7 +64,7 @@ public class TargetLeaseAspect {
 
 	private final LeasedInvocation invocation;
 
-	private final Map<Method, TargetLeasePlan> plans = new ConcurrentHashMap<>();
+	private final Map<MethodClassKey, TargetLeasePlan> plans = new ConcurrentHashMap<>();
 
 	private volatile boolean accepting = true;
 
@@ -118,11 +120,15 @@ public class TargetLeaseAspect {
 		return this.accepting;
 	}
 
-	/** Runs a {@link TargetLeased} method under its lease. */
-	@Around("@annotation(leased)")
-	public @Nullable Object around(ProceedingJoinPoint joinPoint, TargetLeased leased) throws Throwable {
+	/**
+	 * Runs a {@link TargetLeased} method under its lease. The pointcut binds nothing: an annotation bound as an
+	 * advice argument is a runtime test that Spring AOP evaluates on every call (the annotation read reflectively
+	 * per call); the annotation is read once per method and target class instead ({@link #plan}).
+	 */
+	@Around("@annotation(io.starintel.lease.job.TargetLeased)")
+	public @Nullable Object around(ProceedingJoinPoint joinPoint) throws Throwable {
 		Method method = ((MethodSignature) joinPoint.getSignature()).getMethod();
-		TargetLeasePlan plan = this.plans.computeIfAbsent(method, (key) -> new TargetLeasePlan(key, leased));
+		TargetLeasePlan plan = plan(method, joinPoint.getTarget());
 		LockIdentity identity = plan.identity(method, joinPoint.getTarget(), joinPoint.getArgs(), this.resolver,
 				this.settings);
 		LeaseContext current = LeaseContext.currentOrNull();
@@ -154,6 +160,26 @@ public class TargetLeaseAspect {
 		LeaseContext context = new LeaseContext(result.lease(), this.attachedKeys);
 		logger.debug("Lease acquired for {}: {}", plan.name, context);
 		return this.invocation.proceed(joinPoint, context, plan.async);
+	}
+
+	/**
+	 * The plan of a method on a target class: the {@link TargetLeased} annotation the pointcut matched, on the most
+	 * specific method of the target's class (the one Spring AOP matches), else on the called method.
+	 */
+	private TargetLeasePlan plan(Method method, @Nullable Object target) {
+		Class<?> targetClass = (target != null) ? target.getClass() : method.getDeclaringClass();
+		MethodClassKey key = new MethodClassKey(method, targetClass);
+		TargetLeasePlan plan = this.plans.get(key);
+		return (plan != null) ? plan : this.plans.computeIfAbsent(key, (k) -> {
+			TargetLeased leased = AopUtils.getMostSpecificMethod(method, targetClass).getAnnotation(TargetLeased.class);
+			if (leased == null) {
+				leased = method.getAnnotation(TargetLeased.class);
+			}
+			if (leased == null) {
+				throw new IllegalStateException("@TargetLeased advice on " + method + " without the annotation");
+			}
+			return new TargetLeasePlan(method, leased);
+		});
 	}
 
 	private LeaseOwner owner(TargetLeasePlan plan) {
