@@ -68,15 +68,19 @@ final class ConnectionPool<C> {
 		if (this.closed) {
 			throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, "store closed");
 		}
-		C candidate;
-		int skipped = 0;
-		int idleCount = this.idle.size();
-		while (skipped <= idleCount && (candidate = this.idle.pollFirst()) != null) {
+		C candidate = this.idle.pollFirst();
+		if (candidate != null) {
 			if (this.open.test(candidate)) {
-				return new Loan<>(candidate, true);
+				return new Loan<>(candidate, true); // the usual case: no count of the idle ones (a deque walk)
 			}
-			this.idle.offerLast(candidate); // reconnecting (Lettuce reconnects on its own): try another
-			skipped++;
+			this.idle.offerLast(candidate); // reconnecting (Lettuce reconnects on its own): try each other one once
+			int others = this.idle.size() - 1;
+			for (int skipped = 0; skipped < others && (candidate = this.idle.pollFirst()) != null; skipped++) {
+				if (this.open.test(candidate)) {
+					return new Loan<>(candidate, true);
+				}
+				this.idle.offerLast(candidate);
+			}
 		}
 		CompletableFuture<C> pending;
 		boolean mine;

@@ -53,6 +53,22 @@ class ConnectionPoolTests {
 	}
 
 	@Test
+	void anIdleConnectionThatIsReconnectingIsPassedOverForAnOpenOneAndKept() throws Exception {
+		ConnectionPool.Loan<Fake> first = this.pool.borrow(deadline());
+		ConnectionPool.Loan<Fake> second = this.pool.borrow(deadline());
+		this.pool.release(second);
+		this.pool.release(first); // idle: first, then second
+		first.connection().open = false;
+		ConnectionPool.Loan<Fake> loan = this.pool.borrow(deadline());
+		assertThat(loan.connection()).isSameAs(second.connection());
+		assertThat(loan.exclusive()).isTrue();
+		assertThat(first.connection().closedByPool).as("kept for Lettuce's reconnect").isFalse();
+		first.connection().open = true;
+		assertThat(this.pool.borrow(deadline()).connection()).as("still idle").isSameAs(first.connection());
+		assertThat(this.opened).hasSize(2);
+	}
+
+	@Test
 	void whenNoConnectionIsOpenOneIsReplacedNotLentClosed() throws Exception {
 		ConnectionPool.Loan<Fake> first = this.pool.borrow(deadline());
 		ConnectionPool.Loan<Fake> second = this.pool.borrow(deadline());
