@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -20,22 +21,30 @@ import io.starintel.lease.store.redis.internal.ScriptExecutor;
 import io.starintel.lease.store.redis.internal.ScriptFailure;
 
 /**
- * Group commit per program (one slot): while a call of a program is in flight, further acquires, renewals, releases
- * and commit authorizations of that program wait in a bounded client-side queue, and the next call takes up to
- * {@value #MAX_BATCH} of them in one batched function call ({@code lease.lua} batch, one replica wait for all). Each
- * item keeps its own backend-time deadline check, idempotency claim, typed reply and linearization point inside the
- * atomic call; a lost reply makes every item outcome-unknown (resolvable by request id, each with its own).
+ * Group commit per program (one slot): while {@value #MAX_IN_FLIGHT} calls of a program are in flight, further
+ * acquires, renewals, releases and commit authorizations of that program wait in a bounded client-side queue, and the
+ * next call takes up to {@value #MAX_BATCH} of them in one batched function call ({@code lease.lua} batch, one replica
+ * wait for all). Each item keeps its own backend-time deadline check, idempotency claim, typed reply and
+ * linearization point inside the atomic call; a lost reply makes every item outcome-unknown (resolvable by request
+ * id, each with its own).
  *
- * <p>No backend wait and no added latency when nothing is in flight: a call goes out at once, on its caller's thread.
- * Leadership passes from caller to caller: the thread whose call went out sends the next batch only if its own item
- * is in it; once its reply is in, it hands the queue to the next waiting caller and returns. A caller whose deadline
- * passes while it is still queued leaves the queue: nothing was sent ({@code deadline_exceeded}); one whose item is
- * in flight waits for the reply no longer than its own deadline ({@code lease_outcome_unknown} otherwise).
+ * <p>No backend wait and no added latency while fewer calls are in flight: a call goes out at once, on its caller's
+ * thread. Two in flight rather than one: while one call's reply travels back and its caller hands the queue on (a
+ * thread wake-up), the other keeps the server busy, so that many callers of one program are not held to one round
+ * trip at a time (8 threads of one program: see docs/benchmarks.md). Each call in flight holds one of the program's
+ * turns, and a turn passes from caller to caller: once a call's reply is in, its caller hands the turn to the first
+ * queued caller not yet holding one, whose own item leads the next batch, and returns. A caller holding a turn sends
+ * its own item (no other batch takes it). A caller whose deadline passes while it is still queued leaves the queue:
+ * nothing was sent ({@code deadline_exceeded}); one whose item is in flight waits for the reply no longer than its own
+ * deadline ({@code lease_outcome_unknown} otherwise).
  */
 final class GroupCommit {
 
 	/** Most items per batched call. */
 	static final int MAX_BATCH = 64;
+
+	/** Most calls of one program in flight at once (each holds a turn). */
+	static final int MAX_IN_FLIGHT = 2;
 
 	/** Most callers queued per program; beyond it a call goes out on its own (never a wait without a bound). */
 	static final int MAX_QUEUE = 1024;
@@ -58,12 +67,12 @@ final class GroupCommit {
 		return BATCHABLE.contains(function);
 	}
 
-	/** One program's queue and whether a caller is sending for it. */
+	/** One program's queue and its turns in use (calls in flight or about to be sent by their turn's holder). */
 	private static final class Slot {
 
 		final ArrayDeque<Item> queue = new ArrayDeque<>();
 
-		boolean leading;
+		int turns;
 
 	}
 
@@ -78,7 +87,11 @@ final class GroupCommit {
 
 		final CompletableFuture<Boolean> lead = new CompletableFuture<>();
 
+		/** Taken into a batch (under the slot's lock). */
 		boolean taken;
+
+		/** Handed a turn: its caller sends the next batch with this item first (under the slot's lock). */
+		boolean leading;
 
 		Item(FunctionCall call, Instant deadlineAt) {
 			this.call = call;
@@ -96,8 +109,8 @@ final class GroupCommit {
 		Item item = null;
 		boolean alone = false;
 		synchronized (slot) {
-			if (!slot.leading) {
-				slot.leading = true;
+			if (slot.turns < MAX_IN_FLIGHT) {
+				slot.turns++;
 				alone = true;
 			}
 			else if (slot.queue.size() < MAX_QUEUE) {
@@ -160,14 +173,20 @@ final class GroupCommit {
 	}
 
 	/**
-	 * Sends the queue's next batch, then hands the queue on. The leader's own item is the queue's head (it was queued
-	 * before any later caller, or the queue was handed to it as its head), so it is always in the batch.
+	 * Sends the queue's next batch, then hands the turn on. The batch takes the queued items in order, except those
+	 * of other callers holding a turn (each sends its own). The leader's own item is therefore the batch's first: it
+	 * was the first queued item without a turn when it was handed one, and only items with a turn can be ahead of it.
 	 */
 	private void lead(Slot slot, Item leader) {
 		List<Item> batch = new ArrayList<>();
 		synchronized (slot) {
-			while (!slot.queue.isEmpty() && batch.size() < MAX_BATCH) {
-				Item next = slot.queue.pollFirst();
+			Iterator<Item> queued = slot.queue.iterator();
+			while (queued.hasNext() && batch.size() < MAX_BATCH) {
+				Item next = queued.next();
+				if (next.leading && next != leader) {
+					continue;
+				}
+				queued.remove();
 				next.taken = true;
 				batch.add(next);
 			}
@@ -182,15 +201,19 @@ final class GroupCommit {
 		}
 	}
 
-	/** Gives the queue to the next waiting caller, or marks the program idle (under the slot's lock). */
+	/**
+	 * Hands a turn to the first queued caller not holding one, or gives it back when there is none (under the slot's
+	 * lock).
+	 */
 	private static void handOver(Slot slot) {
-		Item next = slot.queue.peekFirst();
-		if (next == null) {
-			slot.leading = false;
+		for (Item next : slot.queue) {
+			if (!next.leading) {
+				next.leading = true;
+				next.lead.complete(Boolean.TRUE);
+				return;
+			}
 		}
-		else {
-			next.lead.complete(Boolean.TRUE);
-		}
+		slot.turns--;
 	}
 
 	/**

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -126,25 +127,60 @@ class RedisGroupCommitTests extends SharedRedisTests {
 	}
 
 	@Test
-	void aCallStillQueuedAtItsDeadlineWasNeverSent() throws Exception {
+	void twoCallsOfAProgramGoOutAtOnceAndACallStillQueuedAtItsDeadlineWasNeverSent() throws Exception {
 		String program = "p-" + UUID.randomUUID().toString().substring(0, 8);
 		URI uri = server.uri();
 		try (FaultProxy proxy = new FaultProxy(new InetSocketAddress(uri.getHost(), uri.getPort()))) {
 			LettuceConnectionFactory slow = RedisServers.factory("127.0.0.1", proxy.port());
-			RedisLeaseStore store = RedisLeaseStore.builder(slow).policy(RedisServers.POLICY).build();
+			// the store's acquire calls as its client dispatches ("sent") and completes ("answered") them (a listener
+			// only sees the connections opened after it was added)
+			List<String> acquires = new CopyOnWriteArrayList<>();
+			String function = LeaseLibrary.Function.ACQUIRE.functionName();
+			slow.getNativeClient().addListener(new CommandListener() {
+
+				@Override
+				public void commandStarted(CommandStartedEvent event) {
+					if (event.getCommand().getArgs().toCommandString().startsWith(function)) {
+						acquires.add("sent");
+					}
+				}
+
+				@Override
+				public void commandSucceeded(CommandSucceededEvent event) {
+					if (event.getCommand().getArgs().toCommandString().startsWith(function)) {
+						acquires.add("answered");
+					}
+				}
+
+			});
+			// one connection, opened by the warm-up: a second call in flight shares it (pipelined) rather than open
+			// another through the proxy's delay line (a handshake of several delayed round trips)
+			RedisLeaseStore store = RedisLeaseStore.builder(slow).policy(RedisServers.POLICY).connections(1).build();
 			try {
 				assertThat(store.acquire(acquire(identity(program, "warm"), Instant.now().plusSeconds(5))).code())
 					.isEqualTo(ResultCode.LEASE_ACQUIRED);
+				// the warm-up's two events (its "answered" may follow its result), then only the calls below
+				org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(5))
+					.until(() -> acquires.size() >= 2);
+				acquires.clear();
 				proxy.delay(Duration.ofMillis(600));
 				// a first call of the program is in flight (its reply delayed)...
 				CompletableFuture<LeaseResult> first = CompletableFuture
 					.supplyAsync(() -> store.acquire(acquire(identity(program, "first"), Instant.now().plusSeconds(10))));
 				awaitInFlight(proxy);
-				// ...so this one queues behind it, and its deadline passes in the queue
+				// ...a second goes out beside it, before the first is answered (two calls of a program in flight:
+				// GroupCommit.MAX_IN_FLIGHT; the replies take 1.2 s through the proxy's delay line)...
+				CompletableFuture<LeaseResult> second = CompletableFuture
+					.supplyAsync(() -> store.acquire(acquire(identity(program, "second"), Instant.now().plusSeconds(10))));
+				org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(5))
+					.until(() -> acquires.size() >= 2);
+				assertThat(acquires).as("the first two acquire events").startsWith("sent", "sent");
+				// ...so this one queues behind them, and its deadline passes in the queue
 				AcquireRequest queued = acquire(identity(program, "queued"), Instant.now().plusMillis(200));
 				LeaseResult result = store.acquire(queued);
 				assertThat(result.code()).isEqualTo(ResultCode.DEADLINE_EXCEEDED);
 				assertThat(first.get(20, TimeUnit.SECONDS).code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
+				assertThat(second.get(20, TimeUnit.SECONDS).code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
 				proxy.delay(Duration.ZERO);
 				assertThat(store.resolve(ResolveRequest.of(queued, Instant.now().plusSeconds(5))).code())
 					.as("nothing of the queued call reached the server").isEqualTo(ResultCode.LEASE_NOT_FOUND);
