@@ -112,7 +112,10 @@ class ClusterAssembledAppTests {
 	private void promotionUnderAHeldLease(String name, java.util.function.IntConsumer promote) throws Exception {
 		Runs runs = app.runs();
 		String target = name + "-" + UUID.randomUUID().toString().substring(0, 8);
-		int replica = cluster.replicaOf(primary);
+		int replica = await("a live replica of " + primary).atMost(Duration.ofSeconds(60))
+			.pollInterval(Duration.ofMillis(200))
+			.ignoreExceptions()
+			.until(() -> cluster.replicaOf(primary), (port) -> port > 0);
 		cluster.awaitReplicaInSync(replica, Duration.ofSeconds(60));
 		runs.start(target);
 		LeaseContext holder = runs.awaitStarted(target);

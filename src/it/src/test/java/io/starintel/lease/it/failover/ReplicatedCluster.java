@@ -336,7 +336,11 @@ public final class ReplicatedCluster implements AutoCloseable {
 		awaitReplicaInSync(port, Duration.ofSeconds(60));
 	}
 
-	/** Waits until {@code port} is a replica whose link is up and the cluster is ok on it. */
+	/**
+	 * Waits until {@code port} is a replica whose link is up and the cluster is ok on it, and every usable node's
+	 * view has it as a replica no longer marked failed (a restarted node's {@code fail} flag is cleared by gossip
+	 * after it answers again, so a node asked too early still reports the shard without a live replica).
+	 */
 	public void awaitReplicaInSync(int port, Duration timeout) {
 		await("node " + port + " a replica in sync").atMost(timeout)
 			.pollInterval(Duration.ofMillis(200))
@@ -344,8 +348,23 @@ public final class ReplicatedCluster implements AutoCloseable {
 			.until(() -> {
 				String replication = this.admin.info(port, "replication");
 				return replication.contains("role:slave") && replication.contains("master_link_status:up")
-						&& this.admin.on(port, (n) -> n.clusterInfo()).contains("cluster_state:ok");
+						&& this.admin.on(port, (n) -> n.clusterInfo()).contains("cluster_state:ok")
+						&& everyUsableNodeSeesALiveReplica(port);
 			});
+	}
+
+	private boolean everyUsableNodeSeesALiveReplica(int replicaPort) {
+		for (int node : ports()) {
+			if (!usable(node)) {
+				continue;
+			}
+			boolean live = parse(this.admin.on(node, (n) -> n.clusterNodes())).stream()
+				.anyMatch((n) -> n.port() == replicaPort && !n.primary() && !n.failed());
+			if (!live) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 	/** The primary a replica replicates from, by the cluster's view. */
