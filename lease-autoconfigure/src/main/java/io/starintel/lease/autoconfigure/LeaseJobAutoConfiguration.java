@@ -9,13 +9,12 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.observation.ObservationRegistry;
-import org.aspectj.lang.annotation.Aspect;
 
+import org.springframework.aop.Advisor;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.BeanPostProcessor;
-
-
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -25,6 +24,7 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Role;
 import org.springframework.core.task.TaskDecorator;
 import org.springframework.core.task.support.ContextPropagatingTaskDecorator;
 
@@ -34,20 +34,21 @@ import io.starintel.lease.job.internal.JobSettings;
 import io.starintel.lease.job.LeaseLostListener;
 import io.starintel.lease.job.LeaseOwnerProvider;
 import io.starintel.lease.job.internal.LeaseRenewalScheduler;
-import io.starintel.lease.job.internal.TargetLeaseAspect;
+import io.starintel.lease.job.internal.TargetLeaseInterceptor;
+import io.starintel.lease.job.internal.TargetLeasedAdvisor;
 import io.starintel.lease.job.TargetResolver;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.sweep.LeaseMeters;
 
 /**
  * {@code @TargetLeased} jobs over the {@link LeaseService} facade of {@link LeaseAuditAutoConfiguration}: the
- * JVM-wide renewal scheduler, the aspect, the owner and target resolution, context propagation into executors, the
- * start-up checks of every {@code @TargetLeased} method and the bounded graceful shutdown. Needs AspectJ annotations
- * and Micrometer on the classpath (the
- * starter brings both); every bean backs off for a user bean of the same type.
+ * JVM-wide renewal scheduler, the interceptor and its advisor, the owner and target resolution, context propagation
+ * into executors, the start-up checks of every {@code @TargetLeased} method and the bounded graceful shutdown. Needs
+ * Micrometer on the classpath (the starter brings it) and an auto-proxy creator (Spring Boot registers one unless
+ * {@code spring.aop.auto=false}; AspectJ is not needed); every bean backs off for a user bean of the same type.
  */
 @AutoConfiguration(after = { LeaseStoreAutoConfiguration.class, LeaseAuditAutoConfiguration.class })
-@ConditionalOnClass({ Aspect.class, MeterRegistry.class, ObservationRegistry.class })
+@ConditionalOnClass({ MeterRegistry.class, ObservationRegistry.class })
 @EnableConfigurationProperties(LeaseProperties.class)
 public final class LeaseJobAutoConfiguration {
 
@@ -122,10 +123,20 @@ public final class LeaseJobAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	TargetLeaseAspect targetLeaseAspect(ObjectProvider<LeaseService> services, LeaseProperties properties,
-			LeaseRenewalScheduler scheduler,
-			TargetResolver resolver, LeaseOwnerProvider owners, JobSettings settings) {
-		return new TargetLeaseAspect(service(services, properties), scheduler, resolver, owners, settings);
+	TargetLeaseInterceptor targetLeaseInterceptor(ObjectProvider<LeaseService> services, LeaseProperties properties,
+			LeaseRenewalScheduler scheduler, TargetResolver resolver, LeaseOwnerProvider owners, JobSettings settings) {
+		return new TargetLeaseInterceptor(service(services, properties), scheduler, resolver, owners, settings);
+	}
+
+	/**
+	 * Applies the interceptor to {@code @TargetLeased} methods (static, infrastructure role: every auto-proxy creator
+	 * takes it, and it is created before the beans it advises without creating the interceptor's dependencies).
+	 */
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	@ConditionalOnMissingBean(name = "targetLeasedAdvisor")
+	static Advisor targetLeasedAdvisor(ObjectProvider<TargetLeaseInterceptor> interceptor) {
+		return new TargetLeasedAdvisor(interceptor::getObject);
 	}
 
 	/** The facade; without a lease store (hence no facade) start-up fails naming what to configure. */
@@ -142,22 +153,22 @@ public final class LeaseJobAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(name = "targetLeasedVerifier")
 	SmartInitializingSingleton targetLeasedVerifier(LeasePolicy policy, LeaseProperties properties) {
-		return TargetLeaseAspect.startupChecks(policy, properties.getRequest().maximumWait(),
+		return TargetLeaseInterceptor.startupChecks(policy, properties.getRequest().maximumWait(),
 				properties.getJob().misuse());
 	}
 
 	/** Names the bean and method when a @TargetLeased bean's class is final (before proxying fails). */
 	@Bean
 	static BeanPostProcessor finalLeasedClassCheck() {
-		return TargetLeaseAspect.finalClassCheck();
+		return TargetLeaseInterceptor.finalClassCheck();
 	}
 
 	/** Bounded graceful shutdown: stop new leased work, cancel running jobs, release their leases. */
 	@Bean
 	@ConditionalOnMissingBean(name = "leasedJobsShutdown")
-	SmartLifecycle leasedJobsShutdown(TargetLeaseAspect aspect, LeaseRenewalScheduler scheduler,
+	SmartLifecycle leasedJobsShutdown(TargetLeaseInterceptor interceptor, LeaseRenewalScheduler scheduler,
 			ObjectProvider<LeaseService> services, LeaseProperties properties) {
-		return aspect.shutdown(scheduler, service(services, properties), properties.getJob().shutdownTimeout());
+		return interceptor.shutdown(scheduler, service(services, properties), properties.getJob().shutdownTimeout());
 	}
 
 	static LeaseOwnerProvider servicePrincipal(LeaseProperties properties) {

@@ -4,7 +4,6 @@ import java.util.List;
 
 import io.micrometer.context.ContextSnapshotFactory;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.aspectj.lang.annotation.Aspect;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -24,7 +23,8 @@ import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.job.LeaseOwnerProvider;
 import io.starintel.lease.job.internal.LeaseRenewalScheduler;
 import io.starintel.lease.job.internal.ServiceInstanceId;
-import io.starintel.lease.job.internal.TargetLeaseAspect;
+import io.starintel.lease.job.internal.TargetLeaseInterceptor;
+import io.starintel.lease.job.internal.TargetLeasedAdvisor;
 import io.starintel.lease.job.TargetResolver;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.LeaseStore;
@@ -56,12 +56,13 @@ class LeaseAutoConfigurationTests {
 	}
 
 	@Test
-	void whenStoreIsMemoryThenInMemoryStoreServiceSchedulerAndAspect() {
+	void whenStoreIsMemoryThenInMemoryStoreServiceSchedulerAndInterceptor() {
 		this.memory.run((context) -> {
 			assertThat(context).hasSingleBean(InMemoryLeaseStore.class)
 				.hasSingleBean(LeaseService.class)
 				.hasSingleBean(LeaseRenewalScheduler.class)
-				.hasSingleBean(TargetLeaseAspect.class)
+				.hasSingleBean(TargetLeaseInterceptor.class)
+				.hasSingleBean(TargetLeasedAdvisor.class)
 				.hasSingleBean(TargetResolver.class)
 				.hasSingleBean(LeasePolicy.class)
 				.doesNotHaveBean(RedisLeaseStore.class);
@@ -166,18 +167,24 @@ class LeaseAutoConfigurationTests {
 	}
 
 	@Test
-	void whenAspectjIsAbsentThenNoJobBeansButTheStoreAndTheFacadeRemain() {
-		// the facade is not a job bean: the fence guard, health and the admin endpoint use it too
-		this.memory.withClassLoader(new FilteredClassLoader(Aspect.class))
-			.run((context) -> assertThat(context).hasSingleBean(LeaseStore.class)
-				.doesNotHaveBean(TargetLeaseAspect.class)
-				.hasSingleBean(LeaseService.class));
+	void whenAspectjIsAbsentThenTheJobBeansRemainWithAnInfrastructureAdvisor() {
+		// the advisor needs no AspectJ; Boot's proxy creator without AspectJ applies infrastructure advisors only
+		this.memory.withClassLoader(new FilteredClassLoader("org.aspectj"))
+			.run((context) -> {
+				assertThat(context).hasSingleBean(LeaseStore.class)
+					.hasSingleBean(TargetLeaseInterceptor.class)
+					.hasSingleBean(TargetLeasedAdvisor.class)
+					.hasSingleBean(LeaseService.class);
+				assertThat(context.getBeanFactory().getBeanDefinition("targetLeasedAdvisor").getRole())
+					.isEqualTo(org.springframework.beans.factory.config.BeanDefinition.ROLE_INFRASTRUCTURE);
+			});
 	}
 
 	@Test
 	void whenMicrometerIsAbsentThenNoJobBeans() {
 		this.memory.withClassLoader(new FilteredClassLoader(MeterRegistry.class))
-			.run((context) -> assertThat(context).doesNotHaveBean(TargetLeaseAspect.class));
+			.run((context) -> assertThat(context).doesNotHaveBean(TargetLeaseInterceptor.class)
+				.doesNotHaveBean(TargetLeasedAdvisor.class));
 	}
 
 	@Test

@@ -17,10 +17,10 @@ import io.starintel.lease.job.TargetLeased;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Start-up checks of {@code @TargetLeased} methods ({@code TargetLeaseAspect.startupChecks}): every misuse case fails start-up
- * with a message naming the bean, the method and the reason; durations are parsed strictly and checked against the
- * policy with the parsed value, the bounds and the properties that set them; {@code starintel.lease.job.misuse=warn}
- * starts with one WARN per method instead.
+ * Start-up checks of {@code @TargetLeased} methods ({@code TargetLeaseInterceptor.startupChecks}): every misuse case
+ * fails start-up with a message naming the bean, the method and the reason; durations are parsed strictly and
+ * checked against the policy with the parsed value, the bounds and the properties that set them;
+ * {@code starintel.lease.job.misuse=warn} starts with one WARN per method instead.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class TargetLeasedStartupTests {

@@ -7,7 +7,7 @@ import java.util.Arrays;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 
-import org.springframework.aop.aspectj.annotation.AspectJProxyFactory;
+import org.springframework.aop.framework.ProxyFactory;
 
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.LeaseOwner;
@@ -19,7 +19,8 @@ import io.starintel.lease.job.CancellationMode;
 import io.starintel.lease.store.DelegatingStore;
 import io.starintel.lease.job.internal.JobSettings;
 import io.starintel.lease.job.internal.LeaseRenewalScheduler;
-import io.starintel.lease.job.internal.TargetLeaseAspect;
+import io.starintel.lease.job.internal.TargetLeaseInterceptor;
+import io.starintel.lease.job.internal.TargetLeasedAdvisor;
 import io.starintel.lease.job.TargetLeased;
 import io.starintel.lease.job.TargetResolver;
 import io.starintel.lease.service.LeaseService;
@@ -87,14 +88,14 @@ public final class AspectOverheadHarness {
 		try (LeaseRenewalScheduler scheduler = new LeaseRenewalScheduler(service, Clock.systemUTC(),
 				Duration.ofSeconds(2), (event) -> {
 				}, 1)) {
-			TargetLeaseAspect aspect = new TargetLeaseAspect(service, scheduler, TargetResolver.PASS_THROUGH,
+			TargetLeaseInterceptor interceptor = new TargetLeaseInterceptor(service, scheduler, TargetResolver.PASS_THROUGH,
 					() -> new LeaseOwner("prn_bench", "client_bench", "key_bench", "instance_bench"),
 					new JobSettings("tenant-main", "program-a", OperationClasses.defaults(), Duration.ofSeconds(30),
 							CancellationMode.INTERRUPT));
-			AspectJProxyFactory factory = new AspectJProxyFactory(new Target());
+			ProxyFactory factory = new ProxyFactory(new Target());
 			factory.setProxyTargetClass(true);
-			factory.addAspect(aspect);
-			Target proxied = factory.getProxy();
+			factory.addAdvisor(new TargetLeasedAdvisor(() -> interceptor));
+			Target proxied = (Target) factory.getProxy();
 			// (c) the service alone: request building, ids, deadlines, metrics, observation, no aspect
 			LeaseOwner owner = new LeaseOwner("prn_bench", "client_bench", "key_bench", "instance_bench");
 			io.starintel.lease.core.LockIdentity identity = io.starintel.lease.core.LockIdentity.of("tenant-main",

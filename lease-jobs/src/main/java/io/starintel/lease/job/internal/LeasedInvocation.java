@@ -5,7 +5,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 
-import org.aspectj.lang.ProceedingJoinPoint;
+import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,7 +26,7 @@ import io.starintel.lease.job.CancellationMode;
  */
 final class LeasedInvocation {
 
-	private static final Logger logger = LoggerFactory.getLogger(TargetLeaseAspect.class);
+	private static final Logger logger = LoggerFactory.getLogger(TargetLeaseInterceptor.class);
 
 	private final LeaseService service;
 
@@ -45,15 +45,15 @@ final class LeasedInvocation {
 	}
 
 	/** Proceeds with the call under {@code context}; an asynchronous method's lease lives until its stage ends. */
-	@Nullable Object proceed(ProceedingJoinPoint joinPoint, LeaseContext context, boolean async) throws Throwable {
-		return async ? proceedAsync(joinPoint, context) : proceedSync(joinPoint, context);
+	@Nullable Object proceed(MethodInvocation invocation, LeaseContext context, boolean async) throws Throwable {
+		return async ? proceedAsync(invocation, context) : proceedSync(invocation, context);
 	}
 
-	private @Nullable Object proceedSync(ProceedingJoinPoint joinPoint, LeaseContext context) throws Throwable {
+	private @Nullable Object proceedSync(MethodInvocation invocation, LeaseContext context) throws Throwable {
 		ThreadCancellation cancellation = new ThreadCancellation(Thread.currentThread(), this.cancellation);
 		LeaseRenewal registration = this.scheduler.register(context, cancellation);
 		try (LeaseContext.Scope scope = LeaseContext.bind(context)) {
-			return joinPoint.proceed();
+			return invocation.proceed();
 		}
 		finally {
 			cancellation.finish();
@@ -62,7 +62,7 @@ final class LeasedInvocation {
 		}
 	}
 
-	private @Nullable Object proceedAsync(ProceedingJoinPoint joinPoint, LeaseContext context) throws Throwable {
+	private @Nullable Object proceedAsync(MethodInvocation invocation, LeaseContext context) throws Throwable {
 		CompletableFuture<Object> result = new CompletableFuture<>();
 		AtomicReference<@Nullable CompletionStage<?>> stage = new AtomicReference<>();
 		Runnable cancellation = () -> {
@@ -74,7 +74,7 @@ final class LeasedInvocation {
 		LeaseRenewal registration = this.scheduler.register(context, cancellation);
 		Object returned;
 		try (LeaseContext.Scope scope = LeaseContext.bind(context)) {
-			returned = joinPoint.proceed();
+			returned = invocation.proceed();
 		}
 		catch (Throwable ex) {
 			registration.close();

@@ -28,7 +28,7 @@ import io.starintel.lease.service.LeaseService;
  * Graceful shutdown of leased jobs, bounded by {@code starintel.lease.job.shutdown-timeout} (default 5s, well under
  * Spring Boot's 30s lifecycle phase timeout).
  *
- * <p>On stop: the aspect stops accepting new leased work; every running job's cancellation is signalled (interrupt
+ * <p>On stop: the interceptor stops accepting new leased work; every running job's cancellation is signalled (interrupt
  * or future cancellation, per {@code starintel.lease.job.cancellation}); jobs that end within the first half of the
  * timeout release their own leases; the leases of jobs still running then are released here, in parallel, each
  * release's deadline no later than the end of the timeout (the job loses its authority: fencing rejects its later
@@ -48,7 +48,7 @@ final class LeasedJobsShutdown implements SmartLifecycle {
 
 	private static final Logger logger = LoggerFactory.getLogger(LeasedJobsShutdown.class);
 
-	private final TargetLeaseAspect aspect;
+	private final TargetLeaseInterceptor interceptor;
 
 	private final LeaseRenewalScheduler scheduler;
 
@@ -58,10 +58,10 @@ final class LeasedJobsShutdown implements SmartLifecycle {
 
 	private volatile boolean running;
 
-	/** A shutdown over the aspect, the scheduler holding the leases and the service releasing them. */
-	LeasedJobsShutdown(TargetLeaseAspect aspect, LeaseRenewalScheduler scheduler, LeaseService service,
+	/** A shutdown over the interceptor, the scheduler holding the leases and the service releasing them. */
+	LeasedJobsShutdown(TargetLeaseInterceptor interceptor, LeaseRenewalScheduler scheduler, LeaseService service,
 			Duration timeout) {
-		this.aspect = Objects.requireNonNull(aspect, "aspect");
+		this.interceptor = Objects.requireNonNull(interceptor, "interceptor");
 		this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
 		this.service = Objects.requireNonNull(service, "service");
 		this.timeout = Objects.requireNonNull(timeout, "timeout");
@@ -75,7 +75,7 @@ final class LeasedJobsShutdown implements SmartLifecycle {
 	@Override
 	public void stop() {
 		this.running = false;
-		this.aspect.stopAccepting();
+		this.interceptor.stopAccepting();
 		long giveUpAt = System.nanoTime() + this.timeout.toNanos();
 		List<LeaseRenewal> held = this.scheduler.registrations();
 		if (held.isEmpty()) {

@@ -17,8 +17,10 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Hooks;
 
+import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -49,11 +51,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The {@link TargetLeased} aspect on the in-memory store, through the auto-configuration: acquire, skip, throw,
+ * The {@link TargetLeased} interceptor on the in-memory store, through the auto-configuration: acquire, skip, throw,
  * release on exception, futures, re-entrancy, loss cancellation, maximum lifetime, metrics, {@code @Async} and
- * Reactor propagation.
+ * Reactor propagation; with AspectJ absent too.
  */
-class TargetLeaseAspectTests {
+class TargetLeaseInterceptorTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, LeaseStoreAutoConfiguration.class,
@@ -143,6 +145,19 @@ class TargetLeaseAspectTests {
 			.ttl(Duration.ofSeconds(30))
 			.maximumLifetime(Duration.ofMinutes(1))
 			.build(service.newId(), service.deadline()));
+	}
+
+	@Test
+	void withoutAspectjALeasedMethodRunsUnderItsLeaseThroughBootsInfrastructureProxyCreator() {
+		// without AspectJ, Boot registers the proxy creator that applies infrastructure-role advisors only
+		this.runner.withClassLoader(new FilteredClassLoader("org.aspectj")).run((context) -> {
+			assertThat(context).hasNotFailed();
+			LeasedJobs jobs = context.getBean(LeasedJobs.class);
+			assertThat(AopUtils.isAopProxy(jobs)).as("proxied").isTrue();
+			String leaseId = jobs.process("target_without_aspectj");
+			assertThat(leaseId).startsWith("lease_");
+			assertThat(context.getBean(JobState.class).runs.get()).isEqualTo(1);
+		});
 	}
 
 	@Test

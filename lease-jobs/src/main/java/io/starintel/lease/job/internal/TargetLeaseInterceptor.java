@@ -6,10 +6,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 
-import org.aspectj.lang.ProceedingJoinPoint;
-import org.aspectj.lang.annotation.Around;
-import org.aspectj.lang.annotation.Aspect;
-import org.aspectj.lang.reflect.MethodSignature;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,18 +37,19 @@ import io.starintel.lease.job.TargetLeased;
 import io.starintel.lease.job.TargetResolver;
 
 /**
- * The {@link TargetLeased} aspect: acquire, bind the {@link LeaseContext}, renew, cancel on loss, release. The
- * annotation is read once per method ({@link TargetLeasePlan}), the lease acquired by {@link LeaseAcquirer} and the
+ * The {@link TargetLeased} interceptor: acquire, bind the {@link LeaseContext}, renew, cancel on loss, release. It
+ * runs behind {@link TargetLeasedAdvisor} (a static annotation pointcut, as Spring's own {@code @Async} and
+ * {@code @Transactional} advisors: no per-call pointcut match, no reflective advice call). The annotation is read
+ * once per method and target class ({@link TargetLeasePlan}), the lease acquired by {@link LeaseAcquirer} and the
  * call run by {@link LeasedInvocation}.
  *
  * <p>Contract rules enforced here: a call that joins a context already bound for the same identity runs without a
  * second lease (re-entrancy); an acquisition that is not {@code lease_acquired} never runs the method; after
  * shutdown began no new leased work starts.
  */
-@Aspect
-public class TargetLeaseAspect {
+public class TargetLeaseInterceptor implements MethodInterceptor {
 
-	private static final Logger logger = LoggerFactory.getLogger(TargetLeaseAspect.class);
+	private static final Logger logger = LoggerFactory.getLogger(TargetLeaseInterceptor.class);
 
 	private final TargetResolver resolver;
 
@@ -68,8 +67,8 @@ public class TargetLeaseAspect {
 
 	private volatile boolean accepting = true;
 
-	/** An aspect over the given collaborators. */
-	public TargetLeaseAspect(LeaseService service, LeaseRenewalScheduler scheduler, TargetResolver resolver,
+	/** An interceptor over the given collaborators. */
+	public TargetLeaseInterceptor(LeaseService service, LeaseRenewalScheduler scheduler, TargetResolver resolver,
 			LeaseOwnerProvider owners, JobSettings settings) {
 		Objects.requireNonNull(service, "service");
 		Objects.requireNonNull(scheduler, "scheduler");
@@ -91,7 +90,7 @@ public class TargetLeaseAspect {
 
 	/**
 	 * The start-up checks of every {@code @TargetLeased} method once the singletons exist: durations against the
-	 * policy and {@code maximumWait}, and misuse the aspect can never intercept ({@code misuse}: fail or warn).
+	 * policy and {@code maximumWait}, and misuse the interceptor can never intercept ({@code misuse}: fail or warn).
 	 */
 	public static SmartInitializingSingleton startupChecks(LeasePolicy policy, Duration maximumWait,
 			MisuseMode misuse) {
@@ -99,7 +98,7 @@ public class TargetLeaseAspect {
 	}
 
 	/**
-	 * The bounded graceful shutdown of this aspect's jobs: stop taking new leased work, cancel running jobs and
+	 * The bounded graceful shutdown of this interceptor's jobs: stop taking new leased work, cancel running jobs and
 	 * release their leases within {@code timeout} (a lifecycle stopping before the backend's connections close).
 	 */
 	public SmartLifecycle shutdown(LeaseRenewalScheduler scheduler, LeaseService service, Duration timeout) {
@@ -120,21 +119,17 @@ public class TargetLeaseAspect {
 		return this.accepting;
 	}
 
-	/**
-	 * Runs a {@link TargetLeased} method under its lease. The pointcut binds nothing: an annotation bound as an
-	 * advice argument is a runtime test that Spring AOP evaluates on every call (the annotation read reflectively
-	 * per call); the annotation is read once per method and target class instead ({@link #plan}).
-	 */
-	@Around("@annotation(io.starintel.lease.job.TargetLeased)")
-	public @Nullable Object around(ProceedingJoinPoint joinPoint) throws Throwable {
-		Method method = ((MethodSignature) joinPoint.getSignature()).getMethod();
-		TargetLeasePlan plan = plan(method, joinPoint.getTarget());
-		LockIdentity identity = plan.identity(method, joinPoint.getTarget(), joinPoint.getArgs(), this.resolver,
-				this.settings);
+	/** Runs a {@link TargetLeased} method under its lease; the annotation is read once ({@link #plan}). */
+	@Override
+	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
+		Method method = invocation.getMethod();
+		Object target = invocation.getThis();
+		TargetLeasePlan plan = plan(method, target);
+		LockIdentity identity = plan.identity(method, target, invocation.getArguments(), this.resolver, this.settings);
 		LeaseContext current = LeaseContext.currentOrNull();
 		if (current != null && current.identity().equals(identity)) {
 			// re-entrancy: join the context already bound for this identity (no second acquire, renewal or release)
-			return joinPoint.proceed();
+			return invocation.proceed();
 		}
 		if (!this.accepting) {
 			if (plan.onConflict == ConflictPolicy.THROW) {
@@ -159,12 +154,13 @@ public class TargetLeaseAspect {
 		}
 		LeaseContext context = new LeaseContext(result.lease(), this.attachedKeys);
 		logger.debug("Lease acquired for {}: {}", plan.name, context);
-		return this.invocation.proceed(joinPoint, context, plan.async);
+		return this.invocation.proceed(invocation, context, plan.async);
 	}
 
 	/**
 	 * The plan of a method on a target class: the {@link TargetLeased} annotation the pointcut matched, on the most
-	 * specific method of the target's class (the one Spring AOP matches), else on the called method.
+	 * specific method of the target's class, else on the called method ({@link TargetLeasedAdvisor}'s pointcut
+	 * matches either).
 	 */
 	private TargetLeasePlan plan(Method method, @Nullable Object target) {
 		Class<?> targetClass = (target != null) ? target.getClass() : method.getDeclaringClass();
@@ -176,7 +172,7 @@ public class TargetLeaseAspect {
 				leased = method.getAnnotation(TargetLeased.class);
 			}
 			if (leased == null) {
-				throw new IllegalStateException("@TargetLeased advice on " + method + " without the annotation");
+				throw new IllegalStateException("@TargetLeased interceptor on " + method + " without the annotation");
 			}
 			return new TargetLeasePlan(method, leased);
 		});
