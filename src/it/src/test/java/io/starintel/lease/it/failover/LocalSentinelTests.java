@@ -36,7 +36,8 @@ class LocalSentinelTests {
 			assertThat(followed(template)).as("the client reads on the promoted node").isEqualTo("1");
 
 			redis.restartDeadNode();
-			redis.linkThroughProxy(first);
+			// directly, not through a proxy: the node is promoted next (ReplicatedRedis#linkDirectly)
+			redis.linkDirectly(first);
 			sentinel.failover();
 			assertThat(sentinel.awaitPromotion(redis, second, Duration.ofSeconds(30))).isEqualTo(first);
 			redis.demoteFormerPrimary(second);

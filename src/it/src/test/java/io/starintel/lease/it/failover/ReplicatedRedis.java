@@ -237,6 +237,24 @@ public final class ReplicatedRedis implements AutoCloseable {
 	}
 
 	/**
+	 * Makes the node on {@code replicaPort} a replica of the current primary directly (no proxy, the link a sentinel
+	 * configures itself) and waits until it is in sync. For a replica that a forced {@code SENTINEL FAILOVER} is to
+	 * promote next: a replica linked through a proxy reports a master the sentinels do not know, and a sentinel that
+	 * has not heard of the promotion yet may "fix" it from its older {@code INFO} ({@code REPLICAOF} the former
+	 * primary) after it was promoted; the sentinels then see their new master report itself a replica and fail over
+	 * back (seen once in CI: the node promoted back was a replica of the former primary again 11 s later).
+	 */
+	public void linkDirectly(int replicaPort) {
+		if (replicaPort == primaryPort()) {
+			throw new IllegalArgumentException("node " + replicaPort + " is the primary");
+		}
+		closeLink();
+		int primary = primaryPort();
+		this.admin.on(replicaPort, (node) -> node.replicaof("127.0.0.1", primary));
+		awaitInSync();
+	}
+
+	/**
 	 * Turns the former primary, still running after a promotion, into a replica of the new primary (through a fresh
 	 * proxy) and disconnects its clients, as Sentinel does ({@code REPLICAOF} + {@code CLIENT KILL TYPE normal}) but
 	 * at once: Sentinel converts a demoted primary that still reports itself a master only some 8 s after the
