@@ -110,7 +110,7 @@ final class ClusterRouter implements Router {
 		boolean replicated = hasReplicas(partitions);
 		NodeState node = this.nodes.computeIfAbsent(name, (key) -> new NodeState(name, replicated));
 		node.topologyHasReplicas(replicated);
-		return new Route(connection.async(), node, true, () -> this.pool.release(loan));
+		return new Route(connection.async(), connection, node, true, () -> this.pool.release(loan));
 	}
 
 	@Override

@@ -9,6 +9,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
  * The connection factory's own Lettuce connection, for a factory whose client the store cannot open connections
@@ -23,8 +24,11 @@ final class FactoryRouter implements Router {
 
 	private final NodeState node = new NodeState("factory connection", false);
 
-	FactoryRouter(RedisConnectionFactory factory) {
+	private final ConnectionDrops drops;
+
+	FactoryRouter(RedisConnectionFactory factory, ConnectionDrops drops) {
 		this.factory = factory;
+		this.drops = drops;
 	}
 
 	@Override
@@ -42,7 +46,11 @@ final class FactoryRouter implements Router {
 			if (!LettuceConnections.isOpen(commands)) {
 				throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, "connection not open");
 			}
-			return new Route(commands, this.node, commands instanceof RedisAsyncCommands, () -> closeQuietly(connection));
+			// a replica wait is sent only on a standalone connection, whose drops are watched on the factory's client
+			boolean standalone = commands instanceof RedisAsyncCommands && watchFactoryClient();
+			return new Route(commands,
+					(commands instanceof RedisAsyncCommands<byte[], byte[]> plain) ? plain.getStatefulConnection() : null,
+					this.node, standalone, () -> closeQuietly(connection));
 		}
 		catch (ScriptFailure | RuntimeException ex) {
 			closeQuietly(connection);
@@ -60,6 +68,20 @@ final class FactoryRouter implements Router {
 			throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, "not a Lettuce connection");
 		}
 		return lettuce.getNativeConnection();
+	}
+
+	/** Watches the drops of the factory's client's connections (the factory is started once it lent one). */
+	private boolean watchFactoryClient() {
+		if (this.factory instanceof LettuceConnectionFactory lettuce) {
+			try {
+				this.drops.watch(lettuce.getNativeClient());
+				return true;
+			}
+			catch (RuntimeException ex) {
+				return false;
+			}
+		}
+		return false;
 	}
 
 	private static void closeQuietly(RedisConnection connection) {

@@ -42,7 +42,10 @@ import io.starintel.lease.store.redis.ReplicaAcknowledgement;
  * makes every state change durable before it reports it: right behind a call that changes state it pipelines
  * {@code WAIT n timeout} ({@code WAITAOF} for disk durability) on the same connection, with the timeout the call's
  * remaining time, and a success the required replicas did not acknowledge is {@code OUTCOME_UNKNOWN}
- * ({@code replicas_not_acknowledged}). A refusal changed nothing and is returned without waiting.
+ * ({@code replicas_not_acknowledged}). A refusal changed nothing and is returned without waiting. An acknowledgement
+ * counts only when the connection neither dropped nor reconnected between the change and the wait's answer
+ * ({@link ConnectionDrops}): Lettuce sends an unanswered {@code WAIT} again after a reconnection, possibly to the node
+ * promoted in place of the one that ran the change.
  *
  * <p>Contract: an acknowledged grant, renewal, release, revoke or commit authorization survives the promotion of a
  * replica; a command that could not be submitted (no connection, the deadline already passed, too few replicas
@@ -71,6 +74,8 @@ public final class ScriptExecutor implements AutoCloseable {
 
 	private final Router router;
 
+	private final ConnectionDrops drops = new ConnectionDrops();
+
 	private final ReplicaAcknowledgement acknowledgement;
 
 	private final @Nullable ExecutorService connector;
@@ -91,6 +96,7 @@ public final class ScriptExecutor implements AutoCloseable {
 			int maxConnections) {
 		this.acknowledgement = acknowledgement;
 		AbstractRedisClient client = nativeClient(connectionFactory);
+		this.drops.watch(client);
 		if (client instanceof RedisClusterClient cluster) {
 			this.connector = connector();
 			this.router = new ClusterRouter(cluster, this.connector, maxConnections);
@@ -103,7 +109,7 @@ public final class ScriptExecutor implements AutoCloseable {
 		}
 		else {
 			this.connector = null;
-			this.router = new FactoryRouter(connectionFactory);
+			this.router = new FactoryRouter(connectionFactory, this.drops);
 		}
 	}
 
@@ -220,6 +226,7 @@ public final class ScriptExecutor implements AutoCloseable {
 		RedisFuture<List<Object>> call;
 		RedisFuture<?> wait = null;
 		int required = -1; // -1: the replicas the change needs are not known (then a success is not acknowledged)
+		long mark = 0;
 		try {
 			boolean durable = function.changesState() && this.acknowledgement.waits();
 			if (durable && !route.supportsWait()) {
@@ -262,6 +269,7 @@ public final class ScriptExecutor implements AutoCloseable {
 				});
 				last = load;
 			}
+			mark = this.drops.mark();
 			submitted[0] = true;
 			call = commands.dispatch(CommandType.FCALL, new FlatReplyOutput(), new FcallArgs(function, keys, args));
 			last = call;
@@ -307,6 +315,13 @@ public final class ScriptExecutor implements AutoCloseable {
 			}
 			if (wait != null) {
 				awaitAcknowledgement(wait, required, deadlineMs, node);
+				if (this.drops.changedSince(route.connection(), mark)) {
+					// the wait may have been sent again after a reconnection, to another node than the one that ran
+					// the change (see ConnectionDrops): its acknowledgement proves nothing about the change
+					node.claimRefresh(System.currentTimeMillis(), true);
+					throw new ScriptFailure(ScriptFailure.Kind.OUTCOME_UNKNOWN, Reason.REPLICAS_NOT_ACKNOWLEDGED,
+							"the connection dropped or reconnected before the replicas acknowledged");
+				}
 			}
 		}
 		return new Attempt(reply, "", null);
@@ -502,6 +517,7 @@ public final class ScriptExecutor implements AutoCloseable {
 	@Override
 	public void close() {
 		this.router.close();
+		this.drops.close();
 		if (this.connector != null) {
 			this.connector.shutdownNow();
 		}

@@ -1,12 +1,21 @@
 package io.starintel.lease.it.failover;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
+import io.starintel.lease.core.AdminRequest;
+import io.starintel.lease.core.LeaseRecord;
+import io.starintel.lease.core.LeaseResult;
+import io.starintel.lease.core.ResolveRequest;
+import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.it.redis.RedisServerKind;
+import io.starintel.lease.store.redis.RedisLeaseStore;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Issue 36 on Sentinel: the store on a Sentinel-configured {@code LettuceConnectionFactory}
@@ -52,6 +61,47 @@ class AcknowledgedEndSurvivesSentinelPromotionTests {
 			SoftAssertions soft = new SoftAssertions();
 			scenario.verifyAfterPromotion(soft);
 			soft.assertAll();
+		}
+	}
+
+	/**
+	 * A revoke whose replica wait is still pending when its primary is killed: the connection drops, Lettuce
+	 * reconnects to the promoted node and sends the pending {@code WAIT} again there, where the new primary's replica
+	 * (the killed node, back empty) acknowledges it. The promoted node never had the revoke, so that acknowledgement
+	 * must not make the revoke a success: the answer is outcome-unknown, and the revoke resolves to what the promoted
+	 * node has. (Seen once in CI, in the Sentinel failover load run: a revoke answered {@code lease_revoked} two
+	 * seconds after its decision, across a kill, resolved to {@code lease_not_found} after the run.)
+	 */
+	@Test
+	void aReplicaWaitSentAgainToThePromotedNodeDoesNotAcknowledgeAChangeItNeverHad() throws Exception {
+		try (ReplicatedRedis redis = ReplicatedRedis.start(this.kind);
+				LocalSentinel sentinel = LocalSentinel.start(redis, 1);
+				FailoverClients.Client client = sentinel.client();
+				FailoverClients.Client direct = FailoverClients.standalone(redis.primaryPort())) {
+			RedisLeaseStore store = FailoverStores.store(client.factory());
+			RedisLeaseStore onFormerPrimary = FailoverStores.store(direct.factory());
+			PromotionScenario scenario = new PromotionScenario(store, FailoverRequests.newProgram());
+			LeaseRecord a = scenario.acquireA();
+			assertThat(redis.waitForReplicas(1, Duration.ofSeconds(5))).as("the replica has A").isEqualTo(1);
+			redis.pauseLink();
+			AdminRequest revoke = FailoverRequests.revoke(a, Duration.ofSeconds(60));
+			CompletableFuture<LeaseResult> answer = CompletableFuture.supplyAsync(() -> store.revoke(revoke));
+			await("the primary decided the revoke").atMost(Duration.ofSeconds(20))
+				.pollInterval(Duration.ofMillis(50))
+				.until(() -> onFormerPrimary.inspect(FailoverRequests.inspect(scenario.identity(), Duration.ofSeconds(1)))
+					.code() == ResultCode.LEASE_NOT_FOUND);
+			assertThat(answer).as("the revoke waits for the paused replica").isNotDone();
+			int former = redis.primaryPort();
+			redis.killPrimary();
+			int promoted = sentinel.awaitPromotion(redis, former, Duration.ofSeconds(30));
+			redis.restartDeadNode();
+			redis.linkThroughProxy(former);
+			LeaseResult result = answer.get(90, TimeUnit.SECONDS);
+			LeaseResult resolved = store.resolve(ResolveRequest.of(revoke, FailoverRequests.in(Duration.ofSeconds(5))));
+			String context = "revoke answered " + PromotionScenario.describe(result) + ", resolved on " + promoted
+					+ " as " + PromotionScenario.describe(resolved);
+			assertThat(result.code()).as(context).isEqualTo(ResultCode.LEASE_OUTCOME_UNKNOWN);
+			assertThat(resolved.code()).as(context).isNotEqualTo(ResultCode.LEASE_REVOKED);
 		}
 	}
 
