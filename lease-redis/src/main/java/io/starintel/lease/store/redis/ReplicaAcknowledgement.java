@@ -4,7 +4,9 @@ package io.starintel.lease.store.redis;
  * How many replicas must have a state change before the store reports it: after every function call that changed
  * state, the store sends {@code WAIT n timeout} (or {@code WAITAOF 1 n timeout} with {@link #withDiskSync()}) on the
  * same connection, inside the call's deadline; fewer acknowledgements than required are never success (the result is
- * {@code lease_outcome_unknown}, reason {@code replicas_not_acknowledged}, resolvable by request id).
+ * {@code lease_outcome_unknown}, reason {@code replicas_not_acknowledged}, resolvable by request id). So is a change
+ * whose connection dropped or reconnected before the wait answered: the driver then sends the wait again on the new
+ * link, possibly to a node promoted in place of the one that made the change, whose acknowledgement proves nothing.
  *
  * <p>Contract: "a topology that cannot keep the fencing counter and the lease state durable is unsuitable": an
  * acknowledged grant, renewal, release, revoke or fenced-write authorization must survive the promotion of a replica.
