@@ -61,15 +61,23 @@ public final class InterleavedReport {
 			return this.attempts * 1e9 / this.nanos;
 		}
 
+		/**
+		 * The slice's latencies. Decoded into a histogram that covers an hour at least: an auto-resizing histogram (a
+		 * {@code Recorder}'s) can encode counts beyond the range its header names, which a histogram sized by the
+		 * header alone cannot take (an {@code ArrayIndexOutOfBoundsException} ended an 8-thread run once).
+		 */
 		Histogram histogram() {
 			try {
 				return Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(Base64.getDecoder().decode(this.latency)),
-						0);
+						DECODED_RANGE_NANOS);
 			}
 			catch (DataFormatException ex) {
 				throw new IllegalStateException("corrupt latency histogram", ex);
 			}
 		}
+
+		/** The least range a decoded latency histogram covers (ns): one hour. */
+		private static final long DECODED_RANGE_NANOS = java.util.concurrent.TimeUnit.HOURS.toNanos(1);
 
 		static String encode(Histogram histogram) {
 			ByteBuffer buffer = ByteBuffer.allocate(histogram.getNeededByteBufferCapacity());
