@@ -39,15 +39,10 @@ final class ConnectionDrops implements RedisConnectionStateListener, AutoCloseab
 	private final List<AbstractRedisClient> watched = new CopyOnWriteArrayList<>();
 
 	/** Listens to the connections of {@code client} (once per client); {@link #close()} stops listening. */
-	void watch(@Nullable AbstractRedisClient client) {
-		if (client == null || this.watched.contains(client)) {
-			return;
-		}
-		synchronized (this.watched) {
-			if (!this.watched.contains(client)) {
-				client.addListener(this);
-				this.watched.add(client);
-			}
+	synchronized void watch(@Nullable AbstractRedisClient client) {
+		if (client != null && !this.watched.contains(client)) {
+			client.addListener(this);
+			this.watched.add(client);
 		}
 	}
 
@@ -94,7 +89,7 @@ final class ConnectionDrops implements RedisConnectionStateListener, AutoCloseab
 	}
 
 	@Override
-	public void close() {
+	public synchronized void close() {
 		for (AbstractRedisClient client : this.watched) {
 			client.removeListener(this);
 		}

@@ -26,6 +26,9 @@ final class FactoryRouter implements Router {
 
 	private final ConnectionDrops drops;
 
+	/** Whether the factory's client is watched already (once: not on every call). */
+	private volatile boolean watching;
+
 	FactoryRouter(RedisConnectionFactory factory, ConnectionDrops drops) {
 		this.factory = factory;
 		this.drops = drops;
@@ -47,10 +50,11 @@ final class FactoryRouter implements Router {
 				throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, "connection not open");
 			}
 			// a replica wait is sent only on a standalone connection, whose drops are watched on the factory's client
-			boolean standalone = commands instanceof RedisAsyncCommands && watchFactoryClient();
-			return new Route(commands,
-					(commands instanceof RedisAsyncCommands<byte[], byte[]> plain) ? plain.getStatefulConnection() : null,
-					this.node, standalone, () -> closeQuietly(connection));
+			if (commands instanceof RedisAsyncCommands<byte[], byte[]> standalone) {
+				return new Route(commands, standalone.getStatefulConnection(), this.node, watchFactoryClient(),
+						() -> closeQuietly(connection));
+			}
+			return new Route(commands, null, this.node, false, () -> closeQuietly(connection));
 		}
 		catch (ScriptFailure | RuntimeException ex) {
 			closeQuietly(connection);
@@ -72,9 +76,13 @@ final class FactoryRouter implements Router {
 
 	/** Watches the drops of the factory's client's connections (the factory is started once it lent one). */
 	private boolean watchFactoryClient() {
+		if (this.watching) {
+			return true;
+		}
 		if (this.factory instanceof LettuceConnectionFactory lettuce) {
 			try {
 				this.drops.watch(lettuce.getNativeClient());
+				this.watching = true;
 				return true;
 			}
 			catch (RuntimeException ex) {
