@@ -40,10 +40,14 @@ end
 local V3_LEASE_ID = '^lease_(%x+)_[%w]+$'
 
 -- the acquire result of a v3 lease id (the lease's resolution and state), or nil for a v2 lease id
+local last_base, last_lease_id, last_result_key = nil, nil, nil
 local function acquire_result_key(base, lease_id)
+  if lease_id == last_lease_id and base == last_base then return last_result_key end
   local hash = s_match(lease_id, V3_LEASE_ID)
-  if hash and #hash == 40 then return idem_key(base, hash) end
-  return nil
+  local key = nil
+  if hash and #hash == 40 then key = idem_key(base, hash) end
+  last_base, last_lease_id, last_result_key = base, lease_id, key
+  return key
 end
 
 -- the identity of D: { key, base, digest, m, f, c, h, e, p, a, n, r (the record table of m and f, or nil), status
@@ -166,6 +170,9 @@ local function mark_terminal(base, lease_id, state, digest, p, must_exist)
   end
 end
 
+-- the history ring's fields, t0..t15 (HISTORY_SLOTS)
+local RING = { 't0', 't1', 't2', 't3', 't4', 't5', 't6', 't7', 't8', 't9', 't10', 't11', 't12', 't13', 't14', 't15' }
+
 -- ends the active lease of id: attached keys deleted, the record cleared and a terminal entry written into the
 -- history ring in one HSET (with the epoch stamp), the lease's terminal state recorded, the expiry queue entry
 -- removed. Never touches the fencing counter. A lease found expired outside the sweeper (reported = nil) is also
@@ -180,10 +187,11 @@ local function end_lease(id, p, state, now, reported)
   local ended = encode(r)
   local slot = (id.n or '0') + 0
   if slot >= p.history_length then slot = 0 end
-  local fields = { 'm', '', 'f', '', 'a', '', 't' .. fmt(slot),
-    lease_id .. SEP .. r.token .. SEP .. state .. SEP .. fmt(now), 'n', fmt((slot + 1) % p.history_length) }
+  local next_slot = fmt((slot + 1) % p.history_length)
+  local fields = { 'm', '', 'f', '', 'a', '', RING[slot + 1] or ('t' .. fmt(slot)),
+    lease_id .. SEP .. r.token .. SEP .. state .. SEP .. fmt(now), 'n', next_slot }
   r_call('HSET', id.key, unpack(stamp_fields(id, fields)))
-  id.n = fmt((slot + 1) % p.history_length)
+  id.n = next_slot
   mark_terminal(id.base, lease_id, state, id.digest, p, state == 'expired')
   r_call('ZREM', id.base .. 'idx:expiry', id.digest)
   if state == 'expired' and not reported then
@@ -246,11 +254,12 @@ end
 -- acquire's result, updated when its lease ends; '-' for other operations). The request digest is kept to its first
 -- 22 characters (132 bits: enough to tell a reused request id's other content). D: an acquire's identity (a lease id
 -- resolves through it), '' otherwise. record: the wire form, or for a renewal or release of a v3 lease the compact
--- form (compact_record) whose fixed part replay takes from the lease itself.
+-- form (compact_record) whose fixed part replay takes from the lease itself; record_rest, when given, follows record
+-- (a record passed in two parts is concatenated once, here).
 local DIGEST_KEPT = 22
-local function result_text(state_byte, request_digest, code, decided, digest, record)
+local function result_text(state_byte, request_digest, code, decided, digest, record, record_rest)
   return '3' .. state_byte .. SEP .. s_sub(request_digest, 1, DIGEST_KEPT) .. SEP .. code .. SEP .. decided .. SEP
-    .. digest .. SEP .. (record or '')
+    .. digest .. SEP .. (record or '') .. (record_rest or '')
 end
 
 -- the stored record of a renewal or release: '@' m SEP lease_id for a v3 lease (its fixed part is the active
@@ -283,7 +292,6 @@ local function remember(key, text, p)
 end
 
 -- the history ring's entry of lease_id (lease_id SEP token SEP state SEP ended_ms), or nil
-local RING = { 't0', 't1', 't2', 't3', 't4', 't5', 't6', 't7', 't8', 't9', 't10', 't11', 't12', 't13', 't14', 't15' }
 local function ring_entry(id, lease_id)
   local ring = r_call('HMGET', id.key, unpack(RING))
   local prefix = lease_id .. SEP
@@ -448,7 +456,7 @@ local function acquire(keys, args, now)
   local expires_text = fmt(now + args[6])
   local m = 'active\31' .. token_text .. SEP .. now_text .. SEP .. now_text .. SEP .. expires_text .. args[7]
   local f = args[5] .. args[8]
-  local stored = claim(keys[2], result_text('a', args[4], 'lease_acquired', now_text, digest, '2\31' .. m .. SEP .. f),
+  local stored = claim(keys[2], result_text('a', args[4], 'lease_acquired', now_text, digest, '2\31' .. m .. SEP, f),
     p)
   if stored then return replay(id, p, now, keys[2], args[4], stored) end
   local fields = { 'm', m, 'f', f, 'c', token_text, 'a', '' }
@@ -463,12 +471,14 @@ end
 
 -- the identity held by exactly this holder, or the refusal (corrupt_record, recovery_required, lease_lost)
 local function load_held(key, base, digest, holder, token, p, now, recovery, audit_key, audit_length)
-  local id, refused = prepare(key, base, digest, s_match(holder, '^(' .. IDENTITY7 .. ')'), p, now, recovery,
-    audit_key, audit_length)
+  local identity, lease_id = s_match(holder, HOLDER_PREFIX)
+  local id, refused = prepare(key, base, digest, identity, p, now, recovery, audit_key, audit_length)
   if refused then return nil, refused end
   if id.status ~= 'active' or not is_holder(id.r, holder, token) then
     return id, refuse('lease_lost', 'stale_lease', now)
   end
+  -- the holder is a prefix of the record's fixed part, so its lease id is the record's (lease_id_of need not scan)
+  id.r.lease_id = lease_id
   return id, nil
 end
 
@@ -490,6 +500,7 @@ local function renew_one(key, base, digest, idem, expiry, audit_key, p, now, req
   if ttl then r.ttl = fmt(ttl) end
   r.renewed = now
   r.expires = math.min(now + r.ttl, r.acquired + r.lifetime)
+  r.tail = nil
   local m = m_of(r)
   local record = '2\31' .. m .. SEP .. r.fixed
   local stored = claim(idem, result_text('-', request_digest, 'lease_renewed', fmt(now), '',

@@ -104,28 +104,41 @@ local function base_of_identity_key(key, digest) return s_sub(key, 1, #key - #di
 -- ---- the record codec --------------------------------------------------------------------------------------------
 
 -- the mutable part: state token acquired renewed expires ttl lifetime (expires is what every caller decides on)
-local M_PATTERN = '^([^\31]*)\31(%d+)\31(%d+)\31(%d+)\31(%d+)\31(%d+)\31(%d+)$'
+local M_PATTERN = '^([^\31]*)(\31(%d+)\31(%d+)\31(%d+)\31(%d+)\31(%d+)\31(%d+))$'
 local IDENTITY7 = '[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31'
+local HOLDER_PREFIX = '^(' .. IDENTITY7 .. ')([^\31]*)\31' -- the identity prefix and lease id of a holder
 local LEASE_ID = '^' .. IDENTITY7 .. '([^\31]*)\31'
 
 -- the record table { state, token (text), acquired, renewed, expires (numbers), ttl, lifetime (text), fixed,
--- attached } of a stored m and f, or nil when m is not a valid mutable part
+-- attached, tail } of a stored m and f, or nil when m is not a valid mutable part. tail: the text of m after the
+-- state (SEP token SEP acquired ... lifetime), kept as read so that m_of and encode format no number; whoever
+-- changes a time or the TTL clears it.
 local function record_of(m, f, attached)
   if type(m) ~= 'string' or m == '' or type(f) ~= 'string' then return nil end
-  local state, token, acquired, renewed, expires, ttl, lifetime = s_match(m, M_PATTERN)
+  local state, tail, token, acquired, renewed, expires, ttl, lifetime = s_match(m, M_PATTERN)
   if not state then return nil end
   return { state = state, token = token, acquired = acquired + 0, renewed = renewed + 0, expires = expires + 0,
-    ttl = ttl, lifetime = lifetime, fixed = f, attached = attached == '1' }
+    ttl = ttl, lifetime = lifetime, fixed = f, attached = attached == '1', tail = tail }
+end
+
+-- the text of m after the state
+local function tail_of(r)
+  local tail = r.tail
+  if not tail then
+    tail = SEP .. r.token .. SEP .. fmt(r.acquired) .. SEP .. fmt(r.renewed) .. SEP .. fmt(r.expires) .. SEP .. r.ttl
+      .. SEP .. r.lifetime
+    r.tail = tail
+  end
+  return tail
 end
 
 local function m_of(r)
-  return r.state .. SEP .. r.token .. SEP .. fmt(r.acquired) .. SEP .. fmt(r.renewed) .. SEP .. fmt(r.expires)
-    .. SEP .. r.ttl .. SEP .. r.lifetime
+  return r.state .. tail_of(r)
 end
 
 -- the wire form (replies, idempotency results)
 local function encode(r)
-  return '2\31' .. m_of(r) .. SEP .. r.fixed
+  return '2\31' .. r.state .. tail_of(r) .. SEP .. r.fixed
 end
 
 -- a wire-form record (v3 idempotency results and v2 records) as a record table, or nil
@@ -139,8 +152,14 @@ local function decode(text)
   return record_of(m, f, attached and '1' or nil)
 end
 
+-- the lease id of a record table, read from its fixed part once per table (false kept for none)
 local function lease_id_of(r)
-  return s_match(r.fixed, LEASE_ID)
+  local lease_id = r.lease_id
+  if lease_id == nil then
+    lease_id = s_match(r.fixed, LEASE_ID) or false
+    r.lease_id = lease_id
+  end
+  return lease_id or nil
 end
 
 local function is_holder(r, holder, token)
