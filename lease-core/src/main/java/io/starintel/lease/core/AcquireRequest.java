@@ -46,9 +46,19 @@ public record AcquireRequest(LockIdentity identity, String requestId, Instant de
 
 	@Override
 	public String digest() {
-		return RequestDigest.of(Operation.ACQUIRE, this.identity.lockKey(), this.owner.principalId(),
-				this.owner.clientId(), this.owner.credentialId(), this.owner.serviceInstanceId(), this.ttlMs,
-				this.maximumLifetimeMs, this.executionId, this.jobId, this.traceId, this.metadata.json());
+		return RequestDigest.start(Operation.ACQUIRE)
+			.field(LockIdentity.KEY_PREFIX, this.identity.keyDigest())
+			.field(this.owner.principalId())
+			.field(this.owner.clientId())
+			.field(this.owner.credentialId())
+			.field(this.owner.serviceInstanceId())
+			.field(this.ttlMs)
+			.field(this.maximumLifetimeMs)
+			.field(this.executionId)
+			.field(this.jobId)
+			.field(this.traceId)
+			.field(this.metadata.json())
+			.digest();
 	}
 
 	/**

@@ -4,7 +4,6 @@ import java.time.Instant;
 
 import org.jspecify.annotations.Nullable;
 import io.starintel.lease.core.internal.Identifiers;
-import io.starintel.lease.core.internal.RequestDigest;
 
 /**
  * Input of renew-if-owner. Contract: renewal requires every field of the handle to match and never changes the
@@ -60,9 +59,7 @@ public record RenewRequest(LeaseHandle handle, String requestId, Instant deadlin
 		if (this.ttlMs == null) {
 			return RequestFields.handleDigest(Operation.RENEW, this.handle);
 		}
-		LeaseHandle h = this.handle;
-		return RequestDigest.of(Operation.RENEW, h.identity().lockKey(), h.leaseId(), h.ownerPrincipalId(),
-				h.serviceInstanceId(), h.fencingToken(), "ttl_ms", this.ttlMs);
+		return RequestFields.handleFields(Operation.RENEW, this.handle).field("ttl_ms").field(this.ttlMs).digest();
 	}
 
 }

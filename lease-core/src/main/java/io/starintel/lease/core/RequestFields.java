@@ -42,8 +42,17 @@ final class RequestFields {
 	}
 
 	static String handleDigest(Operation operation, LeaseHandle handle) {
-		return RequestDigest.of(operation, handle.identity().lockKey(), handle.leaseId(), handle.ownerPrincipalId(),
-				handle.serviceInstanceId(), handle.fencingToken());
+		return handleFields(operation, handle).digest();
+	}
+
+	/** The digest fields of {@code handle} (lock key, lease id, owner, instance, token), more may follow. */
+	static RequestDigest.Fields handleFields(Operation operation, LeaseHandle handle) {
+		return RequestDigest.start(operation)
+			.field(LockIdentity.KEY_PREFIX, handle.identity().keyDigest())
+			.field(handle.leaseId())
+			.field(handle.ownerPrincipalId())
+			.field(handle.serviceInstanceId())
+			.field(handle.fencingToken());
 	}
 
 }
