@@ -116,46 +116,25 @@ public final class RequestDigest {
 
 		/** The UTF-8 bytes of {@code value}, nothing else. */
 		void text(String value) {
-			int n = value.length();
-			ensure(n);
-			for (int i = 0; i < n; i++) {
-				char c = value.charAt(i);
-				if (c >= 0x80) {
-					byte[] utf8 = value.getBytes(StandardCharsets.UTF_8);
-					ensure(utf8.length);
-					System.arraycopy(utf8, 0, this.bytes, this.length, utf8.length);
-					this.length += utf8.length;
-					return;
-				}
+			if (isAscii(value)) {
+				ascii(value);
+				return;
 			}
-			for (int i = 0; i < n; i++) {
-				this.bytes[this.length++] = (byte) value.charAt(i);
-			}
+			utf8(value.getBytes(StandardCharsets.UTF_8));
 		}
 
+		/** The field {@code value}: its UTF-8 length in decimal, ':', its UTF-8 bytes. */
 		void field(String value) {
-			int ascii = value.length();
-			for (int i = 0; i < value.length(); i++) {
-				if (value.charAt(i) >= 0x80) {
-					ascii = -1;
-					break;
-				}
-			}
-			if (ascii >= 0) {
-				decimal(ascii);
+			if (isAscii(value)) {
+				decimal(value.length());
 				put((byte) ':');
-				ensure(ascii);
-				for (int i = 0; i < ascii; i++) {
-					this.bytes[this.length++] = (byte) value.charAt(i);
-				}
+				ascii(value);
 				return;
 			}
 			byte[] utf8 = value.getBytes(StandardCharsets.UTF_8);
 			decimal(utf8.length);
 			put((byte) ':');
-			ensure(utf8.length);
-			System.arraycopy(utf8, 0, this.bytes, this.length, utf8.length);
-			this.length += utf8.length;
+			utf8(utf8);
 		}
 
 		/** The field {@code prefix + value} (both non-null): the same bytes as {@code field(prefix + value)}. */
@@ -209,6 +188,12 @@ public final class RequestDigest {
 			for (int i = 0; i < n; i++) {
 				this.bytes[this.length++] = (byte) value.charAt(i);
 			}
+		}
+
+		private void utf8(byte[] utf8) {
+			ensure(utf8.length);
+			System.arraycopy(utf8, 0, this.bytes, this.length, utf8.length);
+			this.length += utf8.length;
 		}
 
 		private void decimal(int value) {
