@@ -212,7 +212,7 @@ public final class InterleavedRun {
 			String mode = System.getProperty("bench.redisMode", "");
 			environment.add(Runtime.getRuntime().availableProcessors() + " cores, Java "
 					+ System.getProperty("java.version") + ", Redis " + counters.describe()
-					+ (mode.isBlank() ? "" : ": " + mode));
+					+ (mode.isBlank() ? "" : ": " + mode) + "; client transport " + BenchTransport.current().label());
 			String fill = counters.fill(Long.getLong("bench.fillKeys", 0), Integer.getInteger("bench.fillBytes", 200));
 			if (!fill.isEmpty()) {
 				environment.add("keyspace: " + fill);

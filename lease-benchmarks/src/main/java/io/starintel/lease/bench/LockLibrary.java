@@ -35,12 +35,13 @@ public interface LockLibrary extends AutoCloseable {
 	void close();
 
 	/**
-	 * The library of a benchmark parameter value.
+	 * The library of a benchmark parameter value, on the run's client transport ({@link BenchTransport}).
 	 * @param name the {@code library} parameter
 	 * @param redis the Redis every library talks to
 	 * @param cell a name unique to this run and cell, used in key names and log file names
 	 */
 	static LockLibrary create(String name, BenchRedis redis, String cell) {
+		BenchTransport.apply();
 		return switch (name) {
 			case "reference" -> new ReferenceLibrary(redis, cell, false);
 			case "reference-wait" -> new ReferenceLibrary(redis, cell, true);

@@ -7,6 +7,7 @@ import org.redisson.api.RFencedLock;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
+import org.redisson.config.TransportMode;
 
 /**
  * Redisson's locks, with Redisson's default pools: {@code redisson-fenced} is {@link RFencedLock}, the one peer that
@@ -45,6 +46,9 @@ final class RedissonLibrary implements LockLibrary {
 		}
 		else {
 			config.useSingleServer().setAddress(redis.url());
+		}
+		if (BenchTransport.current() == BenchTransport.EPOLL) {
+			config.setTransportMode(TransportMode.EPOLL);
 		}
 		this.redisson = Redisson.create(config);
 	}

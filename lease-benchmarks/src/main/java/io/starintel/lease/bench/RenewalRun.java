@@ -68,6 +68,7 @@ public final class RenewalRun {
 		Path out = Path.of(System.getProperty("bench.out", "target/bench"));
 		Files.createDirectories(out);
 		BenchRedis redis = BenchRedis.fromEnvironment();
+		BenchTransport.apply();
 		String program = "renewal-" + Long.toString(ThreadLocalRandom.current().nextLong() >>> 24, 36);
 		Map<String, Object> properties = StarterLibrary.properties(redis, program);
 		properties.put("starintel.lease.limits.max-active-leases-per-program", Integer.toString(2 * leases));
