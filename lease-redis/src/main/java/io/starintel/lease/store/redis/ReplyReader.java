@@ -40,8 +40,9 @@ final class ReplyReader {
 	}
 
 	/**
-	 * Reads a single-lease reply: a fresh success {@code {code, decided_ms, token}} (acquire: the caller has every
-	 * other field) or {@code {code, decided_ms, record}} (release), a refusal {@code {code, reason,
+	 * Reads a single-lease reply: a fresh acquire {@code {code, decided_ms, token}} (the caller has every other
+	 * field), a fresh release, renewal or commit authorization {@code {code, decided_ms, state, tail, fixed}} (the
+	 * record the call left, in the parts the function holds it in: {@link #joined}), a refusal {@code {code, reason,
 	 * decided_ms, retry_after_ms}}, or the full shape {@code {code, reason, decided_ms, retry_after_ms,
 	 * current_state, replayed, record}} (replays, inspections, administration).
 	 * @param acquire the acquire request and {@code leaseId} its new lease id, when the reply may be a fresh acquire
@@ -54,12 +55,17 @@ final class ReplyReader {
 	/** As {@link #single(List, LockIdentity, AcquireRequest, String)} for {@code size} elements from {@code from}. */
 	static LeaseResult single(List<Object> reply, int from, int size, @Nullable LockIdentity expected,
 			@Nullable AcquireRequest acquire, @Nullable String leaseId) {
-		if (size != 3 && size != 4 && size != 7) {
+		if (size != 3 && size != 4 && size != 5 && size != 7) {
 			throw new CorruptRecordException("unexpected reply shape");
 		}
 		ResultCode code = CODES.of(reply.get(from), ResultCode::fromWireName);
 		if (size == 3) {
 			return fresh(code, reply, from, expected, acquire, leaseId);
+		}
+		if (size == 5) {
+			Instant decidedAt = Instant.ofEpochMilli(number(reply, from + 1));
+			LeaseRecord lease = StoredRecord.decode(joined(reply, from + 2), expected);
+			return new LeaseResult(code, Reason.NONE, lease, false, lease.state(), decidedAt, 0, null);
 		}
 		if (code == ResultCode.INVALID_LEASE_REQUEST) {
 			return LeaseResult.invalid(
@@ -79,28 +85,47 @@ final class ReplyReader {
 	}
 
 	/**
-	 * A fresh success: {@code lease_acquired} with the new token (the record is the request's, with the lease id the
-	 * store generated, acquired and renewed at the decision, expiring after the effective TTL), or another code with
-	 * the record the call left (its state is the lease's current state).
+	 * A fresh acquire: {@code lease_acquired} with the new token (the record is the request's, with the lease id the
+	 * store generated, acquired and renewed at the decision, expiring after the effective TTL).
 	 */
 	private static LeaseResult fresh(ResultCode code, List<Object> reply, int from, @Nullable LockIdentity expected,
 			@Nullable AcquireRequest acquire, @Nullable String leaseId) {
+		if (code != ResultCode.LEASE_ACQUIRED || acquire == null || leaseId == null) {
+			throw new CorruptRecordException("unexpected reply shape");
+		}
 		Instant decidedAt = Instant.ofEpochMilli(number(reply, from + 1));
-		LeaseRecord lease;
-		if (code == ResultCode.LEASE_ACQUIRED) {
-			if (acquire == null || leaseId == null) {
-				throw new CorruptRecordException("unexpected reply shape");
-			}
-			long token = number(reply, from + 2);
-			Instant expires = decidedAt.plusMillis(LeaseArguments.effectiveTtl(acquire));
-			lease = new LeaseRecord(acquire.identity(), leaseId, acquire.owner(), token, decidedAt, decidedAt, expires,
-					acquire.ttlMs(), acquire.maximumLifetimeMs(), acquire.executionId(), acquire.jobId(),
-					acquire.traceId(), acquire.requestId(), acquire.metadata(), LeaseState.ACTIVE);
+		long token = number(reply, from + 2);
+		Instant expires = decidedAt.plusMillis(LeaseArguments.effectiveTtl(acquire));
+		LeaseRecord lease = new LeaseRecord(acquire.identity(), leaseId, acquire.owner(), token, decidedAt, decidedAt,
+				expires, acquire.ttlMs(), acquire.maximumLifetimeMs(), acquire.executionId(), acquire.jobId(),
+				acquire.traceId(), acquire.requestId(), acquire.metadata(), LeaseState.ACTIVE);
+		return new LeaseResult(code, Reason.NONE, lease, false, LeaseState.ACTIVE, decidedAt, 0, null);
+	}
+
+	/**
+	 * The wire form of a record sent in parts {@code state, tail, fixed} from {@code from}: {@code 2 SEP state tail
+	 * SEP fixed} (the tail, the record's times after its state, begins with its own separator), built once as
+	 * UTF-8 bytes.
+	 */
+	static String joined(List<Object> reply, int from) {
+		byte[] state = bytes(reply.get(from));
+		byte[] tail = bytes(reply.get(from + 1));
+		byte[] fixed = bytes(reply.get(from + 2));
+		byte[] record = new byte[3 + state.length + tail.length + fixed.length];
+		record[0] = '2';
+		record[1] = (byte) StoredRecord.SEP;
+		System.arraycopy(state, 0, record, 2, state.length);
+		System.arraycopy(tail, 0, record, 2 + state.length, tail.length);
+		record[2 + state.length + tail.length] = (byte) StoredRecord.SEP;
+		System.arraycopy(fixed, 0, record, 3 + state.length + tail.length, fixed.length);
+		return new String(record, StandardCharsets.UTF_8);
+	}
+
+	private static byte[] bytes(Object value) {
+		if (value instanceof byte[] bytes) {
+			return bytes;
 		}
-		else {
-			lease = record(text(reply, from + 2), expected);
-		}
-		return new LeaseResult(code, Reason.NONE, lease, false, lease.state(), decidedAt, 0, null);
+		throw new CorruptRecordException("unexpected reply element");
 	}
 
 	/** A stored record: v2 string, or v1 JSON (idempotency results written before an upgrade). */

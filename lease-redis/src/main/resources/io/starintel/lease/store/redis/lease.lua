@@ -8,10 +8,11 @@
 -- recovery = the principal an automatic failover recovery is recorded under ('' = manual recovery: refuse);
 -- audit_length = the audit stream's approximate bound.
 --
--- Single-lease replies (all strings): a fresh acquire { code, decided_ms, token } (the caller has every other field),
--- a fresh release { code, decided_ms, record }; a refusal { code, reason, decided_ms, retry_after_ms }; otherwise
+-- Single-lease replies (all strings): a fresh acquire { code, decided_ms, token } (the caller has every other field);
+-- a fresh release, renewal or commit authorization { code, decided_ms, state, tail, fixed }: the record the call left
+-- in its parts (record_reply); a refusal { code, reason, decided_ms, retry_after_ms }; otherwise
 -- { code, reason, decided_ms, retry_after_ms, current_state | '', replayed '0'|'1', record | '' }. Codes and
--- reasons are the contract's wire names (ReplyReader reads all three shapes).
+-- reasons are the contract's wire names (ReplyReader reads all four shapes).
 
 local MAX_TOKEN = 9007199254740991 -- 2^53 - 1 (core: LeaseRecord.MAX_FENCING_TOKEN)
 local TOKENS_PER_MS = 1024         -- core: FencingTokenRule.PER_MILLISECOND
@@ -32,6 +33,13 @@ end
 
 local function refuse(code, reason, now, retry)
   return { code, reason, fmt(now), retry and fmt(retry) or '0' }
+end
+
+-- a fresh success with the record r the call left, sent in the parts the record table already holds (its state, the
+-- text of m after the state, its fixed part: the wire form is '2' SEP state tail SEP fixed, which ReplyReader joins),
+-- so that no string of the whole record is built for the reply; its current state is the record's
+local function record_reply(code, now_text, r)
+  return { code, now_text, r.state, tail_of(r), r.fixed }
 end
 
 -- ---- the identity hash ---------------------------------------------------------------------------------------------
@@ -111,8 +119,12 @@ end
 -- the fields a writer adds so that the identity hash is complete and current: the epoch stamp, and on the first
 -- write of a v2 or new identity the tombstone that makes v2 processes refuse it (one key, once per identity)
 local function stamp_fields(id, out)
-  out[#out + 1] = 'e'
-  out[#out + 1] = current_node()
+  local node = current_node()
+  if id.e ~= node then -- the stamp is written when it changes (a stamp equal to this node's is this node's already)
+    out[#out + 1] = 'e'
+    out[#out + 1] = node
+    id.e = node
+  end
   if id.fresh or id.v2 then
     r_call('SET', id.base .. 'lease:' .. id.digest, TOMBSTONE)
     if id.v2 then -- an identity converted from storage v2: its acquires' v2 idempotency keys are looked up too
@@ -172,37 +184,40 @@ end
 
 -- the history ring's fields, t0..t15 (HISTORY_SLOTS)
 local RING = { 't0', 't1', 't2', 't3', 't4', 't5', 't6', 't7', 't8', 't9', 't10', 't11', 't12', 't13', 't14', 't15' }
+-- the ring's slot numbers as text (n, the next slot)
+local SLOTS = { '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12', '13', '14', '15' }
 
 -- ends the active lease of id: attached keys deleted, the record cleared and a terminal entry written into the
 -- history ring in one HSET (with the epoch stamp), the lease's terminal state recorded, the expiry queue entry
 -- removed. Never touches the fencing counter. A lease found expired outside the sweeper (reported = nil) is also
 -- queued on the expired outbox, so that exactly one sweep call reports and audits it. Returns the number of attached
--- keys deleted and the ended record (wire form).
+-- keys deleted and the ended record table (its state the terminal one; encode gives the wire form).
 local function end_lease(id, p, state, now, reported)
   local r = id.r
   local lease_id = lease_id_of(r)
   local deleted = 0
   if r.attached then deleted = delete_attached(id.base, lease_id, r.token) end
   r.state = state
-  local ended = encode(r)
   local slot = (id.n or '0') + 0
   if slot >= p.history_length then slot = 0 end
-  local next_slot = fmt((slot + 1) % p.history_length)
-  local fields = { 'm', '', 'f', '', 'a', '', RING[slot + 1] or ('t' .. fmt(slot)),
+  local next_number = (slot + 1) % p.history_length
+  local next_slot = SLOTS[next_number + 1] or fmt(next_number)
+  local fields = { 'm', '', 'f', '', RING[slot + 1] or ('t' .. fmt(slot)),
     lease_id .. SEP .. r.token .. SEP .. state .. SEP .. fmt(now), 'n', next_slot }
+  if id.a and id.a ~= '' then fields[#fields + 1] = 'a'; fields[#fields + 1] = '' end
   r_call('HSET', id.key, unpack(stamp_fields(id, fields)))
-  id.n = next_slot
+  id.n, id.a = next_slot, nil
   mark_terminal(id.base, lease_id, state, id.digest, p, state == 'expired')
   r_call('ZREM', id.base .. 'idx:expiry', id.digest)
   if state == 'expired' and not reported then
     local outbox = id.base .. 'expired'
-    if r_call('LPUSH', outbox, id.digest .. SEP .. ended) > EXPIRED_OUTBOX_LENGTH then
+    if r_call('LPUSH', outbox, id.digest .. SEP .. encode(r)) > EXPIRED_OUTBOX_LENGTH then
       r_call('LTRIM', outbox, '0', EXPIRED_OUTBOX_LAST)
     end
     r_call('PEXPIRE', outbox, p.history_ms_text)
   end
   id.r, id.m, id.f, id.status = nil, '', '', 'none'
-  return deleted, ended
+  return deleted, r
 end
 
 -- an audit stream entry of an administrative or recovery decision (the fields of core's AuditEvent)
@@ -265,7 +280,7 @@ end
 -- the stored record of a renewal or release: '@' m SEP lease_id for a v3 lease (its fixed part is the active
 -- record's, or its acquire result's, which outlives it: both are kept for the retention), the wire form otherwise
 local function compact_record(r, lease_id, base)
-  if acquire_result_key(base, lease_id) then return '@' .. m_of(r) .. SEP .. lease_id end
+  if acquire_result_key(base, lease_id) then return '@' .. r.state .. tail_of(r) .. SEP .. lease_id end
   return encode(r)
 end
 
@@ -459,7 +474,8 @@ local function acquire(keys, args, now)
   local stored = claim(keys[2], result_text('a', args[4], 'lease_acquired', now_text, digest, '2\31' .. m .. SEP, f),
     p)
   if stored then return replay(id, p, now, keys[2], args[4], stored) end
-  local fields = { 'm', m, 'f', f, 'c', token_text, 'a', '' }
+  local fields = { 'm', m, 'f', f, 'c', token_text }
+  if id.a and id.a ~= '' then fields[#fields + 1] = 'a'; fields[#fields + 1] = '' end -- a new lease has no attached keys
   if not id.p then fields[#fields + 1] = 'p'; fields[#fields + 1] = '1' end
   r_call('HSET', keys[1], unpack(stamp_fields(id, fields)))
   if not id.p then r_call('ZADD', keys[3], '0', digest) end
@@ -471,7 +487,7 @@ end
 
 -- the identity held by exactly this holder, or the refusal (corrupt_record, recovery_required, lease_lost)
 local function load_held(key, base, digest, holder, token, p, now, recovery, audit_key, audit_length)
-  local identity, lease_id = s_match(holder, HOLDER_PREFIX)
+  local identity, lease_id = holder_parts(holder)
   local id, refused = prepare(key, base, digest, identity, p, now, recovery, audit_key, audit_length)
   if refused then return nil, refused end
   if id.status ~= 'active' or not is_holder(id.r, holder, token) then
@@ -502,13 +518,12 @@ local function renew_one(key, base, digest, idem, expiry, audit_key, p, now, req
   r.expires = math.min(now + r.ttl, r.acquired + r.lifetime)
   r.tail = nil
   local m = m_of(r)
-  local record = '2\31' .. m .. SEP .. r.fixed
   local stored = claim(idem, result_text('-', request_digest, 'lease_renewed', fmt(now), '',
     compact_record(r, lease_id_of(r), base)), p, lease_keep(r, p, now))
   if stored then return replay(id, p, now, idem, request_digest, stored) end
   r_call('HSET', key, unpack(stamp_fields(id, { 'm', m })))
   r_call('ZADD', expiry, fmt(r.expires), digest)
-  return reply('lease_renewed', 'none', now, 0, 'active', false, record)
+  return record_reply('lease_renewed', fmt(now), r)
 end
 
 -- renew: KEYS l:D, idem:H, idx:expiry, audit. ARGV deadline, digest, policy, request digest, holder, token, lease_id,
@@ -571,7 +586,7 @@ local function release(keys, args, now)
   r.state = 'active'
   if stored then return replay(id, p, now, keys[2], args[4], stored) end
   local _, ended = end_lease(id, p, 'released', now, nil)
-  return { 'lease_released', now_text, ended }
+  return record_reply('lease_released', now_text, ended)
 end
 
 -- administer: KEYS l:D, idem:H, audit, idx:expiry. ARGV deadline, digest, policy, request digest, identity,
@@ -598,7 +613,8 @@ local function administer(keys, args, now)
   audit_entry(keys[3], args[13], now, revoke and 'target_lease_revoke' or 'target_lease_force_release', args[12],
     args[9], args[10], args[5], args[7], args[8], previous, state or previous, code, args[11])
   if not state then return refuse('lease_lost', 'stale_lease', now) end
-  local _, record = end_lease(id, p, state, now, nil)
+  local _, ended = end_lease(id, p, state, now, nil)
+  local record = encode(ended)
   remember(keys[2], result_text('-', args[4], code, fmt(now), digest, record), p)
   return reply(code, 'none', now, 0, state, false, record)
 end
@@ -632,7 +648,7 @@ local function authorize(keys, args, now)
   if below then return refuse('lease_lost', below, now) end
   if refused then return refused end
   r_call('HSET', keys[1], unpack(stamp_fields(id, { 'h', args[5] })))
-  return reply('lease_commit_authorized', 'none', now, 0, 'active', false, encode(id.r))
+  return record_reply('lease_commit_authorized', fmt(now), id.r)
 end
 
 -- inspect: KEYS l:D, audit. ARGV deadline, digest, policy, identity, recovery, audit_length.

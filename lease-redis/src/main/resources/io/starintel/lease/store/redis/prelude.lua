@@ -61,10 +61,17 @@ local function now_ms()
   return t[1] * 1000 + math.floor(t[2] / 1000)
 end
 
--- an integer as exact decimal text (never tostring/cjson: they print 1.8e+15)
-local last_n, last_text = nil, nil
+-- an integer as exact decimal text (never tostring/cjson: they print 1.8e+15); the last two are kept (a call formats
+-- its backend time between other numbers more than once)
+local last_n, last_text, prev_n, prev_text = nil, nil, nil, nil
 local function fmt(n)
-  if n ~= last_n then last_n, last_text = n, s_format('%d', n) end
+  if n == last_n then return last_text end
+  if n == prev_n then
+    prev_n, prev_text, last_n, last_text = last_n, last_text, prev_n, prev_text
+    return last_text
+  end
+  prev_n, prev_text = last_n, last_text
+  last_n, last_text = n, s_format('%d', n)
   return last_text
 end
 
@@ -105,9 +112,6 @@ local function base_of_identity_key(key, digest) return s_sub(key, 1, #key - #di
 
 -- the mutable part: state token acquired renewed expires ttl lifetime (expires is what every caller decides on)
 local M_PATTERN = '^([^\31]*)(\31(%d+)\31(%d+)\31(%d+)\31(%d+)\31(%d+)\31(%d+))$'
-local IDENTITY7 = '[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31'
-local HOLDER_PREFIX = '^(' .. IDENTITY7 .. ')([^\31]*)\31' -- the identity prefix and lease id of a holder
-local LEASE_ID = '^' .. IDENTITY7 .. '([^\31]*)\31'
 
 -- the record table { state, token (text), acquired, renewed, expires (numbers), ttl, lifetime (text), fixed,
 -- attached, tail } of a stored m and f, or nil when m is not a valid mutable part. tail: the text of m after the
@@ -152,11 +156,26 @@ local function decode(text)
   return record_of(m, f, attached and '1' or nil)
 end
 
+-- where the lease id of a fixed part or a holder (both begin identity prefix .. lease_id SEP) lies: the positions of
+-- the 7th and the 8th separator, or nil when there are fewer. Plain searches for the separator: a pattern would test
+-- the text one character class at a time.
+local function lease_id_span(text)
+  local at = 0
+  for _ = 1, 7 do
+    at = s_find(text, SEP, at + 1, true)
+    if not at then return nil end
+  end
+  local stop = s_find(text, SEP, at + 1, true)
+  if not stop then return nil end
+  return at, stop
+end
+
 -- the lease id of a record table, read from its fixed part once per table (false kept for none)
 local function lease_id_of(r)
   local lease_id = r.lease_id
   if lease_id == nil then
-    lease_id = s_match(r.fixed, LEASE_ID) or false
+    local at, stop = lease_id_span(r.fixed)
+    lease_id = at and s_sub(r.fixed, at + 1, stop - 1) or false
     r.lease_id = lease_id
   end
   return lease_id or nil
@@ -164,6 +183,13 @@ end
 
 local function is_holder(r, holder, token)
   return r.token == token and s_find(r.fixed, holder, 1, true) == 1
+end
+
+-- the identity prefix and lease id of a holder (identity prefix .. lease_id SEP owner SEP instance SEP), or nil
+local function holder_parts(holder)
+  local at, stop = lease_id_span(holder)
+  if not at then return nil end
+  return s_sub(holder, 1, at), s_sub(holder, at + 1, stop - 1)
 end
 
 -- all SEP-separated fields of a text (off the hot path)

@@ -81,7 +81,7 @@ local function sweep(keys, args)
     elseif id.status == 'active' and now >= id.r.expires then
       local deleted, ended = end_lease(id, p, 'expired', now, true)
       attached = attached + deleted
-      out[#out + 1] = digest .. SEP .. ended
+      out[#out + 1] = digest .. SEP .. encode(ended)
     elseif id.status == 'active' then
       r_call('ZADD', queue, fmt(id.r.expires), digest)
     else

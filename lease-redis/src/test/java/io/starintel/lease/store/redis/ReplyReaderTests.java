@@ -87,11 +87,54 @@ class ReplyReaderTests {
 				RECORD.acquiredAt(), RECORD.renewedAt(), RECORD.expiresAt(), RECORD.ttlMs(), RECORD.maximumLifetimeMs(),
 				RECORD.executionId(), RECORD.jobId(), RECORD.traceId(), RECORD.requestId(), RECORD.metadata(),
 				LeaseState.RELEASED);
-		LeaseResult result = ReplyReader.single(fresh("lease_released", "1764547200000", StoredRecord.encode(released)),
-				IDENTITY, null, null);
+		LeaseResult result = ReplyReader.single(inParts("lease_released", StoredRecord.encode(released)), IDENTITY,
+				null, null);
 		assertThat(result.code()).isEqualTo(ResultCode.LEASE_RELEASED);
 		assertThat(result.lease()).isEqualTo(released);
 		assertThat(result.currentState()).isEqualTo(LeaseState.RELEASED);
+		assertThat(result.replayed()).isFalse();
+		assertThat(result.decidedAt()).isEqualTo(Instant.ofEpochMilli(1764547200000L));
+	}
+
+	@Test
+	void freshRenewalInPartsIsTheRecordItLeft() {
+		LeaseResult result = ReplyReader.single(inParts("lease_renewed", StoredRecord.encode(RECORD)), IDENTITY, null,
+				null);
+		assertThat(result.code()).isEqualTo(ResultCode.LEASE_RENEWED);
+		assertThat(result.lease()).isEqualTo(RECORD);
+		assertThat(result.currentState()).isEqualTo(LeaseState.ACTIVE);
+	}
+
+	@Test
+	void recordInPartsOfAnotherIdentityIsCorrupt() {
+		LockIdentity other = LockIdentity.of("tenant-a", "program-a", "starintel-target", "t2", "usernamegen",
+				"default", null);
+		assertThatExceptionOfType(CorruptRecordException.class).isThrownBy(
+				() -> ReplyReader.single(inParts("lease_renewed", StoredRecord.encode(RECORD)), other, null, null));
+	}
+
+	@Test
+	void threeElementsOtherThanAFreshAcquireAreCorrupt() {
+		assertThatExceptionOfType(CorruptRecordException.class).isThrownBy(() -> ReplyReader
+			.single(fresh("lease_released", "1764547200000", StoredRecord.encode(RECORD)), IDENTITY, null, null));
+	}
+
+	/**
+	 * A fresh reply whose record comes in the parts the function holds it in: {@code state}, {@code tail} (SEP and the
+	 * six numbers after the state) and {@code fixed}, cut from the wire form {@code 2 SEP state tail SEP fixed}.
+	 */
+	private static List<Object> inParts(String code, String wire) {
+		int stateEnd = wire.indexOf(StoredRecord.SEP, 2);
+		int tailEnd = stateEnd;
+		for (int i = 0; i < 6; i++) {
+			tailEnd = wire.indexOf(StoredRecord.SEP, tailEnd + 1);
+		}
+		return new ArrayList<>(List.of(bytes(code), bytes("1764547200000"), bytes(wire.substring(2, stateEnd)),
+				bytes(wire.substring(stateEnd, tailEnd)), bytes(wire.substring(tailEnd + 1))));
+	}
+
+	private static byte[] bytes(String text) {
+		return text.getBytes(StandardCharsets.UTF_8);
 	}
 
 	@Test
