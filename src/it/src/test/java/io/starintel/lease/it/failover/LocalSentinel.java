@@ -19,9 +19,15 @@ import static org.awaitility.Awaitility.await;
 /**
  * One to three sentinels ({@code redis-server --sentinel}, or {@code valkey-server --sentinel}: the same binary as
  * the monitored servers) on ports {@code 26379..26399}, monitoring a {@link ReplicatedRedis} primary as
- * {@value #MASTER} with quorum 1, down-after 1 s and a configurable failover timeout: a kill -9 of the primary
- * leads to an automatic promotion of the replica, {@link #failover()} forces one ({@code SENTINEL FAILOVER}, which
- * does not wait for the replica to catch up), and Sentinel clients ({@link #client()}) follow the new primary.
+ * {@value #MASTER} with down-after 1 s, quorum 1 for one sentinel and 2 for more, and a configurable failover
+ * timeout: a kill -9 of the primary leads to an automatic promotion of the replica, {@link #failover()} forces one
+ * ({@code SENTINEL FAILOVER}, which does not wait for the replica to catch up), and Sentinel clients
+ * ({@link #client()}) follow the new primary.
+ *
+ * <p>Quorum 2 of three: one sentinel that misses the primary's replies for a second (a loaded machine) must not
+ * start a failover alone, since its peers give their vote to whichever sentinel asks first. With quorum 1,
+ * {@code LocalSentinelTests} once (CI, 2026-12-06) found the node it had just demoted primary again and the promoted
+ * one its replica; a failover from such a lone view is the suspected cause (the sentinels' logs were not kept).
  *
  * <p>The failover timeout also bounds how often Sentinel starts an automatic failover of the same master (not
  * within twice the timeout of the previous one) and when it re-points a replica whose master address is not the
@@ -79,7 +85,7 @@ public final class LocalSentinel implements AutoCloseable {
 				sentinel.ports.add(port);
 				Path config = sentinel.directory.resolve("sentinel-" + port + ".conf");
 				Files.writeString(config, String.join("\n", "sentinel monitor " + MASTER + " 127.0.0.1 "
-						+ redis.primaryPort() + " 1",
+						+ redis.primaryPort() + " " + Math.min(count, 2),
 						"sentinel down-after-milliseconds " + MASTER + " " + DOWN_AFTER.toMillis(),
 						"sentinel failover-timeout " + MASTER + " " + failoverTimeout.toMillis(),
 						"sentinel parallel-syncs " + MASTER + " 1", ""));

@@ -10,7 +10,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The Sentinel fixture itself, without the store (this passes today): three sentinels (quorum 1, a leader needs 2
+ * The Sentinel fixture itself, without the store (this passes today): three sentinels (quorum 2, a leader needs 2
  * votes) promote the replica after a kill -9 of the primary, a Sentinel-configured Spring Data Redis client follows
  * to the promoted node, and a forced {@code SENTINEL FAILOVER} promotes the former primary back once it is a replica
  * again.
