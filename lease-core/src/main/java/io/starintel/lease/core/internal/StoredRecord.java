@@ -1,6 +1,8 @@
 package io.starintel.lease.core.internal;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.Arrays;
 
 import org.jspecify.annotations.Nullable;
 import io.starintel.lease.core.InvalidLeaseRequestException;
@@ -25,7 +27,9 @@ import io.starintel.lease.core.LockIdentity;
  * Times are epoch milliseconds, tokens exact decimal digits. No identity component, identifier or canonical
  * metadata JSON can contain the separator (control characters are refused there), and metadata comes last.
  * The identity prefix and the holder prefix ({@link #holderPrefix}) make the identity check and the exact-holder
- * check one string comparison each in the script. Decoding uses no regular expression and builds no map.
+ * check one string comparison each in the script. Decoding reads the UTF-8 bytes the store replies with (a record
+ * sent in parts without joining them), uses no regular expression, builds no map, and makes strings only of the
+ * fields a record keeps.
  */
 public final class StoredRecord {
 
@@ -33,9 +37,6 @@ public final class StoredRecord {
 	public static final char SEP = '\u001f';
 
 	static final String SEP_NAME = "U+001F";
-
-	/** Number of separators before the fixed part: version and the seven mutable fields. */
-	private static final int HEAD_FIELDS = 8;
 
 	private StoredRecord() {
 	}
@@ -77,95 +78,203 @@ public final class StoredRecord {
 	}
 
 	/**
-	 * Decodes a storage string strictly.
-	 * @param expected the identity the record must belong to (its components are compared, the object is reused),
-	 * or {@code null} to build the identity from the stored components (validated)
+	 * Decodes a storage string strictly (see {@link #decode(byte[], int, LockIdentity)}).
 	 * @throws CorruptRecordException when the text is not a valid v2 record of the expected identity
 	 */
 	public static LeaseRecord decode(String text, @Nullable LockIdentity expected) {
-		// field boundaries first: only the fields that are needed become strings (the identity is compared in place)
-		int[] ends = new int[HEAD_FIELDS + 16];
-		int start = 0;
-		for (int i = 0; i < ends.length; i++) {
-			int end = text.indexOf(SEP, start);
-			if (end < 0) {
-				throw new CorruptRecordException("record has too few fields");
-			}
-			ends[i] = end;
-			start = end + 1;
-		}
-		if (ends[0] != 1 || text.charAt(0) != '2') {
+		return decode(text.getBytes(StandardCharsets.UTF_8), 0, expected);
+	}
+
+	/**
+	 * Decodes the storage form held as UTF-8 bytes from {@code from} to the end of {@code record}, strictly.
+	 * @param expected the identity the record must belong to (its components are compared in place, the object is
+	 * reused), or {@code null} to build the identity from the stored components (validated)
+	 * @throws CorruptRecordException when the bytes are not a valid v2 record of the expected identity
+	 */
+	public static LeaseRecord decode(byte[] record, int from, @Nullable LockIdentity expected) {
+		Fields fields = new Fields(record, from, record.length);
+		if (!fields.nextEquals("2")) {
 			throw new CorruptRecordException("unknown storage encoding");
 		}
+		LeaseState state = fields.nextState();
+		return decode(state, fields, fields, expected);
+	}
+
+	/**
+	 * Decodes a record sent in the parts a store function holds it in, strictly: {@code state}, {@code tail} (the
+	 * mutable fields after the state, each preceded by {@value #SEP_NAME}) and {@code fixed} (the fixed part), whose
+	 * storage form is {@code '2' SEP state tail SEP fixed}. No joined copy is built.
+	 * @throws CorruptRecordException when the parts are not a valid v2 record of the expected identity
+	 */
+	public static LeaseRecord decode(byte[] state, byte[] tail, byte[] fixed, @Nullable LockIdentity expected) {
+		Fields stateField = new Fields(state, 0, state.length);
+		LeaseState decoded = stateField.nextState();
+		stateField.end();
+		if (tail.length == 0 || tail[0] != SEP) {
+			throw new CorruptRecordException("record has too few fields");
+		}
+		Fields times = new Fields(tail, 1, tail.length);
+		return decode(decoded, times, new Fields(fixed, 0, fixed.length), expected);
+	}
+
+	/** The record from the six numbers {@code times} holds next and the fixed part {@code fixed} holds next. */
+	private static LeaseRecord decode(LeaseState state, Fields times, Fields fixed, @Nullable LockIdentity expected) {
+		long token = times.nextNumber();
+		long acquired = times.nextNumber();
+		long renewed = times.nextNumber();
+		long expires = times.nextNumber();
+		long ttl = times.nextNumber();
+		long maximumLifetime = times.nextNumber();
+		if (times != fixed) {
+			times.end();
+		}
 		try {
-			LockIdentity identity = identity(text, ends, expected);
-			LeaseMetadata meta = (text.length() - start == 2 && text.startsWith("{}", start)) ? LeaseMetadata.empty()
-					: LeaseMetadata.parse(text.substring(start));
-			LeaseOwner owner = new LeaseOwner(field(text, ends, 16), field(text, ends, 18), field(text, ends, 19),
-					field(text, ends, 17));
-			return new LeaseRecord(identity, field(text, ends, 15), owner, number(text, ends, 2),
-					Instant.ofEpochMilli(number(text, ends, 3)), Instant.ofEpochMilli(number(text, ends, 4)),
-					Instant.ofEpochMilli(number(text, ends, 5)), number(text, ends, 6), number(text, ends, 7),
-					field(text, ends, 20), field(text, ends, 21), field(text, ends, 22), field(text, ends, 23), meta,
-					LeaseState.fromWireName(field(text, ends, 1)));
+			LockIdentity identity = identity(fixed, expected);
+			String leaseId = fixed.next();
+			String principal = fixed.next();
+			String serviceInstance = fixed.next();
+			LeaseOwner owner = new LeaseOwner(principal, fixed.next(), fixed.next(), serviceInstance);
+			String executionId = fixed.next();
+			String jobId = fixed.next();
+			String traceId = fixed.next();
+			String requestId = fixed.next();
+			LeaseMetadata meta = fixed.metadata();
+			return new LeaseRecord(identity, leaseId, owner, token, Instant.ofEpochMilli(acquired),
+					Instant.ofEpochMilli(renewed), Instant.ofEpochMilli(expires), ttl, maximumLifetime, executionId,
+					jobId, traceId, requestId, meta, state);
 		}
 		catch (InvalidLeaseRequestException | IllegalArgumentException ex) {
 			throw new CorruptRecordException("record fails validation");
 		}
 	}
 
-	private static int from(int[] ends, int i) {
-		return (i == 0) ? 0 : ends[i - 1] + 1;
-	}
-
-	private static String field(String text, int[] ends, int i) {
-		return text.substring(from(ends, i), ends[i]);
-	}
-
-	private static boolean fieldEquals(String text, int[] ends, int i, String value) {
-		int from = from(ends, i);
-		return ends[i] - from == value.length() && text.startsWith(value, from);
-	}
-
-	private static long number(String text, int[] ends, int i) {
-		return number(text, from(ends, i), ends[i]);
-	}
-
-	private static LockIdentity identity(String text, int[] ends, @Nullable LockIdentity expected) {
+	private static LockIdentity identity(Fields fixed, @Nullable LockIdentity expected) {
 		if (expected == null) {
-			return new LockIdentity(field(text, ends, 8), field(text, ends, 9), field(text, ends, 10),
-					field(text, ends, 11), field(text, ends, 12), field(text, ends, 13), field(text, ends, 14));
+			return new LockIdentity(fixed.next(), fixed.next(), fixed.next(), fixed.next(), fixed.next(), fixed.next(),
+					fixed.next());
 		}
-		if (!fieldEquals(text, ends, 8, expected.tenantId()) || !fieldEquals(text, ends, 9, expected.programId())
-				|| !fieldEquals(text, ends, 10, expected.targetNamespace())
-				|| !fieldEquals(text, ends, 11, expected.targetId())
-				|| !fieldEquals(text, ends, 12, expected.actorName())
-				|| !fieldEquals(text, ends, 13, expected.workflowName())
-				|| !fieldEquals(text, ends, 14, expected.operationClass())) {
-			throw new CorruptRecordException("stored tuple differs from the requested identity");
+		for (String component : expected.components()) {
+			if (!fixed.nextEquals(component)) {
+				throw new CorruptRecordException("stored tuple differs from the requested identity");
+			}
 		}
 		return expected;
 	}
 
-	/** A non-negative decimal of at most 16 digits, parsed without a regular expression. */
-	static long number(String text) {
-		return number(text, 0, text.length());
+	/**
+	 * Reads the fields of one span of UTF-8 bytes in order: a field ends at the next {@value #SEP_NAME} or at the
+	 * span's end (the separator byte never occurs inside a multi-byte UTF-8 sequence); reading past the end is a
+	 * corrupt record. Only the fields a record keeps become strings.
+	 */
+	private static final class Fields {
+
+		private final byte[] bytes;
+
+		private final int to;
+
+		private int at;
+
+		Fields(byte[] bytes, int from, int to) {
+			this.bytes = bytes;
+			this.at = from;
+			this.to = to;
+		}
+
+		/** The end of the next field. */
+		private int fieldEnd() {
+			if (this.at > this.to) {
+				throw new CorruptRecordException("record has too few fields");
+			}
+			for (int i = this.at; i < this.to; i++) {
+				if (this.bytes[i] == SEP) {
+					return i;
+				}
+			}
+			return this.to;
+		}
+
+		String next() {
+			int end = fieldEnd();
+			String text = new String(this.bytes, this.at, end - this.at, StandardCharsets.UTF_8);
+			this.at = end + 1;
+			return text;
+		}
+
+		boolean nextEquals(String value) {
+			int from = this.at;
+			int end = fieldEnd();
+			this.at = end + 1;
+			if (end - from != value.length()) {
+				// equal lengths in bytes and chars only when both are ASCII; otherwise compare decoded
+				return value.length() < end - from
+						&& new String(this.bytes, from, end - from, StandardCharsets.UTF_8).equals(value);
+			}
+			for (int i = 0; i < value.length(); i++) {
+				if (this.bytes[from + i] != value.charAt(i)) {
+					return false;
+				}
+			}
+			return true;
+		}
+
+		LeaseState nextState() {
+			int from = this.at;
+			int end = fieldEnd();
+			this.at = end + 1;
+			for (int i = 0; i < STATES.length; i++) {
+				if (Arrays.equals(this.bytes, from, end, STATE_NAMES[i], 0, STATE_NAMES[i].length)) {
+					return STATES[i];
+				}
+			}
+			throw new CorruptRecordException("unknown state");
+		}
+
+		long nextNumber() {
+			int from = this.at;
+			int end = fieldEnd();
+			this.at = end + 1;
+			int length = end - from;
+			if (length <= 0 || length > 16) {
+				throw new CorruptRecordException("number out of range");
+			}
+			long value = 0;
+			for (int i = from; i < end; i++) {
+				byte b = this.bytes[i];
+				if (b < '0' || b > '9') {
+					throw new CorruptRecordException("not a decimal number");
+				}
+				value = value * 10 + (b - '0');
+			}
+			return value;
+		}
+
+		/** The rest of the span, the canonical metadata JSON that comes last. */
+		LeaseMetadata metadata() {
+			if (this.at > this.to) {
+				throw new CorruptRecordException("record has too few fields");
+			}
+			int length = this.to - this.at;
+			return (length == 2 && this.bytes[this.at] == '{' && this.bytes[this.at + 1] == '}') ? LeaseMetadata.empty()
+					: LeaseMetadata.parse(new String(this.bytes, this.at, length, StandardCharsets.UTF_8));
+		}
+
+		/** Checks that the span held no more fields than were read. */
+		void end() {
+			if (this.at != this.to + 1) {
+				throw new CorruptRecordException("record has too many fields");
+			}
+		}
+
 	}
 
-	private static long number(String text, int from, int to) {
-		int length = to - from;
-		if (length <= 0 || length > 16) {
-			throw new CorruptRecordException("number out of range");
+	private static final LeaseState[] STATES = LeaseState.values();
+
+	private static final byte[][] STATE_NAMES = new byte[STATES.length][];
+
+	static {
+		for (int i = 0; i < STATES.length; i++) {
+			STATE_NAMES[i] = STATES[i].wireName().getBytes(StandardCharsets.US_ASCII);
 		}
-		long value = 0;
-		for (int i = from; i < to; i++) {
-			char c = text.charAt(i);
-			if (c < '0' || c > '9') {
-				throw new CorruptRecordException("not a decimal number");
-			}
-			value = value * 10 + (c - '0');
-		}
-		return value;
 	}
 
 }

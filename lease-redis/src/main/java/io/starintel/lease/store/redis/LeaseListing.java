@@ -72,7 +72,7 @@ final class LeaseListing {
 		List<LeaseRecord> leases = new ArrayList<>();
 		for (int i = 5; i < reply.size(); i++) {
 			try {
-				leases.add(ReplyReader.keyedRecord(ReplyReader.text(reply, i), filter.scope()));
+				leases.add(ReplyReader.keyedRecord(reply.get(i), filter.scope()));
 			}
 			catch (CorruptRecordException ex) {
 				corrupt++;

@@ -81,7 +81,7 @@ final class ProgramMaintenance {
 		List<LeaseRecord> ended = new ArrayList<>(reply.size() - 7);
 		for (int i = 7; i < reply.size(); i++) {
 			try {
-				ended.add(ReplyReader.keyedRecord(ReplyReader.text(reply, i), scope));
+				ended.add(ReplyReader.keyedRecord(reply.get(i), scope));
 			}
 			catch (CorruptRecordException ex) {
 				// ended in the script (evidence kept) but not reportable: alert, never a raw key in the log

@@ -42,7 +42,8 @@ final class ReplyReader {
 	/**
 	 * Reads a single-lease reply: a fresh acquire {@code {code, decided_ms, token}} (the caller has every other
 	 * field), a fresh release, renewal or commit authorization {@code {code, decided_ms, state, tail, fixed}} (the
-	 * record the call left, in the parts the function holds it in: {@link #joined}), a refusal {@code {code, reason,
+	 * record the call left, in the parts the function holds it in, read by
+	 * {@link StoredRecord#decode(byte[], byte[], byte[], LockIdentity)} without joining them), a refusal {@code {code, reason,
 	 * decided_ms, retry_after_ms}}, or the full shape {@code {code, reason, decided_ms, retry_after_ms,
 	 * current_state, replayed, record}} (replays, inspections, administration).
 	 * @param acquire the acquire request and {@code leaseId} its new lease id, when the reply may be a fresh acquire
@@ -64,7 +65,8 @@ final class ReplyReader {
 		}
 		if (size == 5) {
 			Instant decidedAt = Instant.ofEpochMilli(number(reply, from + 1));
-			LeaseRecord lease = StoredRecord.decode(joined(reply, from + 2), expected);
+			LeaseRecord lease = StoredRecord.decode(bytes(reply.get(from + 2)), bytes(reply.get(from + 3)),
+					bytes(reply.get(from + 4)), expected);
 			return new LeaseResult(code, Reason.NONE, lease, false, lease.state(), decidedAt, 0, null);
 		}
 		if (code == ResultCode.INVALID_LEASE_REQUEST) {
@@ -79,7 +81,7 @@ final class ReplyReader {
 		}
 		Object current = reply.get(from + 4);
 		boolean replayed = isOne(reply.get(from + 5));
-		LeaseRecord lease = isEmpty(reply.get(from + 6)) ? null : record(text(reply, from + 6), expected);
+		LeaseRecord lease = isEmpty(reply.get(from + 6)) ? null : record(reply.get(from + 6), expected);
 		LeaseState state = isEmpty(current) ? null : STATES.of(current, LeaseState::fromWireName);
 		return new LeaseResult(code, reason, lease, replayed, state, decidedAt, retryAfter, null);
 	}
@@ -102,25 +104,6 @@ final class ReplyReader {
 		return new LeaseResult(code, Reason.NONE, lease, false, LeaseState.ACTIVE, decidedAt, 0, null);
 	}
 
-	/**
-	 * The wire form of a record sent in parts {@code state, tail, fixed} from {@code from}: {@code 2 SEP state tail
-	 * SEP fixed} (the tail, the record's times after its state, begins with its own separator), built once as
-	 * UTF-8 bytes.
-	 */
-	static String joined(List<Object> reply, int from) {
-		byte[] state = bytes(reply.get(from));
-		byte[] tail = bytes(reply.get(from + 1));
-		byte[] fixed = bytes(reply.get(from + 2));
-		byte[] record = new byte[3 + state.length + tail.length + fixed.length];
-		record[0] = '2';
-		record[1] = (byte) StoredRecord.SEP;
-		System.arraycopy(state, 0, record, 2, state.length);
-		System.arraycopy(tail, 0, record, 2 + state.length, tail.length);
-		record[2 + state.length + tail.length] = (byte) StoredRecord.SEP;
-		System.arraycopy(fixed, 0, record, 3 + state.length + tail.length, fixed.length);
-		return new String(record, StandardCharsets.UTF_8);
-	}
-
 	private static byte[] bytes(Object value) {
 		if (value instanceof byte[] bytes) {
 			return bytes;
@@ -128,12 +111,22 @@ final class ReplyReader {
 		throw new CorruptRecordException("unexpected reply element");
 	}
 
-	/** A stored record: v2 string, or v1 JSON (idempotency results written before an upgrade). */
-	static LeaseRecord record(String stored, @Nullable LockIdentity expected) {
-		if (!stored.isEmpty() && stored.charAt(0) == '{') {
-			return LeaseRecordJson.fromFields(v1Fields(stored), expected);
+	/** A stored record from its reply element: v2, or v1 JSON (idempotency results written before an upgrade). */
+	static LeaseRecord record(Object element, @Nullable LockIdentity expected) {
+		return record(stored(element), 0, expected);
+	}
+
+	/** The bytes of a reply element that holds stored text. */
+	private static byte[] stored(Object element) {
+		return (element instanceof String text) ? text.getBytes(StandardCharsets.UTF_8) : bytes(element);
+	}
+
+	private static LeaseRecord record(byte[] stored, int from, @Nullable LockIdentity expected) {
+		if (from < stored.length && stored[from] == '{') {
+			return LeaseRecordJson.fromFields(
+					v1Fields(new String(stored, from, stored.length - from, StandardCharsets.UTF_8)), expected);
 		}
-		return StoredRecord.decode(stored, expected);
+		return StoredRecord.decode(stored, from, expected);
 	}
 
 	/**
@@ -141,10 +134,17 @@ final class ReplyReader {
 	 * and to {@code scope}.
 	 * @throws CorruptRecordException when it does not, or does not decode
 	 */
-	static LeaseRecord keyedRecord(String entry, ProgramScope scope) {
-		int sep = entry.indexOf(StoredRecord.SEP);
-		LeaseRecord lease = record(entry.substring(sep + 1), null);
-		if (sep <= 0 || !lease.identity().keyDigest().equals(entry.substring(0, sep))
+	static LeaseRecord keyedRecord(Object element, ProgramScope scope) {
+		byte[] entry = stored(element);
+		int sep = 0;
+		while (sep < entry.length && entry[sep] != StoredRecord.SEP) {
+			sep++;
+		}
+		if (sep == 0 || sep == entry.length) {
+			throw new CorruptRecordException("record does not belong to its key");
+		}
+		LeaseRecord lease = record(entry, sep + 1, null);
+		if (!lease.identity().keyDigest().equals(new String(entry, 0, sep, StandardCharsets.UTF_8))
 				|| !lease.identity().scope().equals(scope)) {
 			throw new CorruptRecordException("record does not belong to its key");
 		}
