@@ -437,7 +437,9 @@ public final class InterleavedReport {
 			return "–";
 		}
 		boolean met = atLeast ? value >= limit : value <= limit;
-		return (met ? "met (" : "**not met** (") + fmt(value, 2) + unit + ")";
+		// a figure that misses its limit by less than the last printed digit gets one digit more (14.003, not 14.00)
+		int decimals = (!met && fmt(value, 2).equals(fmt(limit, 2))) ? 3 : 2;
+		return (met ? "met (" : "**not met** (") + fmt(value, decimals) + unit + ")";
 	}
 
 	/** One figure of cell {@code c} in every run: {@code v} for one run, {@code v1 / v2 / … → median} for several. */
