@@ -52,7 +52,8 @@ class StoredRecordPropertyTests {
 
 	@Property(tries = 300)
 	void decodesWholeAndInPartsToTheEncodedRecord(@ForAll("texts") String targetId, @ForAll("texts") String note,
-			@ForAll("states") LeaseState state, @ForAll @LongRange(min = 1, max = LeaseRecord.MAX_FENCING_TOKEN - 1) long token) {
+			@ForAll("states") LeaseState state,
+			@ForAll @LongRange(min = 1, max = LeaseRecord.MAX_FENCING_TOKEN - 1) long token) {
 		LeaseRecord record = record(targetId, note, state, token);
 		String wire = StoredRecord.encode(record);
 		byte[][] parts = parts(wire);

@@ -43,9 +43,9 @@ final class ReplyReader {
 	 * Reads a single-lease reply: a fresh acquire {@code {code, decided_ms, token}} (the caller has every other
 	 * field), a fresh release, renewal or commit authorization {@code {code, decided_ms, state, tail, fixed}} (the
 	 * record the call left, in the parts the function holds it in, read by
-	 * {@link StoredRecord#decode(byte[], byte[], byte[], LockIdentity)} without joining them), a refusal {@code {code, reason,
-	 * decided_ms, retry_after_ms}}, or the full shape {@code {code, reason, decided_ms, retry_after_ms,
-	 * current_state, replayed, record}} (replays, inspections, administration).
+	 * {@link StoredRecord#decode(byte[], byte[], byte[], LockIdentity)} without joining them), a refusal
+	 * {@code {code, reason, decided_ms, retry_after_ms}}, or the full shape {@code {code, reason, decided_ms,
+	 * retry_after_ms, current_state, replayed, record}} (replays, inspections, administration).
 	 * @param acquire the acquire request and {@code leaseId} its new lease id, when the reply may be a fresh acquire
 	 */
 	static LeaseResult single(List<Object> reply, @Nullable LockIdentity expected, @Nullable AcquireRequest acquire,
