@@ -36,8 +36,9 @@ local function refuse(code, reason, now, retry)
 end
 
 -- a fresh success with the record r the call left, sent in the parts the record table already holds (its state, the
--- text of m after the state, its fixed part: the wire form is '2' SEP state tail SEP fixed, which ReplyReader joins),
--- so that no string of the whole record is built for the reply; its current state is the record's
+-- text of m after the state, its fixed part: the wire form is '2' SEP state tail SEP fixed, which the client's
+-- StoredRecord reads from the parts), so that no string of the whole record is built for the reply; its current
+-- state is the record's
 local function record_reply(code, now_text, r)
   return { code, now_text, r.state, tail_of(r), r.fixed }
 end
