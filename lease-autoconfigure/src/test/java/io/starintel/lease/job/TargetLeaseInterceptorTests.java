@@ -410,6 +410,24 @@ class TargetLeaseInterceptorTests {
 	}
 
 	@Test
+	void whenTheJobEndsWhileItsRenewalIsOnItsWayThenTheReleaseFollowsTheRenewalsAnswer() {
+		HeldRenewalStore store = new HeldRenewalStore();
+		this.runner.withBean(LeaseStore.class, () -> store).run((context) -> {
+			LeasedJobs jobs = jobs(context);
+			CompletableFuture<Void> job = CompletableFuture.runAsync(() -> jobs.hold("target_21"));
+			assertThat(state(context).started.await(5, TimeUnit.SECONDS)).isTrue();
+			assertThat(store.renewing.await(10, TimeUnit.SECONDS)).isTrue(); // the first renewal, ~1 s in
+			state(context).proceed.countDown(); // the job ends while its renewal waits for the backend
+			job.get(15, TimeUnit.SECONDS);
+			// the release went after the renewal's answer: no release overtook it, no renewal answered lease_lost
+			assertThat(store.calls).containsExactly("acquire:lease_acquired", "renew:lease_renewed",
+					"release:lease_released");
+			assertThat(state(context).blockedContext.get().isLost()).isFalse();
+			assertThat(context.getBean(LostEvents.class).events).isEmpty();
+		});
+	}
+
+	@Test
 	void whenOperationsRunThenMetricsAreTaggedByOperationAndCodeOnly() {
 		this.runner.run((context) -> {
 			LeasedJobs jobs = jobs(context);
@@ -426,6 +444,49 @@ class TargetLeaseInterceptorTests {
 				});
 			}
 		});
+	}
+
+	/**
+	 * A store whose renewals wait up to 500 ms for a release before going on (a renewal on its way to a slow backend): a
+	 * release that does not wait for the renewal's answer lets it through first, and the renewal then finds the lease
+	 * released. Every call is recorded with its answer, in the order answered.
+	 */
+	static class HeldRenewalStore extends DelegatingStore {
+
+		final List<String> calls = new CopyOnWriteArrayList<>();
+
+		final CountDownLatch renewing = new CountDownLatch(1);
+
+		private final CountDownLatch releasing = new CountDownLatch(1);
+
+		@Override
+		public LeaseResult acquire(io.starintel.lease.core.AcquireRequest request) {
+			return answered("acquire", super.acquire(request));
+		}
+
+		@Override
+		public LeaseResult renew(io.starintel.lease.core.RenewRequest request) {
+			this.renewing.countDown();
+			try {
+				this.releasing.await(500, TimeUnit.MILLISECONDS); // well inside the renewal's deadline (~1.9 s)
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			return answered("renew", super.renew(request));
+		}
+
+		@Override
+		public LeaseResult release(io.starintel.lease.core.ReleaseRequest request) {
+			this.releasing.countDown();
+			return answered("release", super.release(request));
+		}
+
+		private LeaseResult answered(String operation, LeaseResult result) {
+			this.calls.add(operation + ":" + result.code().wireName());
+			return result;
+		}
+
 	}
 
 	/** A store whose backend is unreachable: typed results, never exceptions. */

@@ -20,7 +20,8 @@ import io.starintel.lease.job.LeaseLostEvent;
  * One lease's renewal, registered with a {@link LeaseRenewalScheduler}: renews at about {@code ttl/3} with +-10%
  * jitter, never past the maximum lifetime, retries a failed renewal until the safety margin before expiry and then
  * declares the lease lost (context marked lost, {@link LeaseLostEvent}, the job's cancellation). Closing it stops
- * renewal without signalling loss.
+ * renewal without signalling loss; a release sent after {@link #awaitRenewalAnswered} is never overtaken by this
+ * lease's renewal.
  */
 public final class LeaseRenewal implements AutoCloseable {
 
@@ -35,6 +36,9 @@ public final class LeaseRenewal implements AutoCloseable {
 	private final Runnable cancellation;
 
 	private volatile boolean closed;
+
+	/** Whether a batch carries this lease's renewal to the backend and has not had its answer (guarded by this). */
+	private boolean renewalInFlight;
 
 	private final AtomicBoolean signalled = new AtomicBoolean();
 
@@ -55,10 +59,12 @@ public final class LeaseRenewal implements AutoCloseable {
 		return this.context;
 	}
 
-	/** Stops renewing (the job ended); idempotent. */
+	/** Stops renewing (the job ended); idempotent. No batch sends this lease's renewal after it returns. */
 	@Override
 	public void close() {
-		this.closed = true;
+		synchronized (this) {
+			this.closed = true;
+		}
 		RenewalTimer.Planned planned = this.next;
 		if (planned != null) {
 			planned.cancel();
@@ -72,6 +78,53 @@ public final class LeaseRenewal implements AutoCloseable {
 	 */
 	public boolean claimRelease() {
 		return this.releaseClaimed.compareAndSet(false, true);
+	}
+
+	/**
+	 * Waits, after {@link #close}, until no renewal of this lease is on its way to the backend, but not past
+	 * {@code deadline}: the release sent next then reaches the backend after that renewal, never before it (a renewal
+	 * arriving after the release would be answered {@code lease_lost}: a wasted call and a misleading renew event). A
+	 * renewal is on its way for one batch call, which ends by its own deadline (the safety margin before expiry); most
+	 * often none is, and this returns at once.
+	 * @return whether no renewal is on its way (false: the deadline passed or the thread was interrupted first)
+	 */
+	public boolean awaitRenewalAnswered(Instant deadline) {
+		long giveUpAt = System.nanoTime()
+				+ Math.max(0, Duration.between(this.scheduler.clock().instant(), deadline).toNanos());
+		synchronized (this) {
+			while (this.renewalInFlight) {
+				long remainingMs = (giveUpAt - System.nanoTime()) / 1_000_000;
+				if (remainingMs <= 0) {
+					return false;
+				}
+				try {
+					wait(remainingMs);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt(); // the release goes now; the caller sees the interrupt
+					return false;
+				}
+			}
+			return true;
+		}
+	}
+
+	/**
+	 * Takes this lease's renewal into a batch about to be sent: false once {@link #close closed}, so that no renewal is
+	 * sent for a lease whose job ended.
+	 */
+	synchronized boolean claimForBatch() {
+		if (this.closed) {
+			return false;
+		}
+		this.renewalInFlight = true;
+		return true;
+	}
+
+	/** The batch that carried this lease's renewal has its answer (or failed): a release waiting for it may go. */
+	synchronized void batchAnswered() {
+		this.renewalInFlight = false;
+		notifyAll();
 	}
 
 	/** Signals the job's cancellation (shutdown) without declaring the lease lost; must not block. */

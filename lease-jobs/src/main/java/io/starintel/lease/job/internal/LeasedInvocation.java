@@ -1,5 +1,6 @@
 package io.starintel.lease.job.internal;
 
+import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicReference;
@@ -22,7 +23,8 @@ import io.starintel.lease.job.CancellationMode;
  *
  * <p>Contract: lease loss signals cancellation immediately ({@link CancellationMode#INTERRUPT} interrupts the
  * thread that runs the method, or cancels the returned stage); release uses a fresh request id and runs also when
- * the method throws; a lease that shutdown already released is not released twice.
+ * the method throws; a lease that shutdown already released is not released twice; a renewal already sent for the
+ * lease is answered before its release is sent.
  */
 final class LeasedInvocation {
 
@@ -121,8 +123,10 @@ final class LeasedInvocation {
 			return; // shutdown released it already
 		}
 		LeaseContext context = registration.context();
+		Instant deadline = this.service.deadline();
+		registration.awaitRenewalAnswered(deadline); // a renewal already sent reaches the backend first
 		LeaseResult released = this.service.release(new ReleaseRequest(context.handle(), this.service.newId(),
-				this.service.deadline()));
+				deadline));
 		if (released.isSuccess()) {
 			if (this.accepting.getAsBoolean()) {
 				logger.debug("Lease released: {}", context);

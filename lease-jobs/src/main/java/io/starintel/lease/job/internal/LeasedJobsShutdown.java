@@ -125,7 +125,7 @@ final class LeasedJobsShutdown implements SmartLifecycle {
 		try {
 			List<Future<?>> releases = new ArrayList<>(toRelease.size());
 			for (LeaseRenewal registration : toRelease) {
-				releases.add(executor.submit(() -> release(registration.context(), deadline)));
+				releases.add(executor.submit(() -> release(registration, deadline)));
 			}
 			for (int i = 0; i < releases.size(); i++) {
 				try {
@@ -147,7 +147,9 @@ final class LeasedJobsShutdown implements SmartLifecycle {
 		}
 	}
 
-	private void release(LeaseContext context, Instant deadline) {
+	private void release(LeaseRenewal registration, Instant deadline) {
+		LeaseContext context = registration.context();
+		registration.awaitRenewalAnswered(deadline); // a renewal already sent reaches the backend first
 		LeaseResult released = this.service.release(new ReleaseRequest(context.handle(), this.service.newId(),
 				deadline));
 		if (released.isSuccess()) {

@@ -130,8 +130,17 @@ final class RenewalBatcher {
 		}
 	}
 
-	private void runBatch(List<DueRenewal> batch) {
+	private void runBatch(List<DueRenewal> queued) {
 		try {
+			List<DueRenewal> batch = new ArrayList<>(queued.size());
+			for (DueRenewal due : queued) {
+				if (due.renewal().claimForBatch()) { // a lease whose job ended (and is releasing) is not renewed
+					batch.add(due);
+				}
+			}
+			if (batch.isEmpty()) {
+				return;
+			}
 			List<RenewRequest> requests = new ArrayList<>(batch.size());
 			Instant deadline = this.service.deadline();
 			for (DueRenewal due : batch) {
@@ -140,7 +149,17 @@ final class RenewalBatcher {
 				Instant notAfter = due.notAfter().isBefore(deadline) ? due.notAfter() : deadline;
 				requests.add(new RenewRequest(due.renewal().context().handle(), this.service.newId(), notAfter));
 			}
-			List<LeaseResult> results = this.service.renewAll(requests);
+			List<LeaseResult> results;
+			try {
+				results = this.service.renewAll(requests);
+			}
+			finally {
+				// every answer is in before any is handled: a loss handled below may end a job of this same batch,
+				// whose release must not wait for this thread
+				for (DueRenewal due : batch) {
+					due.renewal().batchAnswered();
+				}
+			}
 			for (int i = 0; i < batch.size(); i++) {
 				try {
 					batch.get(i).renewal().renewed(results.get(i));
