@@ -226,6 +226,19 @@ public final class LocalSentinel implements AutoCloseable {
 		return promoted[0];
 	}
 
+	/**
+	 * {@code SENTINEL SET down-after-milliseconds} on every sentinel: how long a node must miss replies before a
+	 * sentinel calls it down (and, with the quorum agreeing, fails it over). A test that forces its next failover
+	 * itself lengthens it, so that a node that stalls for a second on a loaded machine is not failed over
+	 * automatically behind the test's back.
+	 */
+	public void downAfter(Duration downAfter) {
+		for (int port : this.ports) {
+			this.admin.onSentinel(port,
+					(sentinel) -> sentinel.set(MASTER, "down-after-milliseconds", Long.toString(downAfter.toMillis())));
+		}
+	}
+
 	/** Waits until the sentinels have turned {@code port} into a replica of the current master (it answers so). */
 	public void awaitReplica(ReplicatedRedis redis, int port, Duration timeout) {
 		await("node " + port + " turned into a replica by the sentinels").atMost(timeout)
