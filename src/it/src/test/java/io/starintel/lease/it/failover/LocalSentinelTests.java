@@ -37,8 +37,10 @@ class LocalSentinelTests {
 				assertThat(followed(template)).as("the client reads on the promoted node").isEqualTo("1");
 
 				// from here on the test forces its failover: none may start by itself. Twice in CI the node the test
-				// had just demoted was primary again and the one it had promoted its replica; the suspected cause is
-				// an automatic failover of the promoted node after it stalled for down-after (1 s) under load
+				// had just demoted was primary again and the one it had promoted its replica. A probe reproduced that
+				// end state: a 3 s SIGSTOP of the promoted node, once 2 x failover-timeout had passed since the first
+				// failover, made the sentinels fail it over back (+odown, +switch-master, +convert-to-slave); with
+				// down-after 60 s the same stall changed nothing
 				sentinel.downAfter(Duration.ofSeconds(60));
 				redis.restartDeadNode();
 				// directly, not through a proxy: the node is promoted next (ReplicatedRedis#linkDirectly)
