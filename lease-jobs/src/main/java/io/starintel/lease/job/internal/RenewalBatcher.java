@@ -141,21 +141,21 @@ final class RenewalBatcher {
 			if (batch.isEmpty()) {
 				return;
 			}
-			List<RenewRequest> requests = new ArrayList<>(batch.size());
-			Instant deadline = this.service.deadline();
-			for (DueRenewal due : batch) {
-				// the deadline is brought forward to expires_at minus the safety margin, so that a backend that does
-				// not answer is noticed before the lease expires
-				Instant notAfter = due.notAfter().isBefore(deadline) ? due.notAfter() : deadline;
-				requests.add(new RenewRequest(due.renewal().context().handle(), this.service.newId(), notAfter));
-			}
 			List<LeaseResult> results;
 			try {
+				List<RenewRequest> requests = new ArrayList<>(batch.size());
+				Instant deadline = this.service.deadline();
+				for (DueRenewal due : batch) {
+					// the deadline is brought forward to expires_at minus the safety margin, so that a backend that
+					// does not answer is noticed before the lease expires
+					Instant notAfter = due.notAfter().isBefore(deadline) ? due.notAfter() : deadline;
+					requests.add(new RenewRequest(due.renewal().context().handle(), this.service.newId(), notAfter));
+				}
 				results = this.service.renewAll(requests);
 			}
 			finally {
-				// every answer is in before any is handled: a loss handled below may end a job of this same batch,
-				// whose release must not wait for this thread
+				// every answer is in (or the batch failed) before any is handled: a loss handled below may end a job
+				// of this same batch, whose release must not wait for this thread
 				for (DueRenewal due : batch) {
 					due.renewal().batchAnswered();
 				}
