@@ -13,15 +13,16 @@ import org.slf4j.LoggerFactory;
 import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.Reason;
+import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.job.LeaseLostEvent;
+import io.starintel.lease.service.LeaseService;
 
 /**
  * One lease's renewal, registered with a {@link LeaseRenewalScheduler}: renews at about {@code ttl/3} with +-10%
  * jitter, never past the maximum lifetime, retries a failed renewal until the safety margin before expiry and then
  * declares the lease lost (context marked lost, {@link LeaseLostEvent}, the job's cancellation). Closing it stops
- * renewal without signalling loss; a release sent after {@link #awaitRenewalAnswered} is never overtaken by this
- * lease's renewal.
+ * renewal without signalling loss; {@link #release} then releases the lease, never overtaken by its renewal.
  */
 public final class LeaseRenewal implements AutoCloseable {
 
@@ -81,14 +82,22 @@ public final class LeaseRenewal implements AutoCloseable {
 	}
 
 	/**
+	 * Releases the lease (after {@link #close}) with a fresh request id, once no renewal of it is on its way to the
+	 * backend: the release then reaches the backend after that renewal, never before it (a renewal arriving after the
+	 * release would be answered {@code lease_lost}: a wasted call and a misleading renew event). The wait ends at
+	 * {@code deadline}, the release's own; most often no renewal is on its way and the release goes at once.
+	 */
+	public LeaseResult release(LeaseService service, Instant deadline) {
+		awaitRenewalAnswered(deadline);
+		return service.release(new ReleaseRequest(this.context.handle(), service.newId(), deadline));
+	}
+
+	/**
 	 * Waits, after {@link #close}, until no renewal of this lease is on its way to the backend, but not past
-	 * {@code deadline}: the release sent next then reaches the backend after that renewal, never before it (a renewal
-	 * arriving after the release would be answered {@code lease_lost}: a wasted call and a misleading renew event). A
-	 * renewal is on its way for one batch call, which ends by its own deadline (the safety margin before expiry); most
-	 * often none is, and this returns at once.
+	 * {@code deadline}. A renewal is on its way for one batch call, which ends by its own deadline.
 	 * @return whether no renewal is on its way (false: the deadline passed or the thread was interrupted first)
 	 */
-	public boolean awaitRenewalAnswered(Instant deadline) {
+	boolean awaitRenewalAnswered(Instant deadline) {
 		long giveUpAt = System.nanoTime()
 				+ Math.max(0, Duration.between(this.scheduler.clock().instant(), deadline).toNanos());
 		synchronized (this) {

@@ -1,6 +1,5 @@
 package io.starintel.lease.job.internal;
 
-import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicReference;
@@ -13,7 +12,6 @@ import org.slf4j.LoggerFactory;
 
 import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.core.LeaseResult;
-import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.job.CancellationMode;
 
@@ -123,10 +121,7 @@ final class LeasedInvocation {
 			return; // shutdown released it already
 		}
 		LeaseContext context = registration.context();
-		Instant deadline = this.service.deadline();
-		registration.awaitRenewalAnswered(deadline); // a renewal already sent reaches the backend first
-		LeaseResult released = this.service.release(new ReleaseRequest(context.handle(), this.service.newId(),
-				deadline));
+		LeaseResult released = registration.release(this.service, this.service.deadline());
 		if (released.isSuccess()) {
 			if (this.accepting.getAsBoolean()) {
 				logger.debug("Lease released: {}", context);

@@ -20,7 +20,6 @@ import org.springframework.context.SmartLifecycle;
 
 import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.core.LeaseResult;
-import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.service.LeaseService;
 
@@ -149,9 +148,7 @@ final class LeasedJobsShutdown implements SmartLifecycle {
 
 	private void release(LeaseRenewal registration, Instant deadline) {
 		LeaseContext context = registration.context();
-		registration.awaitRenewalAnswered(deadline); // a renewal already sent reaches the backend first
-		LeaseResult released = this.service.release(new ReleaseRequest(context.handle(), this.service.newId(),
-				deadline));
+		LeaseResult released = registration.release(this.service, deadline);
 		if (released.isSuccess()) {
 			context.markLost(Reason.STALE_LEASE); // the running job no longer holds it
 			logger.info("Lease released at shutdown while its job was still running: {}", context);
