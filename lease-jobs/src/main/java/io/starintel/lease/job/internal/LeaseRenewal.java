@@ -87,7 +87,7 @@ public final class LeaseRenewal implements AutoCloseable {
 	 * release would be answered {@code lease_lost}: a wasted call and a misleading renew event). The wait ends at
 	 * {@code deadline}, the release's own; most often no renewal is on its way and the release goes at once.
 	 */
-	public LeaseResult release(LeaseService service, Instant deadline) {
+	LeaseResult release(LeaseService service, Instant deadline) {
 		awaitRenewalAnswered(deadline);
 		return service.release(new ReleaseRequest(this.context.handle(), service.newId(), deadline));
 	}
