@@ -3,6 +3,7 @@ package io.starintel.lease.bench;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
@@ -46,8 +47,140 @@ import io.lettuce.core.api.sync.RedisCommands;
  * 43-character identity digest, 40-hex idempotency hash, lease ids {@code lease_H_random}), so the Redis CPU
  * compares. {@code bare-v3-wait} sends {@code WAIT 1} behind each script ({@link ReplicaWait}) on each thread's own
  * connection, as the store waits for its replica.
+ *
+ * <p>The {@link Variant prototypes} ({@code bare-v3-no-claims}, {@code -no-indexes}, {@code -no-history},
+ * {@code -lock-only}, {@code -compact}) price single rules and the layout's string lengths beside it in one run: each
+ * is this script with exact lines replaced ({@link #derive}); all but {@code bare-v3-compact} leave a contract rule
+ * out, so none of them is a store anyone should run.
  */
 final class BareV3Library implements LockLibrary {
+
+	/** What a library of this class runs: the contract-complete cycle, or a prototype that prices a rule. */
+	enum Variant {
+
+		/** {@code bare-v3}: every rule of the contract, the store's layout. */
+		CONTRACT("bare-v3", true, true, true, false),
+
+		/**
+		 * {@code bare-v3-no-claims}: no idempotency result for the acquire and the release (no {@code SET NX GET}, no
+		 * {@code SETRANGE} of the acquire's result): a retry would repeat its mutation, and a lease id would no longer
+		 * resolve after its lease ended. Leaves out "the first attempt atomically stores its typed result".
+		 */
+		NO_CLAIMS("bare-v3-no-claims", false, true, true, false),
+
+		/**
+		 * {@code bare-v3-no-indexes}: no active-lease limit ({@code ZCARD}), no expiry queue ({@code ZADD}/{@code ZREM}),
+		 * no program index. Leaves out the active-lease limit, the sweeper's exact queue and the listing by program.
+		 */
+		NO_INDEXES("bare-v3-no-indexes", true, false, true, false),
+
+		/** {@code bare-v3-no-history}: a release writes no terminal entry into the history ring. */
+		NO_HISTORY("bare-v3-no-history", true, true, false, false),
+
+		/**
+		 * {@code bare-v3-lock-only}: the three above left out; what remains is backend time, the deadline rule, the
+		 * exact holder, the lease found expired, the token rule, the counter and the epoch stamp.
+		 */
+		LOCK_ONLY("bare-v3-lock-only", false, false, false, false),
+
+		/**
+		 * {@code bare-v3-compact}: every rule, on a layout with shorter strings: key names under {@code tl:} with a
+		 * 22-character identity digest and a 27-character request hash; idempotency results without the record (the
+		 * acquire's: request digest, time, token, expiry, lease id; the release's: request digest, time); the holder
+		 * compared by a 22-character digest {@code h} written by the acquire, so the release reads no fixed part; the
+		 * release replies without the record (the caller holds it). The expiry path of an active lease found expired
+		 * is not adapted (a distinct cycle never takes it).
+		 */
+		COMPACT("bare-v3-compact", true, true, true, true);
+
+		final String library;
+
+		final boolean claims;
+
+		final boolean indexes;
+
+		final boolean history;
+
+		final boolean compact;
+
+		Variant(String library, boolean claims, boolean indexes, boolean history, boolean compact) {
+			this.library = library;
+			this.claims = claims;
+			this.indexes = indexes;
+			this.history = history;
+			this.compact = compact;
+		}
+
+		static Variant of(String library) {
+			for (Variant variant : values()) {
+				if (variant.library.equals(library)) {
+					return variant;
+				}
+			}
+			throw new IllegalArgumentException("unknown library " + library);
+		}
+
+		/** The acquire script of this variant. */
+		String acquire() {
+			List<String> pairs = new ArrayList<>();
+			if (!this.claims) {
+				pairs.addAll(List.of(
+						"local stored = redis.call('SET', KEYS[2], '3a' .. SEP .. ARGV[3] .. SEP .. 'lease_acquired' .. SEP .. now_text",
+						"local stored = false",
+						"  .. SEP .. ARGV[2] .. SEP .. '2' .. SEP .. m .. SEP .. f, 'NX', 'GET', 'PX', ARGV[10])", ""));
+			}
+			else if (this.compact) {
+				pairs.addAll(List.of(
+						"local stored = redis.call('SET', KEYS[2], '3a' .. SEP .. ARGV[3] .. SEP .. 'lease_acquired' .. SEP .. now_text",
+						"local stored = redis.call('SET', KEYS[2], '3a' .. SEP .. ARGV[3] .. SEP .. now_text .. SEP .. token_text",
+						"  .. SEP .. ARGV[2] .. SEP .. '2' .. SEP .. m .. SEP .. f, 'NX', 'GET', 'PX', ARGV[10])",
+						"  .. SEP .. expires_text .. SEP .. ARGV[14], 'NX', 'GET', 'PX', ARGV[10])"));
+			}
+			if (!this.indexes) {
+				pairs.addAll(List.of("  redis.call('ZADD', KEYS[3], '0', ARGV[2])", "",
+						"redis.call('ZADD', KEYS[4], expires_text, ARGV[2])", ""));
+			}
+			if (this.compact) {
+				pairs.addAll(List.of(
+						"  redis.call('HSET', KEYS[1], 'm', m, 'f', f, 'c', token_text, 'a', '', 'e', ARGV[9])",
+						"  redis.call('HSET', KEYS[1], 'm', m, 'f', f, 'c', token_text, 'a', '', 'e', ARGV[9], 'h', ARGV[15])",
+						"  redis.call('HSET', KEYS[1], 'm', m, 'f', f, 'c', token_text, 'a', '', 'e', ARGV[9], 'p', '1')",
+						"  redis.call('HSET', KEYS[1], 'm', m, 'f', f, 'c', token_text, 'a', '', 'e', ARGV[9], 'p', '1', 'h', ARGV[15])"));
+			}
+			return derive(ACQUIRE, pairs);
+		}
+
+		/** The release script of this variant. */
+		String release() {
+			List<String> pairs = new ArrayList<>();
+			if (!this.claims) {
+				pairs.addAll(List.of(
+						"local stored = redis.call('SET', KEYS[2], '3-' .. SEP .. ARGV[3] .. SEP .. 'lease_released' .. SEP .. now_text",
+						"local stored = false", "  .. SEP .. ARGV[2] .. SEP .. record, 'NX', 'GET', 'PX', ARGV[8])", "",
+						"redis.call('SETRANGE', KEYS[4], 1, 'r')", ""));
+			}
+			if (!this.indexes) {
+				pairs.addAll(List.of("redis.call('ZREM', KEYS[3], ARGV[2])", ""));
+			}
+			if (!this.history) {
+				pairs.addAll(List.of("redis.call('HSET', KEYS[1], 'm', '', 'f', '', 'a', '', 't' .. string.format('%d', slot),",
+						"redis.call('HSET', KEYS[1], 'm', '', 'f', '', 'a', '', 'e', ARGV[7])",
+						"  ARGV[6] .. SEP .. token .. SEP .. 'released' .. SEP .. now_text, 'n', string.format('%d', (slot + 1) % history),",
+						"", "  'e', ARGV[7])", ""));
+			}
+			if (this.compact) {
+				pairs.addAll(List.of("local v = redis.call('HMGET', KEYS[1], 'm', 'f', 'c', 'h', 'e', 'p', 'a', 'n')",
+						"local v = redis.call('HMGET', KEYS[1], 'm', 'h', 'c', 'h', 'e', 'p', 'a', 'n')",
+						"local record = '2' .. SEP .. 'released' .. SEP .. token .. SEP .. acquired .. SEP .. renewed .. SEP .. expires",
+						"local record = ''", "  .. SEP .. ttl .. SEP .. lifetime .. SEP .. v[2]", "",
+						"local stored = redis.call('SET', KEYS[2], '3-' .. SEP .. ARGV[3] .. SEP .. 'lease_released' .. SEP .. now_text",
+						"local stored = redis.call('SET', KEYS[2], '3-' .. SEP .. ARGV[3] .. SEP .. now_text, 'NX', 'GET', 'PX', ARGV[8])",
+						"  .. SEP .. ARGV[2] .. SEP .. record, 'NX', 'GET', 'PX', ARGV[8])", ""));
+			}
+			return derive(RELEASE, pairs);
+		}
+
+	}
 
 	private static final String SEP = "\u001f";
 
@@ -177,6 +310,9 @@ final class BareV3Library implements LockLibrary {
 
 	private static final String KEY_PREFIX = "starintel:target-lease:v1:";
 
+	/** The key prefix of {@code bare-v3-compact}. */
+	private static final String COMPACT_KEY_PREFIX = "tl:";
+
 	private static final String TENANT = "tenant-bench";
 
 	private static final long TTL_MS = 30_000;
@@ -210,6 +346,8 @@ final class BareV3Library implements LockLibrary {
 
 	private final boolean waitForReplica;
 
+	private final Variant variant;
+
 	private final String acquireSha;
 
 	private final String releaseSha;
@@ -221,18 +359,27 @@ final class BareV3Library implements LockLibrary {
 	private final String stamp;
 
 	BareV3Library(BenchRedis redis, String cell, boolean waitForReplica) {
+		this(redis, cell, waitForReplica, Variant.CONTRACT);
+	}
+
+	BareV3Library(BenchRedis redis, String cell, Variant variant) {
+		this(redis, cell, false, variant);
+	}
+
+	private BareV3Library(BenchRedis redis, String cell, boolean waitForReplica, Variant variant) {
 		if (waitForReplica) {
 			ReplicaWait.requireReplica(redis, "bare-v3-wait");
 		}
 		this.waitForReplica = waitForReplica;
+		this.variant = variant;
 		this.program = cell.toLowerCase(java.util.Locale.ROOT);
-		this.base = KEY_PREFIX + "{" + base64Sha256("[1,\"" + TENANT + "\",\"" + this.program + "\"]").substring(0, 16)
-				+ "}:";
+		this.base = (variant.compact ? COMPACT_KEY_PREFIX : KEY_PREFIX) + "{"
+				+ base64Sha256("[1,\"" + TENANT + "\",\"" + this.program + "\"]").substring(0, 16) + "}:";
 		this.client = RedisClient.create(redis.url());
 		this.connection = this.client.connect();
 		RedisCommands<String, String> commands = this.connection.sync();
-		this.acquireSha = commands.scriptLoad(ACQUIRE);
-		this.releaseSha = commands.scriptLoad(RELEASE);
+		this.acquireSha = commands.scriptLoad(variant.acquire());
+		this.releaseSha = commands.scriptLoad(variant.release());
 		this.stamp = stamp(commands.info("server") + commands.info("replication"));
 	}
 
@@ -270,8 +417,10 @@ final class BareV3Library implements LockLibrary {
 			canonical.append(",\"").append(component).append('"');
 			prefix.append(component).append(SEP);
 		}
-		String digest = base64Sha256(canonical.append(']').toString());
-		String lockKey = KEY_PREFIX + digest;
+		boolean compact = this.variant.compact;
+		String fullDigest = base64Sha256(canonical.append(']').toString());
+		String digest = compact ? fullDigest.substring(0, 22) : fullDigest;
+		String lockKey = KEY_PREFIX + fullDigest;
 		String identityPrefix = prefix.toString();
 		String identityKey = this.base + "l:" + digest;
 		String programIndex = this.base + "idx:program";
@@ -280,9 +429,10 @@ final class BareV3Library implements LockLibrary {
 		String owner = "bench-" + thread;
 		String instance = "instance-" + thread;
 		String ownerTail = SEP + owner + SEP + instance + SEP;
+		String limit = this.variant.indexes ? ACTIVE_LEASE_LIMIT : "";
 		return () -> {
 			String requestId = "request_" + random();
-			String acquireHash = sha1Hex("acquire\n" + lockKey + "\n" + owner + "\n" + requestId);
+			String acquireHash = requestHash(compact, "acquire\n" + lockKey + "\n" + owner + "\n" + requestId);
 			String leaseId = "lease_" + acquireHash + "_" + random();
 			String requestDigest = base64Sha256(
 					String.join("\n", "acquire", lockKey, owner, "client_1", "key_1", instance, Long.toString(TTL_MS),
@@ -290,11 +440,16 @@ final class BareV3Library implements LockLibrary {
 			String fixedRest = String.join(SEP, leaseId, owner, instance, "client_1", "key_1", "execution_1", "job_1",
 					"trace_1", requestId, "{}");
 			String acquireResult = this.base + "idem:" + acquireHash;
-			List<Object> acquired = call.evalsha(this.acquireSha,
-					new String[] { identityKey, acquireResult, programIndex, expiryQueue },
-					Long.toString(System.currentTimeMillis() + DEADLINE_MS), digest, requestDigest, identityPrefix,
-					Long.toString(TTL_MS), timesTail, fixedRest, ACTIVE_LEASE_LIMIT, this.stamp, RETENTION_MS,
-					MAXIMUM_DEADLINE_MS, CLOCK_SKEW_MS, HISTORY_LENGTH);
+			String holderDigest = compact ? base64Sha256(identityPrefix + leaseId + ownerTail).substring(0, 22) : null;
+			String[] acquireKeys = { identityKey, acquireResult, programIndex, expiryQueue };
+			String deadline = Long.toString(System.currentTimeMillis() + DEADLINE_MS);
+			List<Object> acquired = compact
+					? call.evalsha(this.acquireSha, acquireKeys, deadline, digest, requestDigest, identityPrefix,
+							Long.toString(TTL_MS), timesTail, fixedRest, limit, this.stamp, RETENTION_MS,
+							MAXIMUM_DEADLINE_MS, CLOCK_SKEW_MS, HISTORY_LENGTH, leaseId, holderDigest)
+					: call.evalsha(this.acquireSha, acquireKeys, deadline, digest, requestDigest, identityPrefix,
+							Long.toString(TTL_MS), timesTail, fixedRest, limit, this.stamp, RETENTION_MS,
+							MAXIMUM_DEADLINE_MS, CLOCK_SKEW_MS, HISTORY_LENGTH);
 			String code = code(acquired);
 			if (code.equals("lease_conflict")) {
 				return false;
@@ -304,18 +459,32 @@ final class BareV3Library implements LockLibrary {
 			}
 			String token = String.valueOf(acquired.get(2));
 			String releaseRequestId = "request_" + random();
-			String releaseHash = sha1Hex("release\n" + lockKey + "\n" + owner + "\n" + releaseRequestId);
+			String releaseHash = requestHash(compact, "release\n" + lockKey + "\n" + owner + "\n" + releaseRequestId);
 			String releaseDigest = base64Sha256(String.join("\n", "release", lockKey, owner, leaseId, token));
 			List<Object> released = call.evalsha(this.releaseSha,
 					new String[] { identityKey, this.base + "idem:" + releaseHash, expiryQueue, acquireResult },
 					Long.toString(System.currentTimeMillis() + DEADLINE_MS), digest, releaseDigest,
-					identityPrefix + leaseId + ownerTail, token, leaseId, this.stamp, RETENTION_MS, MAXIMUM_DEADLINE_MS,
+					compact ? holderDigest : identityPrefix + leaseId + ownerTail, token, leaseId, this.stamp, RETENTION_MS,
+					MAXIMUM_DEADLINE_MS,
 					HISTORY_LENGTH);
 			if (!code(released).equals("lease_released")) {
 				throw new IllegalStateException("bare-v3 release answered " + released);
 			}
 			return true;
 		};
+	}
+
+	/** {@code script} with each line of the pairs (old, new) replaced; each old line must occur exactly once. */
+	static String derive(String script, List<String> pairs) {
+		List<String> lines = new ArrayList<>(List.of(script.split("\n", -1)));
+		for (int i = 0; i < pairs.size(); i += 2) {
+			int at = lines.indexOf(pairs.get(i));
+			if (at < 0 || lines.lastIndexOf(pairs.get(i)) != at) {
+				throw new IllegalStateException("bare-v3 variant: expected exactly one line " + pairs.get(i));
+			}
+			lines.set(at, pairs.get(i + 1));
+		}
+		return String.join("\n", lines);
 	}
 
 	private static String code(List<Object> reply) {
@@ -335,6 +504,16 @@ final class BareV3Library implements LockLibrary {
 			bits >>>= 5;
 		}
 		return new String(out);
+	}
+
+	/** The idempotency key's hash: 40 hex characters, or for {@code bare-v3-compact} 27 base64url characters. */
+	private static String requestHash(boolean compact, String text) {
+		if (!compact) {
+			return sha1Hex(text);
+		}
+		MessageDigest sha = SHA_1.get();
+		sha.reset();
+		return Base64.getUrlEncoder().withoutPadding().encodeToString(sha.digest(text.getBytes(StandardCharsets.UTF_8)));
 	}
 
 	private static String sha1Hex(String text) {

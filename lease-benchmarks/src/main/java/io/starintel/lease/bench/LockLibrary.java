@@ -6,15 +6,20 @@ import java.util.List;
 public interface LockLibrary extends AutoCloseable {
 
 	/** Every library, in report order. */
-	List<String> ALL = List.of("reference", "reference-wait", "bare-v3", "bare-v3-wait", "store", "store-nowait",
-			"audited", "job", "redisson-fenced", "redisson-lock", "shedlock", "spring-integration");
+	List<String> ALL = List.of("reference", "reference-wait", "bare-v3", "bare-v3-wait", "bare-v3-no-claims",
+			"bare-v3-no-indexes", "bare-v3-no-history", "bare-v3-lock-only", "bare-v3-compact", "store",
+			"store-nowait", "audited", "job", "redisson-fenced", "redisson-lock", "shedlock", "spring-integration");
 
 	/** The libraries of a run without a replica (the {@code -wait}/{@code -nowait} ones compare the replica wait). */
 	List<String> DEFAULTS = List.of("reference", "bare-v3", "store", "audited", "job", "redisson-fenced",
 			"redisson-lock", "shedlock", "spring-integration");
 
-	/** The libraries of a run with a replica ({@code scripts/bench.sh --replica}). */
-	List<String> REPLICA_DEFAULTS = ALL;
+	/**
+	 * The libraries of a run with a replica ({@code scripts/bench.sh --replica}): all but the prototypes of
+	 * {@code bare-v3} (named only when asked for, e.g. {@code -Dbench.libraries=reference,bare-v3,bare-v3-compact}).
+	 */
+	List<String> REPLICA_DEFAULTS = List.of("reference", "reference-wait", "bare-v3", "bare-v3-wait", "store",
+			"store-nowait", "audited", "job", "redisson-fenced", "redisson-lock", "shedlock", "spring-integration");
 
 	/**
 	 * The cycle one benchmark thread runs.
@@ -47,6 +52,9 @@ public interface LockLibrary extends AutoCloseable {
 			case "reference-wait" -> new ReferenceLibrary(redis, cell, true);
 			case "bare-v3" -> new BareV3Library(redis, cell, false);
 			case "bare-v3-wait" -> new BareV3Library(redis, cell, true);
+			case "bare-v3-no-claims", "bare-v3-no-indexes", "bare-v3-no-history", "bare-v3-lock-only",
+					"bare-v3-compact" ->
+				new BareV3Library(redis, cell, BareV3Library.Variant.of(name));
 			case "store" -> new StarterLibrary(redis, cell, false);
 			case "store-nowait" -> new StarterLibrary(redis, cell, false, false, false);
 			case "audited" -> new StarterLibrary(redis, cell, true);
