@@ -61,6 +61,8 @@ public final class FaultProxy implements AutoCloseable {
 
 	private final AtomicLong failedConnects = new AtomicLong();
 
+	private final AtomicLong forwardedConnections = new AtomicLong();
+
 	private final List<Socket> sockets = new CopyOnWriteArrayList<>();
 
 	/** Guards {@link #paused} and {@link #delayNanos}; notified when either changes. */
@@ -145,6 +147,11 @@ public final class FaultProxy implements AutoCloseable {
 		return this.failedConnects.get();
 	}
 
+	/** Client connections accepted and connected to the target so far (the proxy forwards each one's bytes). */
+	public long forwardedConnections() {
+		return this.forwardedConnections.get();
+	}
+
 	/** Closes every open connection, throwing away what the proxy holds; the listener stays open. */
 	public void cut() throws IOException {
 		for (Socket socket : this.sockets) {
@@ -180,6 +187,7 @@ public final class FaultProxy implements AutoCloseable {
 			}
 			this.sockets.add(client);
 			this.sockets.add(server);
+			this.forwardedConnections.incrementAndGet();
 			pump(client, server, false);
 			pump(server, client, true);
 		}

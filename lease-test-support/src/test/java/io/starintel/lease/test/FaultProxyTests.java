@@ -127,6 +127,19 @@ class FaultProxyTests {
 		}
 	}
 
+	@Test
+	void forwardedConnectionsCountsEachClientConnectedToTheTarget() throws IOException {
+		try (FaultProxy proxy = new FaultProxy(echoAddress())) {
+			assertThat(proxy.forwardedConnections()).isZero();
+			try (Socket first = connect(proxy); Socket second = connect(proxy)) {
+				assertThat(roundTrip(first, "one")).isEqualTo("one");
+				assertThat(roundTrip(second, "two")).isEqualTo("two");
+				assertThat(proxy.forwardedConnections()).isEqualTo(2);
+				assertThat(proxy.failedConnects()).isZero();
+			}
+		}
+	}
+
 	private InetSocketAddress echoAddress() {
 		return new InetSocketAddress(InetAddress.getLoopbackAddress(), this.echo.getLocalPort());
 	}

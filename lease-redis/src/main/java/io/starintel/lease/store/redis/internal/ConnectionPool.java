@@ -18,8 +18,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The store's own connections to one deployment, each lent to one call at a time: a call that waits for its replicas
- * ({@code WAIT} blocks the connection it is sent on until the replicas answer) then holds up no other call, and no
- * command of the application, which keeps using its own connections. Up to {@code max} connections are opened, each
+ * ({@code WAIT} blocks the connection it is sent on until the replicas answer) keeps its loan until the wait is
+ * answered and then holds up no other call, and no command of the application, which keeps using its own connections;
+ * a call without a wait gives its loan back as soon as its commands are written, so that concurrent calls are
+ * pipelined on one connection. Up to {@code max} connections are opened, each
  * asynchronously (a caller waits for one no longer than its deadline; one that arrives late is kept for the next
  * call); when all are lent, a call shares one (its commands queue behind the other call's, still in order).
  *

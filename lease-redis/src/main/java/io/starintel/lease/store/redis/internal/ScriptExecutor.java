@@ -222,7 +222,6 @@ public final class ScriptExecutor implements AutoCloseable {
 			byte[][] args, boolean[] submitted) throws ScriptFailure {
 		NodeState node = route.node();
 		RedisClusterAsyncCommands<byte[], byte[]> commands = route.commands();
-		CompletionStage<?> last = null;
 		RedisFuture<List<Object>> call;
 		RedisFuture<?> wait = null;
 		int required = -1; // -1: the replicas the change needs are not known (then a success is not acknowledged)
@@ -238,7 +237,6 @@ public final class ScriptExecutor implements AutoCloseable {
 				info = commands.info("replication");
 				info.whenComplete((text, failure) -> node.refreshed((failure == null) ? text : null,
 						System.currentTimeMillis()));
-				last = info;
 			}
 			boolean firstOnNode = durable && node.onlineReplicas() < 0;
 			if (durable && !firstOnNode) {
@@ -251,7 +249,6 @@ public final class ScriptExecutor implements AutoCloseable {
 						NodeState refreshing = node;
 						info.whenComplete((text, failure) -> refreshing.refreshed((failure == null) ? text : null,
 								System.currentTimeMillis()));
-						last = info;
 					}
 					required = requirementAfterRefresh(node, info, deadlineMs);
 					if (required < 0) {
@@ -267,12 +264,10 @@ public final class ScriptExecutor implements AutoCloseable {
 						node.libraryLoaded();
 					}
 				});
-				last = load;
 			}
 			mark = this.drops.mark();
 			submitted[0] = true;
 			call = commands.dispatch(CommandType.FCALL, new FlatReplyOutput(), new FcallArgs(function, keys, args));
-			last = call;
 			if (firstOnNode) {
 				// the node's first change: the wait is sized by the replica count that was asked for just ahead of
 				// the call, and sent behind it on the same connection once that count is known
@@ -283,7 +278,6 @@ public final class ScriptExecutor implements AutoCloseable {
 				wait = this.acknowledgement.diskSync() ? commands.dispatch(WaitAof.WAITAOF, new FlatReplyOutput(),
 						new CommandArgs<>(ByteArrayCodec.INSTANCE).add(1).add(required).add(timeout))
 						: commands.waitForReplication(required, timeout);
-				last = wait;
 			}
 			if (!durable) {
 				required = 0;
@@ -296,7 +290,7 @@ public final class ScriptExecutor implements AutoCloseable {
 					"dispatch failed");
 		}
 		finally {
-			release(route, last);
+			release(route, wait);
 		}
 		List<Object> reply;
 		try {
@@ -350,13 +344,17 @@ public final class ScriptExecutor implements AutoCloseable {
 		return (required > node.onlineReplicas()) ? -1 : required;
 	}
 
-	/** Gives the connection back once the last command sent on it has completed (or at once if none was sent). */
-	private static void release(Route route, @Nullable CompletionStage<?> last) {
-		if (last == null) {
+	/**
+	 * Gives the connection back: once the call's replica wait is answered ({@code WAIT} blocks the connection until
+	 * then), or at once when the call sent none, so that the next call is pipelined behind this one on the same
+	 * connection (the call, and the {@code INFO} or {@code FUNCTION LOAD} sent ahead of it, block nothing).
+	 */
+	private static void release(Route route, @Nullable CompletionStage<?> wait) {
+		if (wait == null) {
 			route.release().run();
 		}
 		else {
-			last.whenComplete((value, failure) -> route.release().run());
+			wait.whenComplete((value, failure) -> route.release().run());
 		}
 	}
 
