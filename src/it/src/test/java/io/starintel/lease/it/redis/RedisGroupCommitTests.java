@@ -158,6 +158,8 @@ class RedisGroupCommitTests extends SharedRedisTests {
 			// the store may open 8 connections (the default), but a call without a replica wait gives its connection
 			// back once it is written: calls in flight are pipelined on the one the warm-up opened
 			RedisLeaseStore store = RedisLeaseStore.builder(slow).policy(RedisServers.POLICY).build();
+			// a thread per caller (the common pool may have fewer threads than there are calls blocked in flight)
+			ExecutorService callers = Executors.newFixedThreadPool(8);
 			try {
 				assertThat(store.acquire(acquire(identity(program, "warm"), Instant.now().plusSeconds(5))).code())
 					.isEqualTo(ResultCode.LEASE_ACQUIRED);
@@ -173,7 +175,8 @@ class RedisGroupCommitTests extends SharedRedisTests {
 				for (int i = 1; i <= 8; i++) {
 					String target = "in-flight-" + i;
 					inFlight.add(CompletableFuture.supplyAsync(
-							() -> store.acquire(acquire(identity(program, target), Instant.now().plusSeconds(10)))));
+							() -> store.acquire(acquire(identity(program, target), Instant.now().plusSeconds(10))),
+							callers));
 					int sent = i;
 					org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(5))
 						.until(() -> acquires.stream().filter("sent"::equals).count() >= sent);
@@ -195,6 +198,7 @@ class RedisGroupCommitTests extends SharedRedisTests {
 					.as("nothing of the queued call reached the server").isEqualTo(ResultCode.LEASE_NOT_FOUND);
 			}
 			finally {
+				callers.shutdownNow();
 				store.close();
 				slow.destroy();
 			}
