@@ -443,13 +443,14 @@ final class BareV3Library implements LockLibrary {
 			String holderDigest = compact ? base64Sha256(identityPrefix + leaseId + ownerTail).substring(0, 22) : null;
 			String[] acquireKeys = { identityKey, acquireResult, programIndex, expiryQueue };
 			String deadline = Long.toString(System.currentTimeMillis() + DEADLINE_MS);
-			List<Object> acquired = compact
-					? call.evalsha(this.acquireSha, acquireKeys, deadline, digest, requestDigest, identityPrefix,
-							Long.toString(TTL_MS), timesTail, fixedRest, limit, this.stamp, RETENTION_MS,
-							MAXIMUM_DEADLINE_MS, CLOCK_SKEW_MS, HISTORY_LENGTH, leaseId, holderDigest)
-					: call.evalsha(this.acquireSha, acquireKeys, deadline, digest, requestDigest, identityPrefix,
-							Long.toString(TTL_MS), timesTail, fixedRest, limit, this.stamp, RETENTION_MS,
-							MAXIMUM_DEADLINE_MS, CLOCK_SKEW_MS, HISTORY_LENGTH);
+			List<String> acquireArgs = new ArrayList<>(List.of(deadline, digest, requestDigest, identityPrefix,
+					Long.toString(TTL_MS), timesTail, fixedRest, limit, this.stamp, RETENTION_MS, MAXIMUM_DEADLINE_MS,
+					CLOCK_SKEW_MS, HISTORY_LENGTH));
+			if (compact) {
+				acquireArgs.add(leaseId); // ARGV[14], ARGV[15]: the compact result's lease id, the holder's digest
+				acquireArgs.add(holderDigest);
+			}
+			List<Object> acquired = call.evalsha(this.acquireSha, acquireKeys, acquireArgs.toArray(String[]::new));
 			String code = code(acquired);
 			if (code.equals("lease_conflict")) {
 				return false;
@@ -508,24 +509,18 @@ final class BareV3Library implements LockLibrary {
 
 	/** The idempotency key's hash: 40 hex characters, or for {@code bare-v3-compact} 27 base64url characters. */
 	private static String requestHash(boolean compact, String text) {
-		if (!compact) {
-			return sha1Hex(text);
-		}
-		MessageDigest sha = SHA_1.get();
-		sha.reset();
-		return Base64.getUrlEncoder().withoutPadding().encodeToString(sha.digest(text.getBytes(StandardCharsets.UTF_8)));
+		byte[] sha1 = hash(SHA_1, text);
+		return compact ? Base64.getUrlEncoder().withoutPadding().encodeToString(sha1) : HexFormat.of().formatHex(sha1);
 	}
 
-	private static String sha1Hex(String text) {
-		MessageDigest sha = SHA_1.get();
+	private static byte[] hash(ThreadLocal<MessageDigest> algorithm, String text) {
+		MessageDigest sha = algorithm.get();
 		sha.reset();
-		return HexFormat.of().formatHex(sha.digest(text.getBytes(StandardCharsets.UTF_8)));
+		return sha.digest(text.getBytes(StandardCharsets.UTF_8));
 	}
 
 	private static String base64Sha256(String text) {
-		MessageDigest sha = SHA_256.get();
-		sha.reset();
-		return Base64.getUrlEncoder().withoutPadding().encodeToString(sha.digest(text.getBytes(StandardCharsets.UTF_8)));
+		return Base64.getUrlEncoder().withoutPadding().encodeToString(hash(SHA_256, text));
 	}
 
 	private static MessageDigest digest(String algorithm) {
