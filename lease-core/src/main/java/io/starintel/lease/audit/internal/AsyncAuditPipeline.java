@@ -30,7 +30,7 @@ import io.starintel.lease.audit.AuditSink;
  * pays one wake-up per batch rather than one per event (a futex call and a context switch on each side), and the sinks
  * run back to back on a warm thread. A backlog of half the capacity wakes the thread at once, so batching never adds
  * drops; an event is delivered within the linger time plus the sinks' own time. The sinks receive up to {@value #BATCH}
- * events at once ({@link AuditSink#recordAll}): the Redis stream sink writes a batch in one pipelined round trip.
+ * events at once ({@link AuditSink#recordAll}): the Redis stream sink writes a batch in one round trip.
  */
 public final class AsyncAuditPipeline implements AutoCloseable {
 

@@ -5,18 +5,35 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
-import io.starintel.lease.audit.AuditEvent;
-import io.starintel.lease.audit.AuditSink;
-import io.starintel.lease.audit.internal.AuditWriteException;
-import io.starintel.lease.core.LockIdentity;
-import io.starintel.lease.core.ProgramScope;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.output.StatusOutput;
+import io.lettuce.core.protocol.AsyncCommand;
+import io.lettuce.core.protocol.Command;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.data.redis.connection.RedisStreamCommands.XAddOptions;
 import org.springframework.data.redis.connection.stream.MapRecord;
 import org.springframework.data.redis.connection.stream.RecordId;
 import org.springframework.data.redis.connection.stream.StreamRecords;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
+
+import io.starintel.lease.audit.AuditEvent;
+import io.starintel.lease.audit.AuditSink;
+import io.starintel.lease.audit.internal.AuditWriteException;
+import io.starintel.lease.core.LockIdentity;
+import io.starintel.lease.core.ProgramScope;
 
 /**
  * The durable audit sink: two bounded Redis Streams per program, where {@code T} is {@link ProgramScope#hashTag()}:
@@ -104,9 +121,10 @@ public final class RedisStreamAuditSink implements AuditSink {
 	}
 
 	/**
-	 * Writes a batch of events with one pipelined round trip (one {@code XADD} each, in order). Events without a program
-	 * scope are skipped, as in {@link #record}.
-	 * @throws AuditWriteException when the pipeline failed or an entry was not confirmed
+	 * Writes a batch of events in one round trip (one {@code XADD} each, in order). On Lettuce the batch goes out at once
+	 * on the template's shared connection ({@link #appendShared}); on another client through the template's pipeline.
+	 * Events without a program scope are skipped, as in {@link #record}.
+	 * @throws AuditWriteException when the write failed or an entry was not confirmed
 	 */
 	@Override
 	public void recordAll(List<AuditEvent> events) {
@@ -125,19 +143,11 @@ public final class RedisStreamAuditSink implements AuditSink {
 		}
 		List<Object> ids;
 		try {
-			ids = this.redis.executePipelined((RedisCallback<Object>) (connection) -> {
-				for (AuditEvent event : scoped) {
-					boolean admin = event.eventType().isAdministrative();
-					String key = admin ? streamKey(event.scope()) : routineStreamKey(event.scope());
-					Map<byte[], byte[]> fields = new LinkedHashMap<>();
-					event.toFields().forEach((name, value) -> fields.put(bytes(name), bytes(value)));
-					connection.streamCommands()
-						.xAdd(MapRecord.create(bytes(key), fields),
-								XAddOptions.maxlen(admin ? this.adminMaxLength : this.maxLength)
-									.approximateTrimming(true));
-				}
-				return null;
-			});
+			ids = this.redis.execute((RedisCallback<List<Object>>) (connection) -> appendShared(
+					connection.getNativeConnection(), scoped));
+			if (ids == null) {
+				ids = pipelined(scoped);
+			}
 		}
 		catch (RuntimeException ex) {
 			throw new AuditWriteException("audit stream write failed");
@@ -145,6 +155,104 @@ public final class RedisStreamAuditSink implements AuditSink {
 		if (ids.size() != scoped.size() || ids.contains(null)) {
 			throw new AuditWriteException("audit stream write not confirmed");
 		}
+	}
+
+	/**
+	 * Lettuce: the batch's {@code XADD}s dispatched together on the connection the template shares (on a standalone or
+	 * Sentinel connection one write and one flush), awaited for at most the connection's command timeout; null for
+	 * another client. Spring Data Redis's
+	 * pipeline would take a dedicated connection instead, which without a connection pool is a new connection (and
+	 * its handshake) for every batch.
+	 */
+	private @Nullable List<Object> appendShared(@Nullable Object nativeConnection, List<AuditEvent> events) {
+		StatefulConnection<byte[], byte[]> connection = statefulConnection(nativeConnection);
+		if (connection == null) {
+			return null;
+		}
+		List<AsyncCommand<byte[], byte[], String>> commands = new ArrayList<>(events.size());
+		for (AuditEvent event : events) {
+			commands.add(new AsyncCommand<>(
+					new Command<>(CommandType.XADD, new StatusOutput<>(ByteArrayCodec.INSTANCE), xadd(event))));
+		}
+		connection.dispatch(commands);
+		try {
+			CompletableFuture.allOf(commands.toArray(new CompletableFuture<?>[0]))
+				.get(connection.getTimeout().toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			cancel(commands);
+			throw new AuditWriteException("audit stream write failed");
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			cancel(commands);
+			throw new AuditWriteException("audit stream write failed");
+		}
+		List<Object> ids = new ArrayList<>(commands.size());
+		for (AsyncCommand<byte[], byte[], String> command : commands) {
+			ids.add(command.getNow(null));
+		}
+		return ids;
+	}
+
+	/** Gives up on the commands still unanswered (a late reply is then discarded). */
+	private static void cancel(List<AsyncCommand<byte[], byte[], String>> commands) {
+		for (AsyncCommand<byte[], byte[], String> command : commands) {
+			command.cancel(false);
+		}
+	}
+
+	@SuppressWarnings("unchecked")
+	private static @Nullable StatefulConnection<byte[], byte[]> statefulConnection(@Nullable Object nativeConnection) {
+		if (nativeConnection instanceof RedisAsyncCommands<?, ?> standalone) {
+			return (StatefulConnection<byte[], byte[]>) standalone.getStatefulConnection();
+		}
+		if (nativeConnection instanceof RedisAdvancedClusterAsyncCommands<?, ?> cluster) {
+			return (StatefulConnection<byte[], byte[]>) cluster.getStatefulConnection();
+		}
+		return null;
+	}
+
+	/** {@code XADD key MAXLEN ~ bound * field value ...} of one event, its fields in {@link AuditEvent#toFields()} order. */
+	private CommandArgs<byte[], byte[]> xadd(AuditEvent event) {
+		boolean admin = event.eventType().isAdministrative();
+		ProgramScope scope = Objects.requireNonNull(event.scope());
+		CommandArgs<byte[], byte[]> args = new CommandArgs<>(ByteArrayCodec.INSTANCE)
+			.addKey(bytes(admin ? streamKey(scope) : routineStreamKey(scope)))
+			.add("MAXLEN")
+			.add("~")
+			.add(admin ? this.adminMaxLength : this.maxLength)
+			.add("*");
+		event.forEachField(new AuditEvent.FieldVisitor() {
+
+			@Override
+			public void field(String name, String value) {
+				args.add(name).add(value);
+			}
+
+			@Override
+			public void longField(String name, long value) {
+				args.add(name).add(value);
+			}
+
+		});
+		return args;
+	}
+
+	/** Another client than Lettuce: the template's pipeline. */
+	private List<Object> pipelined(List<AuditEvent> events) {
+		return this.redis.executePipelined((RedisCallback<Object>) (connection) -> {
+			for (AuditEvent event : events) {
+				boolean admin = event.eventType().isAdministrative();
+				String key = admin ? streamKey(event.scope()) : routineStreamKey(event.scope());
+				Map<byte[], byte[]> fields = new LinkedHashMap<>();
+				event.toFields().forEach((name, value) -> fields.put(bytes(name), bytes(value)));
+				connection.streamCommands()
+					.xAdd(MapRecord.create(bytes(key), fields),
+							XAddOptions.maxlen(admin ? this.adminMaxLength : this.maxLength).approximateTrimming(true));
+			}
+			return null;
+		});
 	}
 
 	private static byte[] bytes(String text) {

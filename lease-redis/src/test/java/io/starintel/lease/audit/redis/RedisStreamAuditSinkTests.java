@@ -1,11 +1,15 @@
 package io.starintel.lease.audit.redis;
 
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.TimeoutOptions;
 import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.audit.internal.AuditWriteException;
@@ -15,9 +19,12 @@ import io.starintel.lease.core.ResultCode;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.connection.stream.MapRecord;
 import org.springframework.data.redis.connection.stream.StreamOffset;
+import org.springframework.data.redis.connection.stream.StreamReadOptions;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import io.starintel.lease.audit.internal.AuditEventBuilder;
 
@@ -118,6 +125,76 @@ class RedisStreamAuditSinkTests {
 			.read(StreamOffset.fromStart(RedisStreamAuditSink.streamKey(this.identity.scope())));
 		assertThat(admin).singleElement()
 			.satisfies((record) -> assertThat(record.getValue()).containsEntry("request_id", "req-admin"));
+	}
+
+	@Test
+	void batchesGoOutOnTheTemplatesSharedConnectionWithoutOpeningOneEach() {
+		// Spring Data Redis's pipeline takes a dedicated connection, which without a pool is a new connection (and
+		// handshake) per batch: 20 batches would open 20
+		RedisStreamAuditSink sink = new RedisStreamAuditSink(this.redis, 10_000);
+		sink.recordAll(List.of(event(-2), event(-1))); // the shared connection is opened here
+		long before = connectionsReceived();
+		for (int b = 0; b < 20; b++) {
+			List<AuditEvent> batch = new java.util.ArrayList<>();
+			for (int i = 0; i < 10; i++) {
+				batch.add(event(b * 10 + i));
+			}
+			sink.recordAll(batch);
+		}
+		// other clients of the same server may connect meanwhile: a margin well below one connection per batch
+		assertThat(connectionsReceived() - before).isLessThan(5);
+		List<MapRecord<String, Object, Object>> records = this.redis.opsForStream()
+			.read(StreamReadOptions.empty().count(1_000),
+					StreamOffset.fromStart(RedisStreamAuditSink.routineStreamKey(this.identity.scope())));
+		assertThat(records).hasSize(202);
+		assertThat(records.get(201).getValue()).containsEntry("request_id", "req-199")
+			.containsEntry("fencing_token", "42")
+			.containsKeys("latency_ms", "backend_time", "decision_id");
+	}
+
+	@Test
+	void aBatchThatRedisDoesNotAnswerFailsAtTheCommandTimeoutEvenWithoutLettucesOwnExpiry() {
+		// Lettuce's command expiry off (a client configured so): the sink's own bound is what ends the wait
+		LettuceConnectionFactory quick = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(redisUri().getHost(),
+						(redisUri().getPort() > 0) ? redisUri().getPort() : 6379),
+				LettuceClientConfiguration.builder()
+					.commandTimeout(Duration.ofMillis(300))
+					.clientOptions(ClientOptions.builder()
+						.timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build())
+						.build())
+					.build());
+		quick.afterPropertiesSet();
+		try {
+			RedisStreamAuditSink sink = new RedisStreamAuditSink(new StringRedisTemplate(quick), 10_000);
+			sink.recordAll(List.of(event(1), event(2))); // the shared connection is open before the pause
+			// every client's writes wait 5 s; the batch must give up at its 300 ms command timeout, not wait them out
+			this.redis.execute((RedisCallback<Object>) (connection) -> connection.execute("CLIENT",
+					"PAUSE".getBytes(StandardCharsets.US_ASCII), "5000".getBytes(StandardCharsets.US_ASCII),
+					"WRITE".getBytes(StandardCharsets.US_ASCII)));
+			long started = System.nanoTime();
+			try {
+				assertThatExceptionOfType(AuditWriteException.class)
+					.isThrownBy(() -> sink.recordAll(List.of(event(3), event(4), event(5))))
+					.withMessage("audit stream write failed");
+				assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofMillis(3_000));
+			}
+			finally {
+				this.redis.execute((RedisCallback<Object>) (connection) -> connection.execute("CLIENT",
+						"UNPAUSE".getBytes(StandardCharsets.US_ASCII)));
+			}
+		}
+		finally {
+			quick.destroy();
+		}
+	}
+
+	private long connectionsReceived() {
+		String stats = String.valueOf(this.redis.execute((RedisCallback<Object>) (connection) -> connection
+			.serverCommands()
+			.info("stats")
+			.getProperty("total_connections_received")));
+		return Long.parseLong(stats.trim());
 	}
 
 	@Test
