@@ -3,7 +3,8 @@
 # the contract-complete bare script (bare-v3), the lease store, the audited operations path (LeaseService), the path
 # an @TargetLeased job takes (job), Redisson RFencedLock and RLock, ShedLock and Spring Integration RedisLockRegistry,
 # at 1 and 8 threads, on distinct keys and one contended key, in one run. The bare-v3 prototypes that price single rules
-# (bare-v3-no-claims, -no-indexes, -no-history, -lock-only, -compact) run only when named in -Dbench.libraries.
+# (bare-v3-no-claims, -no-indexes, -no-history, -lock-only, -compact) and the audited and job paths with the admin
+# module's durable Redis stream audit sink (audited-stream, job-stream) run only when named in -Dbench.libraries.
 #   bash scripts/bench.sh                                   # JMH: 36 cells x (2 warm-up + 3 x 5 s), 1 fork each
 #   bash scripts/bench.sh -Dbench.seconds=1 -Dbench.threads=1 -Dbench.libraries=reference,store   # a quick look
 # Options are JVM -D flags: bench.threads (1,8), bench.libraries, bench.keys (distinct,contended), bench.warmup (2),

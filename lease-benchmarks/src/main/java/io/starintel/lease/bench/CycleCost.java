@@ -38,7 +38,8 @@ public final class CycleCost {
 		for (String name : System.getProperty("bench.libraries", "store,audited").split(",")) {
 			boolean memory = name.startsWith("memory-");
 			try (LockLibrary library = memory
-					? new StarterLibrary(BenchRedis.fromEnvironment(), run + "-" + name, name.endsWith("audited"), true, true)
+					? new StarterLibrary(BenchRedis.fromEnvironment(), run + "-" + name, name.endsWith("audited"), true, true,
+							false)
 					: LockLibrary.create(name, BenchRedis.fromEnvironment(), run + "-" + name)) {
 				LockCycle cycle = library.open(run + "-" + name + "-k", 0);
 				run(cycle, warmup);
@@ -55,7 +56,7 @@ public final class CycleCost {
 					System.out.printf("  %-60s %8.1f µs (JIT, GC and ended threads included)%n", "process",
 							process / 1e3 / cycles);
 					AsyncAuditPipeline pipeline = (library instanceof StarterLibrary starter) ? starter.auditPipeline() : null;
-					if (pipeline != null && name.endsWith("audited")) {
+					if (pipeline != null) {
 						System.out.printf("  audit pipeline: %d delivered, %d dropped in total%n",
 								pipeline.deliveredCount(), pipeline.droppedCount());
 					}

@@ -303,7 +303,8 @@ public final class InterleavedReport {
 	/** The per-round ratios the cell tables list below the table (when both libraries ran). */
 	private static final String[][] PAIRS = { { "audited", "store" }, { "job", "store" }, { "job", "redisson-fenced" },
 			{ "store", "bare-v3" }, { "store", "redisson-fenced" }, { "reference-wait", "reference" },
-			{ "bare-v3-wait", "bare-v3" }, { "store", "store-nowait" } };
+			{ "bare-v3-wait", "bare-v3" }, { "store", "store-nowait" }, { "audited-stream", "store" }, { "job-stream", "store" },
+			{ "job-stream", "redisson-fenced" } };
 
 	/**
 	 * The run-level tables, for one run or several (each figure per run, then their median): ratios to the

@@ -23,9 +23,12 @@ final class JobLibrary implements LockLibrary {
 
 	private final ConfigurableApplicationContext context;
 
-	JobLibrary(BenchRedis redis, String cell) {
+	/** {@code durableAudit}: with the admin module's Redis stream audit sink ({@code job-stream}). */
+	JobLibrary(BenchRedis redis, String cell, boolean durableAudit) {
 		Map<String, Object> properties = StarterLibrary.properties(redis, cell);
-		this.context = StarterLibrary.run(properties, JobApplication.class);
+		this.context = durableAudit
+				? StarterLibrary.run(properties, JobApplication.class, StarterLibrary.DurableAudit.class)
+				: StarterLibrary.run(properties, JobApplication.class);
 	}
 
 	@Override

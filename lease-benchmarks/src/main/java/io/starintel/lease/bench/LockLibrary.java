@@ -8,7 +8,8 @@ public interface LockLibrary extends AutoCloseable {
 	/** Every library, in report order. */
 	List<String> ALL = List.of("reference", "reference-wait", "bare-v3", "bare-v3-wait", "bare-v3-no-claims",
 			"bare-v3-no-indexes", "bare-v3-no-history", "bare-v3-lock-only", "bare-v3-compact", "store",
-			"store-nowait", "audited", "job", "redisson-fenced", "redisson-lock", "shedlock", "spring-integration");
+			"store-nowait", "audited", "audited-stream", "job", "job-stream", "redisson-fenced", "redisson-lock",
+			"shedlock", "spring-integration");
 
 	/** The libraries of a run without a replica (the {@code -wait}/{@code -nowait} ones compare the replica wait). */
 	List<String> DEFAULTS = List.of("reference", "bare-v3", "store", "audited", "job", "redisson-fenced",
@@ -16,7 +17,8 @@ public interface LockLibrary extends AutoCloseable {
 
 	/**
 	 * The libraries of a run with a replica ({@code scripts/bench.sh --replica}): all but the prototypes of
-	 * {@code bare-v3} (named only when asked for, e.g. {@code -Dbench.libraries=reference,bare-v3,bare-v3-compact}).
+	 * {@code bare-v3} and the {@code -stream} paths (named only when asked for, e.g.
+	 * {@code -Dbench.libraries=reference,bare-v3,bare-v3-compact}).
 	 */
 	List<String> REPLICA_DEFAULTS = List.of("reference", "reference-wait", "bare-v3", "bare-v3-wait", "store",
 			"store-nowait", "audited", "job", "redisson-fenced", "redisson-lock", "shedlock", "spring-integration");
@@ -56,9 +58,11 @@ public interface LockLibrary extends AutoCloseable {
 					"bare-v3-compact" ->
 				new BareV3Library(redis, cell, BareV3Library.Variant.of(name));
 			case "store" -> new StarterLibrary(redis, cell, false);
-			case "store-nowait" -> new StarterLibrary(redis, cell, false, false, false);
+			case "store-nowait" -> new StarterLibrary(redis, cell, false, false, false, false);
 			case "audited" -> new StarterLibrary(redis, cell, true);
-			case "job" -> new JobLibrary(redis, cell);
+			case "audited-stream" -> new StarterLibrary(redis, cell, true, false, true, true);
+			case "job" -> new JobLibrary(redis, cell, false);
+			case "job-stream" -> new JobLibrary(redis, cell, true);
 			case "shedlock" -> new ShedLockLibrary(redis, cell);
 			case "redisson-fenced" -> new RedissonLibrary(redis, cell, true);
 			case "redisson-lock" -> new RedissonLibrary(redis, cell, false);

@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 import io.starintel.lease.audit.internal.AsyncAuditPipeline;
+import io.starintel.lease.audit.redis.RedisStreamAuditSink;
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.LeaseMetadata;
@@ -28,6 +29,9 @@ import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
  * The product as a user gets it: a Spring Boot context with the starter's auto-configurations (and nothing of our
@@ -38,8 +42,9 @@ import org.springframework.context.ConfigurableApplicationContext;
  * ({@code starintel.lease.redis.replica-acknowledgement.mode=fixed}, {@code replicas=0}), to put a price on the wait
  * in a run with a replica; {@code audited} calls the auto-configured {@link LeaseService}, the facade under
  * {@code @TargetLeased} jobs (fresh request ids and deadlines, the audit decorator with the default log and
- * application-event sinks, metrics and observations). The whole job path, aspect included, is {@link JobLibrary}.
- * The audit log line goes to a file, not the console.
+ * application-event sinks, metrics and observations); {@code audited-stream} is {@code audited} with the admin
+ * module's durable Redis stream sink ({@link DurableAudit}). The whole job path, aspect included, is
+ * {@link JobLibrary}. The audit log line goes to a file, not the console.
  */
 final class StarterLibrary implements LockLibrary {
 
@@ -58,14 +63,16 @@ final class StarterLibrary implements LockLibrary {
 	private final String program;
 
 	StarterLibrary(BenchRedis redis, String cell, boolean audited) {
-		this(redis, cell, audited, false, true);
+		this(redis, cell, audited, false, true, false);
 	}
 
 	/**
 	 * As the other constructor; {@code memory}: the in-memory store instead of Redis ({@link CycleCost});
-	 * {@code replicaWait}: false for {@code store-nowait}.
+	 * {@code replicaWait}: false for {@code store-nowait}; {@code durableAudit}: the Redis stream audit sink the admin
+	 * module declares ({@link DurableAudit}), for {@code audited-stream}.
 	 */
-	StarterLibrary(BenchRedis redis, String cell, boolean audited, boolean memory, boolean replicaWait) {
+	StarterLibrary(BenchRedis redis, String cell, boolean audited, boolean memory, boolean replicaWait,
+			boolean durableAudit) {
 		this.audited = audited;
 		this.program = cell;
 		Map<String, Object> properties = properties(redis, cell);
@@ -76,7 +83,8 @@ final class StarterLibrary implements LockLibrary {
 			properties.put("starintel.lease.redis.replica-acknowledgement.mode", "fixed");
 			properties.put("starintel.lease.redis.replica-acknowledgement.replicas", "0");
 		}
-		this.context = run(properties, Application.class);
+		this.context = durableAudit ? run(properties, Application.class, DurableAudit.class)
+				: run(properties, Application.class);
 	}
 
 	/**
@@ -193,6 +201,23 @@ final class StarterLibrary implements LockLibrary {
 	@Override
 	public void close() {
 		this.context.close();
+	}
+
+	/**
+	 * The durable audit sink of an application with the admin module ({@code lease-admin-actuator}'s
+	 * {@code TargetLeaseAdminAutoConfiguration} declares the same bean, bounded at the admin default of 100,000
+	 * entries per stream; the module itself needs a web application, which the benchmark does not start): the
+	 * routine events go to the program's Redis audit stream in pipelined batches, and the log sink steps aside
+	 * ({@code starintel.lease.audit.log-sink=auto}). The {@code -stream} paths: what a fleet with the admin module runs.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	static class DurableAudit {
+
+		@Bean
+		RedisStreamAuditSink targetLeaseRedisStreamAuditSink(StringRedisTemplate redis) {
+			return new RedisStreamAuditSink(redis, 100_000);
+		}
+
 	}
 
 	/** The application: auto-configuration only, as a user's {@code @SpringBootApplication} without beans. */
