@@ -213,7 +213,7 @@ public final class RedisStreamAuditSink implements AuditSink {
 		return null;
 	}
 
-	/** {@code XADD key MAXLEN ~ bound * field value ...} of one event, its fields in {@link AuditEvent#toFields()} order. */
+	/** {@code XADD key MAXLEN ~ bound * field value ...} of one event, fields in {@link AuditEvent#toFields()} order. */
 	private CommandArgs<byte[], byte[]> xadd(AuditEvent event) {
 		boolean admin = event.eventType().isAdministrative();
 		ProgramScope scope = Objects.requireNonNull(event.scope());
