@@ -207,7 +207,7 @@ final class StarterLibrary implements LockLibrary {
 	 * The durable audit sink of an application with the admin module ({@code lease-admin-actuator}'s
 	 * {@code TargetLeaseAdminAutoConfiguration} declares the same bean, bounded at the admin default of 100,000
 	 * entries per stream; the module itself needs a web application, which the benchmark does not start): the
-	 * routine events go to the program's Redis audit stream in pipelined batches, and the log sink steps aside
+	 * routine events go to the program's Redis audit stream in batches, and the log sink steps aside
 	 * ({@code starintel.lease.audit.log-sink=auto}). The {@code -stream} paths: what a fleet with the admin module runs.
 	 */
 	@Configuration(proxyBeanMethods = false)

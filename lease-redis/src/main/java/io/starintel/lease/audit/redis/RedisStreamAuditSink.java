@@ -160,9 +160,8 @@ public final class RedisStreamAuditSink implements AuditSink {
 	/**
 	 * Lettuce: the batch's {@code XADD}s dispatched together on the connection the template shares (on a standalone or
 	 * Sentinel connection one write and one flush), awaited for at most the connection's command timeout; null for
-	 * another client. Spring Data Redis's
-	 * pipeline would take a dedicated connection instead, which without a connection pool is a new connection (and
-	 * its handshake) for every batch.
+	 * another client. Spring Data Redis's pipeline would take a dedicated connection instead, which without a
+	 * connection pool is a new connection (and its handshake) for every batch.
 	 */
 	private @Nullable List<Object> appendShared(@Nullable Object nativeConnection, List<AuditEvent> events) {
 		StatefulConnection<byte[], byte[]> connection = statefulConnection(nativeConnection);
