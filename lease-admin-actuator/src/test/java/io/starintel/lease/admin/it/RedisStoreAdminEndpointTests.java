@@ -17,13 +17,18 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.audit.redis.RedisStreamAuditSink;
+import io.starintel.lease.core.AcquireRequest;
+import io.starintel.lease.core.LeaseOwner;
 import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.ProgramScope;
+import io.starintel.lease.core.LeaseResult;
+import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.store.LeaseAlerts;
 import io.starintel.lease.store.LeaseStore;
+import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.redis.RedisLeaseStore;
 import org.awaitility.Awaitility;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -35,6 +40,7 @@ import org.springframework.context.event.EventListener;
 import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -51,6 +57,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"starintel.lease.admin.admission.permits-per-second=100000" })
 @Import(RedisStoreAdminEndpointTests.RedisStore.class)
 class RedisStoreAdminEndpointTests extends AbstractAdminEndpointTests {
+
+	@Autowired
+	LeaseService service;
 
 	@TestConfiguration(proxyBeanMethods = false)
 	static class RedisStore {
@@ -196,6 +205,42 @@ class RedisStoreAdminEndpointTests extends AbstractAdminEndpointTests {
 			.isFalse();
 		assertThat(this.redis
 			.hasKey(RedisStreamAuditSink.routineStreamKey(foreignScope))).isFalse();
+	}
+
+	/**
+	 * The routine events of the application's lease work (acquire and release through the auto-configured
+	 * {@link LeaseService}) reach the program's durable stream through the audit pipeline, in batches on the
+	 * application's Redis connection: Spring Data Redis's pipeline, which the sink used before, opened a new connection
+	 * (Boot's Lettuce factory has no pool here) for each batch, about one per 10 ms of this loop.
+	 */
+	@Test
+	void routineEventsReachTheDurableStreamWithoutAConnectionPerBatch() {
+		LeaseOwner owner = new LeaseOwner("worker-w", "client-1", "cred-worker-a", "instance-1");
+		ProgramScope scope = new ProgramScope(TENANT, this.program);
+		long before = connectionsReceived();
+		for (int i = 0; i < 150; i++) {
+			LeaseResult acquired = this.service.acquire(AcquireRequest.builder(identity("t-stream-" + i), owner)
+				.ttl(Duration.ofSeconds(30))
+				.maximumLifetime(Duration.ofMinutes(5))
+				.build(this.service.newId(), this.service.deadline()));
+			assertThat(acquired.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
+			assertThat(this.service
+				.release(new ReleaseRequest(acquired.lease().handle(), this.service.newId(), this.service.deadline()))
+				.code()).isEqualTo(ResultCode.LEASE_RELEASED);
+		}
+		String routine = RedisStreamAuditSink.routineStreamKey(scope);
+		Awaitility.await()
+			.atMost(Duration.ofSeconds(30))
+			.untilAsserted(() -> assertThat(this.redis.opsForStream().size(routine)).isGreaterThanOrEqualTo(300L));
+		// other clients of the same server may connect meanwhile: a margin well below one connection per batch
+		assertThat(connectionsReceived() - before).isLessThan(5);
+	}
+
+	private long connectionsReceived() {
+		Object stats = this.redis.execute((RedisCallback<Object>) (connection) -> connection.serverCommands()
+			.info("stats")
+			.getProperty("total_connections_received"));
+		return Long.parseLong(String.valueOf(stats).trim());
 	}
 
 	/**
