@@ -26,9 +26,7 @@ final class JobLibrary implements LockLibrary {
 	/** {@code durableAudit}: with the admin module's Redis stream audit sink ({@code job-stream}). */
 	JobLibrary(BenchRedis redis, String cell, boolean durableAudit) {
 		Map<String, Object> properties = StarterLibrary.properties(redis, cell);
-		this.context = durableAudit
-				? StarterLibrary.run(properties, JobApplication.class, StarterLibrary.DurableAudit.class)
-				: StarterLibrary.run(properties, JobApplication.class);
+		this.context = StarterLibrary.run(properties, StarterLibrary.sources(JobApplication.class, durableAudit));
 	}
 
 	@Override

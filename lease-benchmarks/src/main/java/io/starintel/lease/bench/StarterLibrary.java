@@ -83,8 +83,7 @@ final class StarterLibrary implements LockLibrary {
 			properties.put("starintel.lease.redis.replica-acknowledgement.mode", "fixed");
 			properties.put("starintel.lease.redis.replica-acknowledgement.replicas", "0");
 		}
-		this.context = durableAudit ? run(properties, Application.class, DurableAudit.class)
-				: run(properties, Application.class);
+		this.context = run(properties, sources(Application.class, durableAudit));
 	}
 
 	/**
@@ -107,6 +106,11 @@ final class StarterLibrary implements LockLibrary {
 		properties.put("logging.logback.rollingpolicy.max-file-size", "10GB");
 		properties.put("spring.main.banner-mode", "off");
 		return properties;
+	}
+
+	/** An application's sources, with the admin module's durable audit sink ({@link DurableAudit}) when asked. */
+	static Class<?>[] sources(Class<?> application, boolean durableAudit) {
+		return durableAudit ? new Class<?>[] { application, DurableAudit.class } : new Class<?>[] { application };
 	}
 
 	/** A started non-web context of the given sources with the given properties. */

@@ -102,15 +102,13 @@ public final class RedisStreamAuditSink implements AuditSink {
 		if (scope == null) {
 			return;
 		}
-		Map<String, String> fields = event.toFields();
-		boolean admin = event.eventType().isAdministrative();
 		MapRecord<String, String, String> record = StreamRecords.newRecord()
-			.in(admin ? streamKey(scope) : routineStreamKey(scope))
-			.ofMap(fields);
+			.in(streamOf(event))
+			.ofMap(event.toFields());
 		RecordId id;
 		try {
 			id = this.redis.opsForStream()
-				.add(record, XAddOptions.maxlen(admin ? this.adminMaxLength : this.maxLength).approximateTrimming(true));
+				.add(record, XAddOptions.maxlen(boundOf(event)).approximateTrimming(true));
 		}
 		catch (RuntimeException ex) {
 			throw new AuditWriteException("audit stream write failed");
@@ -214,13 +212,10 @@ public final class RedisStreamAuditSink implements AuditSink {
 
 	/** {@code XADD key MAXLEN ~ bound * field value ...} of one event, fields in {@link AuditEvent#toFields()} order. */
 	private CommandArgs<byte[], byte[]> xadd(AuditEvent event) {
-		boolean admin = event.eventType().isAdministrative();
-		ProgramScope scope = Objects.requireNonNull(event.scope());
-		CommandArgs<byte[], byte[]> args = new CommandArgs<>(ByteArrayCodec.INSTANCE)
-			.addKey(bytes(admin ? streamKey(scope) : routineStreamKey(scope)))
+		CommandArgs<byte[], byte[]> args = new CommandArgs<>(ByteArrayCodec.INSTANCE).addKey(bytes(streamOf(event)))
 			.add("MAXLEN")
 			.add("~")
-			.add(admin ? this.adminMaxLength : this.maxLength)
+			.add(boundOf(event))
 			.add("*");
 		event.forEachField(new AuditEvent.FieldVisitor() {
 
@@ -242,16 +237,25 @@ public final class RedisStreamAuditSink implements AuditSink {
 	private List<Object> pipelined(List<AuditEvent> events) {
 		return this.redis.executePipelined((RedisCallback<Object>) (connection) -> {
 			for (AuditEvent event : events) {
-				boolean admin = event.eventType().isAdministrative();
-				String key = admin ? streamKey(event.scope()) : routineStreamKey(event.scope());
 				Map<byte[], byte[]> fields = new LinkedHashMap<>();
 				event.toFields().forEach((name, value) -> fields.put(bytes(name), bytes(value)));
 				connection.streamCommands()
-					.xAdd(MapRecord.create(bytes(key), fields),
-							XAddOptions.maxlen(admin ? this.adminMaxLength : this.maxLength).approximateTrimming(true));
+					.xAdd(MapRecord.create(bytes(streamOf(event)), fields),
+							XAddOptions.maxlen(boundOf(event)).approximateTrimming(true));
 			}
 			return null;
 		});
+	}
+
+	/** The stream of a scoped event: the admin stream for force-release and revoke, the routine stream otherwise. */
+	private static String streamOf(AuditEvent event) {
+		ProgramScope scope = Objects.requireNonNull(event.scope());
+		return event.eventType().isAdministrative() ? streamKey(scope) : routineStreamKey(scope);
+	}
+
+	/** The approximate bound ({@code MAXLEN ~}) of that stream. */
+	private long boundOf(AuditEvent event) {
+		return event.eventType().isAdministrative() ? this.adminMaxLength : this.maxLength;
 	}
 
 	private static byte[] bytes(String text) {
