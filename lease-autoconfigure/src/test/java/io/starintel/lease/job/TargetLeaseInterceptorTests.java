@@ -11,6 +11,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -191,6 +194,34 @@ class TargetLeaseInterceptorTests {
 			assertThat(later).isCompletedWithValue(null);
 			assertThat(state(context).runs).hasValue(0);
 		});
+	}
+
+	@Test
+	void whenConflictAndSkipThenTheSkipIsLoggedAtDebugNotInfo() {
+		// a skip is the routine outcome of workers racing for a target; its audit event records it, so the
+		// interceptor's own line must not add an INFO line per skipped call
+		ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
+			.getLogger("io.starintel.lease.job.internal.TargetLeaseInterceptor");
+		ListAppender<ILoggingEvent> lines = new ListAppender<>();
+		lines.start();
+		Level level = logger.getLevel();
+		logger.setLevel(Level.DEBUG);
+		logger.addAppender(lines);
+		try {
+			this.runner.run((context) -> {
+				LeasedJobs jobs = jobs(context);
+				assertThat(holdElsewhere(context, "target_05").code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
+				assertThat(jobs.process("target_05")).isNull();
+			});
+		}
+		finally {
+			logger.detachAppender(lines);
+			logger.setLevel(level);
+		}
+		assertThat(lines.list).filteredOn((line) -> line.getFormattedMessage().startsWith("Lease conflict, skipping"))
+			.singleElement()
+			.satisfies((line) -> assertThat(line.getLevel()).isEqualTo(Level.DEBUG))
+			.satisfies((line) -> assertThat(line.getFormattedMessage()).doesNotContain("target_05"));
 	}
 
 	@Test

@@ -16,8 +16,8 @@ import org.springframework.context.annotation.Bean;
  * {@link LeasedJob}, whose {@code @TargetLeased} method has an empty body. A cycle is one call of that method through
  * the Spring proxy: the aspect resolves the target (SpEL), acquires, binds the lease context, registers the lease for
  * renewal, runs the body, unregisters and releases. A contended call that finds the lease held is skipped
- * ({@code onConflict = SKIP}, the default: the method returns null and the aspect logs the skip at INFO, to the
- * cell's log file). The audit backlog is drained inside the slice, as for {@code audited}.
+ * ({@code onConflict = SKIP}, the default: the method returns null; the skip's audit event is a line in the cell's
+ * log file, the aspect's own line is DEBUG). The audit backlog is drained inside the slice, as for {@code audited}.
  */
 final class JobLibrary implements LockLibrary {
 

@@ -144,7 +144,8 @@ public class TargetLeaseInterceptor implements MethodInterceptor {
 			if (plan.onConflict == ConflictPolicy.THROW) {
 				throw new LeaseConflictException(identity.actorName(), result.retryAfterMs());
 			}
-			logger.info("Lease conflict, skipping {}: {} is held by another owner", plan.name, identity);
+			// DEBUG: a skip is the routine outcome of workers racing for a target, and its audit event records it
+			logger.debug("Lease conflict, skipping {}: {} is held by another owner", plan.name, identity);
 			return plan.skipValue();
 		}
 		if (!result.isSuccess() || result.lease() == null) {
