@@ -32,6 +32,10 @@ import io.starintel.lease.test.TestServers;
 import org.jspecify.annotations.Nullable;
 import org.testcontainers.containers.GenericContainer;
 
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -210,6 +214,18 @@ public final class LocalRedisCluster implements AutoCloseable {
 	/** {@code 127.0.0.1:port} of every node, as a cluster configuration wants them. */
 	public List<String> nodeAddresses() {
 		return ports().stream().map((port) -> "127.0.0.1:" + port).toList();
+	}
+
+	/**
+	 * A started Spring Data Redis connection factory on the cluster (Lettuce, cluster-aware: it routes by slot), as
+	 * Boot builds one from {@code spring.data.redis.cluster.nodes}; the caller destroys it.
+	 */
+	public LettuceConnectionFactory connectionFactory(LettuceClientConfiguration client) {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				new RedisClusterConfiguration(nodeAddresses()), client);
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
 	}
 
 	/** Every node of the cluster: {@link #NODES} primaries and their replicas. */

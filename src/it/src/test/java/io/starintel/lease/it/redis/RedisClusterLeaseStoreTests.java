@@ -53,7 +53,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.slf4j.LoggerFactory;
 
-import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -89,10 +88,8 @@ class RedisClusterLeaseStoreTests {
 	@BeforeAll
 	static void startCluster(TestInfo testInfo) {
 		cluster = LocalRedisCluster.start(RedisServerKind.of(testInfo));
-		factory = new LettuceConnectionFactory(new RedisClusterConfiguration(cluster.nodeAddresses()),
+		factory = cluster.connectionFactory(
 				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(10)).build());
-		factory.afterPropertiesSet();
-		factory.start();
 		store = RedisServers.store(factory);
 	}
 

@@ -31,7 +31,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 
-import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -63,10 +62,8 @@ class RedisClusterStreamAuditSinkTests {
 	@BeforeAll
 	static void startCluster(TestInfo testInfo) {
 		cluster = LocalRedisCluster.start(RedisServerKind.of(testInfo));
-		factory = new LettuceConnectionFactory(new RedisClusterConfiguration(cluster.nodeAddresses()),
+		factory = cluster.connectionFactory(
 				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(10)).build());
-		factory.afterPropertiesSet();
-		factory.start();
 		redis = new StringRedisTemplate(factory);
 	}
 
@@ -143,16 +140,12 @@ class RedisClusterStreamAuditSinkTests {
 	@Test
 	void aBatchThatOneNodeDoesNotAnswerFailsAtTheCommandTimeout() {
 		// Lettuce's command expiry off (a client configured so): the sink's own bound is what ends the wait
-		LettuceConnectionFactory quick = new LettuceConnectionFactory(
-				new RedisClusterConfiguration(cluster.nodeAddresses()),
-				LettuceClientConfiguration.builder()
-					.commandTimeout(Duration.ofMillis(300))
-					.clientOptions(ClientOptions.builder()
-						.timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build())
-						.build())
-					.build());
-		quick.afterPropertiesSet();
-		quick.start();
+		LettuceConnectionFactory quick = cluster.connectionFactory(LettuceClientConfiguration.builder()
+			.commandTimeout(Duration.ofMillis(300))
+			.clientOptions(ClientOptions.builder()
+				.timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build())
+				.build())
+			.build());
 		Map<Integer, LockIdentity> identityByNode = identityByNode();
 		int paused = identityByNode.keySet().iterator().next();
 		try {
