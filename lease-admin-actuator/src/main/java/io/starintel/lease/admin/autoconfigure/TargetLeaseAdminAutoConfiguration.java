@@ -12,6 +12,7 @@ import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.audit.internal.AsyncAuditPipeline;
 import io.starintel.lease.audit.redis.RedisStreamAuditSink;
 import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;
+import io.starintel.lease.autoconfigure.LeaseRedisProperties;
 import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
 import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.OperationClasses;
@@ -19,6 +20,7 @@ import io.starintel.lease.fence.couchdb.FenceRecovery;
 import io.starintel.lease.fence.couchdb.FencedDocumentRecovery;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.LeaseStore;
+import io.starintel.lease.store.redis.ReplicaAcknowledgement;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.audit.AuditEventRepository;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -160,8 +162,13 @@ public final class TargetLeaseAdminAutoConfiguration {
 			@Bean
 			@ConditionalOnMissingBean
 			RedisStreamAuditSink targetLeaseRedisStreamAuditSink(StringRedisTemplate redis,
-					AdminProperties properties) {
-				return new RedisStreamAuditSink(redis, properties.audit().streamMaxLength());
+					AdminProperties properties, ObjectProvider<LeaseRedisProperties> redisProperties) {
+				// the store's replica acknowledgement (starintel.lease.redis.replica-acknowledgement.*) for audit too
+				LeaseRedisProperties store = redisProperties.getIfAvailable();
+				ReplicaAcknowledgement acknowledgement = (store != null)
+						? store.replicaAcknowledgement().acknowledgement() : ReplicaAcknowledgement.allReplicas();
+				return new RedisStreamAuditSink(redis, properties.audit().streamMaxLength(),
+						RedisStreamAuditSink.ADMIN_STREAM_LENGTH, acknowledgement);
 			}
 
 		}

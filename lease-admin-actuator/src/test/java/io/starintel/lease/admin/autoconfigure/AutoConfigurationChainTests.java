@@ -1,16 +1,25 @@
 package io.starintel.lease.admin.autoconfigure;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
 import io.starintel.lease.admin.internal.TargetLeaseAdminEndpoint;
 import io.starintel.lease.admin.internal.TargetLeaseAdminOperations;
+import io.starintel.lease.audit.AuditEvent;
+import io.starintel.lease.audit.AuditEventType;
+import io.starintel.lease.audit.PrincipalClass;
 import io.starintel.lease.audit.internal.AsyncAuditPipeline;
+import io.starintel.lease.audit.internal.AuditEventBuilder;
+import io.starintel.lease.audit.internal.AuditWriteException;
 import io.starintel.lease.audit.redis.RedisStreamAuditSink;
+import io.starintel.lease.core.LockIdentity;
+import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.fence.FenceGuard;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;
 import io.starintel.lease.store.redis.RedisLeaseStore;
+import io.starintel.lease.test.TestServers;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.endpoint.web.WebEndpointAutoConfiguration;
@@ -23,6 +32,7 @@ import org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSec
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * Issue 10: the whole chain as a user's application gets it. Every auto-configuration that the starter's and the
@@ -81,6 +91,28 @@ class AutoConfigurationChainTests {
 				.hasBean(TargetLeaseAdminSecurityAutoConfiguration.FILTER_CHAIN_BEAN)
 				.hasBean(TargetLeaseAdminAutoConfiguration.AUDIT_FILTER_BEAN);
 		});
+	}
+
+	@Test
+	void theDurableStreamSinkWaitsForTheReplicasTheStoreIsConfiguredFor() {
+		// a server without replicas: the default (every replica the primary reports: none) confirms a write, while
+		// the store's setting "exactly one replica" makes the sink refuse it, as the store refuses its own changes
+		String[] server = { "spring.data.redis.url=" + TestServers.redisUri(), "spring.data.redis.timeout=500ms" };
+		AuditEvent event = new AuditEventBuilder(AuditEventType.RENEW, ResultCode.LEASE_RENEWED)
+			.time(Instant.now(), Instant.now())
+			.identity(LockIdentity.of("tenant-main", "program-chain", "ns", "Target-1", "actor", "default", null))
+			.ids("req-chain", "corr-chain")
+			.principal(PrincipalClass.WORKER, "worker-1", "key-1", "instance-1")
+			.build();
+		this.runner.withPropertyValues(server).run((context) -> {
+			assertThat(context).hasNotFailed();
+			context.getBean(RedisStreamAuditSink.class).record(event);
+		});
+		this.runner.withPropertyValues(server)
+			.withPropertyValues("starintel.lease.redis.replica-acknowledgement.mode=fixed",
+					"starintel.lease.redis.replica-acknowledgement.replicas=1")
+			.run((context) -> assertThatExceptionOfType(AuditWriteException.class)
+				.isThrownBy(() -> context.getBean(RedisStreamAuditSink.class).record(event)));
 	}
 
 	@Test

@@ -1,5 +1,6 @@
 package io.starintel.lease.audit.redis;
 
+import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -10,11 +11,19 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.output.IntegerOutput;
 import io.lettuce.core.output.StatusOutput;
 import io.lettuce.core.protocol.AsyncCommand;
 import io.lettuce.core.protocol.Command;
@@ -22,7 +31,9 @@ import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisStreamCommands.XAddOptions;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.connection.stream.MapRecord;
 import org.springframework.data.redis.connection.stream.RecordId;
 import org.springframework.data.redis.connection.stream.StreamRecords;
@@ -34,6 +45,7 @@ import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.audit.internal.AuditWriteException;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.ProgramScope;
+import io.starintel.lease.store.redis.ReplicaAcknowledgement;
 
 /**
  * The durable audit sink: two bounded Redis Streams per program, where {@code T} is {@link ProgramScope#hashTag()}:
@@ -50,8 +62,19 @@ import io.starintel.lease.core.ProgramScope;
  * revoke inside its transition script, so one reader parses both. Events without a program scope (requests refused
  * before authentication named one) are not written here; the log and application-event sinks still get them.
  * Failures throw {@link AuditWriteException} with a fixed message (no key, no backend error text).
+ *
+ * <p>Connections and replicas: on Lettuce standalone or Sentinel the sink writes on one connection of its own, opened
+ * on first use from the application's client ({@link #close()} closes it); a write is confirmed only once the
+ * replicas that {@link ReplicaAcknowledgement} requires have it ({@code WAIT n timeout} behind the write, on that
+ * connection, never on the template's shared one, which a wait would block), as the Redis store confirms its own
+ * changes: on Sentinel at least one, and every replica the primary reports (its
+ * {@code INFO replication}, asked again at most once a second). A demoted primary that has not learnt it yet keeps
+ * accepting writes that its resynchronization then discards; waiting for its (absent) replicas refuses them instead of
+ * confirming them. An acknowledgement counts only when no connection of the client dropped or reconnected between the
+ * write and the answer (Lettuce sends an unanswered {@code WAIT} again after a reconnection, possibly to the promoted
+ * node). On a cluster, and with another client than Lettuce, writes are not followed by a replica wait.
  */
-public final class RedisStreamAuditSink implements AuditSink {
+public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 
 	private final StringRedisTemplate redis;
 
@@ -61,6 +84,32 @@ public final class RedisStreamAuditSink implements AuditSink {
 	private final long maxLength;
 
 	private final long adminMaxLength;
+
+	private final ReplicaAcknowledgement acknowledgement;
+
+	/** Whether the template's factory follows Sentinel: its primary has replicas (at least one acknowledgement). */
+	private final boolean sentinel;
+
+	/** The replicas the primary reported online ({@code -1}: not asked yet). */
+	private volatile int reportedReplicas = -1;
+
+	/** When the primary's replicas were last asked for ({@link System#nanoTime()}). */
+	private volatile long reportedAt;
+
+	private final AtomicBoolean asking = new AtomicBoolean();
+
+	/** Drops and (re)connections of the client's connections, counted: an acknowledgement spans none. */
+	private final AtomicLong connectionChanges = new AtomicLong();
+
+	private final AtomicBoolean watching = new AtomicBoolean();
+
+	private final Object opening = new Object();
+
+	private volatile @Nullable StatefulRedisConnection<byte[], byte[]> own;
+
+	private boolean closed;
+
+	private volatile @Nullable AbstractRedisClient watched;
 
 	/**
 	 * A sink on a template.
@@ -78,12 +127,28 @@ public final class RedisStreamAuditSink implements AuditSink {
 	 * @param adminMaxLength approximate bound of each program's admin stream
 	 */
 	public RedisStreamAuditSink(StringRedisTemplate redis, long maxLength, long adminMaxLength) {
+		this(redis, maxLength, adminMaxLength, ReplicaAcknowledgement.allReplicas());
+	}
+
+	/**
+	 * A sink on a template.
+	 * @param redis the template
+	 * @param maxLength approximate bound of each program's routine stream ({@code MAXLEN ~})
+	 * @param adminMaxLength approximate bound of each program's admin stream
+	 * @param acknowledgement the replicas a write needs before it is confirmed (the store's setting; disk sync is not
+	 * applied to audit writes)
+	 */
+	public RedisStreamAuditSink(StringRedisTemplate redis, long maxLength, long adminMaxLength,
+			ReplicaAcknowledgement acknowledgement) {
 		if (maxLength < 1 || adminMaxLength < 1) {
 			throw new IllegalArgumentException("maxLength must be positive");
 		}
 		this.redis = redis;
 		this.maxLength = maxLength;
 		this.adminMaxLength = adminMaxLength;
+		this.acknowledgement = Objects.requireNonNull(acknowledgement, "acknowledgement");
+		RedisConnectionFactory factory = redis.getConnectionFactory();
+		this.sentinel = factory instanceof LettuceConnectionFactory lettuce && lettuce.isRedisSentinelAware();
 	}
 
 	/** The admin stream key of a program scope (force-release and revoke). */
@@ -98,21 +163,19 @@ public final class RedisStreamAuditSink implements AuditSink {
 
 	@Override
 	public void record(AuditEvent event) {
-		ProgramScope scope = event.scope();
-		if (scope == null) {
+		if (event.scope() == null) {
 			return;
 		}
+		write(List.of(event));
+	}
+
+	/** One event through the template (another client than Lettuce). */
+	private void recordThroughTemplate(AuditEvent event) {
 		MapRecord<String, String, String> record = StreamRecords.newRecord()
 			.in(streamOf(event))
 			.ofMap(event.toFields());
-		RecordId id;
-		try {
-			id = this.redis.opsForStream()
-				.add(record, XAddOptions.maxlen(boundOf(event)).approximateTrimming(true));
-		}
-		catch (RuntimeException ex) {
-			throw new AuditWriteException("audit stream write failed");
-		}
+		RecordId id = this.redis.opsForStream()
+			.add(record, XAddOptions.maxlen(boundOf(event)).approximateTrimming(true));
 		if (id == null) {
 			throw new AuditWriteException("audit stream write not confirmed");
 		}
@@ -120,7 +183,8 @@ public final class RedisStreamAuditSink implements AuditSink {
 
 	/**
 	 * Writes a batch of events in one round trip (one {@code XADD} each, in order). On Lettuce the batch goes out at once
-	 * on the template's shared connection ({@link #appendShared}); on another client through the template's pipeline.
+	 * ({@link #append}: on the sink's own connection, on a cluster on the template's shared one); on another client
+	 * through the template's pipeline.
 	 * Events without a program scope are skipped, as in {@link #record}.
 	 * @throws AuditWriteException when the write failed or an entry was not confirmed
 	 */
@@ -135,17 +199,30 @@ public final class RedisStreamAuditSink implements AuditSink {
 		if (scoped.isEmpty()) {
 			return;
 		}
-		if (scoped.size() == 1) {
-			record(scoped.get(0));
-			return;
-		}
+		write(scoped);
+	}
+
+	/**
+	 * Writes scoped events: on Lettuce on the sink's own connection (on a cluster the shared one), otherwise through
+	 * the template.
+	 */
+	private void write(List<AuditEvent> scoped) {
 		List<Object> ids;
 		try {
-			ids = this.redis.execute((RedisCallback<List<Object>>) (connection) -> appendShared(
-					connection.getNativeConnection(), scoped));
+			StatefulConnection<byte[], byte[]> own = ownConnection();
+			ids = (own != null) ? append(own, this.acknowledgement.waits(), scoped)
+					: this.redis.execute((RedisCallback<List<Object>>) (connection) -> appendShared(
+							connection.getNativeConnection(), scoped));
 			if (ids == null) {
+				if (scoped.size() == 1) {
+					recordThroughTemplate(scoped.get(0));
+					return;
+				}
 				ids = pipelined(scoped);
 			}
+		}
+		catch (AuditWriteException ex) {
+			throw ex;
 		}
 		catch (RuntimeException ex) {
 			throw new AuditWriteException("audit stream write failed");
@@ -156,25 +233,50 @@ public final class RedisStreamAuditSink implements AuditSink {
 	}
 
 	/**
-	 * Lettuce: the batch's {@code XADD}s dispatched together on the connection the template shares (on a standalone or
-	 * Sentinel connection one write and one flush), awaited for at most the connection's command timeout; null for
-	 * another client. Spring Data Redis's pipeline would take a dedicated connection instead, which without a
-	 * connection pool is a new connection (and its handshake) for every batch.
+	 * A Lettuce cluster: the batch on the template's shared cluster connection (Lettuce routes each entry to its
+	 * slot's node), without a replica wait; null for another client than Lettuce.
 	 */
 	private @Nullable List<Object> appendShared(@Nullable Object nativeConnection, List<AuditEvent> events) {
 		StatefulConnection<byte[], byte[]> connection = statefulConnection(nativeConnection);
-		if (connection == null) {
-			return null;
+		return (connection != null) ? append(connection, false, events) : null;
+	}
+
+	/**
+	 * The batch's {@code XADD}s dispatched together on {@code connection} (one write, one flush), followed there by
+	 * the replica wait the write needs when {@code waits}, all awaited for at most the connection's command timeout.
+	 */
+	private List<Object> append(StatefulConnection<byte[], byte[]> connection, boolean waits, List<AuditEvent> events) {
+		List<AsyncCommand<byte[], byte[], ?>> commands = new ArrayList<>(events.size() + 2);
+		AsyncCommand<byte[], byte[], String> info = null;
+		if (waits && askReplicas()) {
+			info = new AsyncCommand<>(new Command<>(CommandType.INFO, new StatusOutput<>(ByteArrayCodec.INSTANCE),
+					new CommandArgs<>(ByteArrayCodec.INSTANCE).add("replication")));
+			commands.add(info);
 		}
-		List<AsyncCommand<byte[], byte[], String>> commands = new ArrayList<>(events.size());
+		List<AsyncCommand<byte[], byte[], String>> appends = new ArrayList<>(events.size());
 		for (AuditEvent event : events) {
-			commands.add(new AsyncCommand<>(
+			appends.add(new AsyncCommand<>(
 					new Command<>(CommandType.XADD, new StatusOutput<>(ByteArrayCodec.INSTANCE), xadd(event))));
 		}
+		commands.addAll(appends);
+		long timeoutMs = connection.getTimeout().toMillis();
+		int required = waits ? this.acknowledgement.required(Math.max(this.reportedReplicas, 0), this.sentinel) : 0;
+		AsyncCommand<byte[], byte[], Long> wait = null;
+		if (required > 0) {
+			wait = new AsyncCommand<>(new Command<>(CommandType.WAIT, new IntegerOutput<>(ByteArrayCodec.INSTANCE),
+					new CommandArgs<>(ByteArrayCodec.INSTANCE).add(required).add(Math.max(1, timeoutMs))));
+			commands.add(wait);
+			watchConnections();
+		}
+		long mark = this.connectionChanges.get();
 		connection.dispatch(commands);
 		try {
-			CompletableFuture.allOf(commands.toArray(new CompletableFuture<?>[0]))
-				.get(connection.getTimeout().toMillis(), TimeUnit.MILLISECONDS);
+			// the writes and their wait decide; the replica count asked for ahead of them only serves later writes
+			List<CompletableFuture<?>> decisive = new ArrayList<>(appends);
+			if (wait != null) {
+				decisive.add(wait);
+			}
+			CompletableFuture.allOf(decisive.toArray(new CompletableFuture<?>[0])).get(timeoutMs, TimeUnit.MILLISECONDS);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -185,16 +287,128 @@ public final class RedisStreamAuditSink implements AuditSink {
 			cancel(commands);
 			throw new AuditWriteException("audit stream write failed");
 		}
-		List<Object> ids = new ArrayList<>(commands.size());
-		for (AsyncCommand<byte[], byte[], String> command : commands) {
-			ids.add(command.getNow(null));
+		finally {
+			if (info != null) {
+				replicasReported((info.isDone() && !info.isCompletedExceptionally()) ? info.getNow(null) : null);
+			}
+		}
+		if (wait != null) {
+			Long acknowledged = wait.getNow(null);
+			if (acknowledged == null || acknowledged < required || this.connectionChanges.get() != mark) {
+				// a demoted primary accepts writes it will discard; a wait answered after a reconnection may come
+				// from the node promoted in its place: neither confirms the entries
+				throw new AuditWriteException("audit stream write not acknowledged by the replicas");
+			}
+		}
+		List<Object> ids = new ArrayList<>(appends.size());
+		for (AsyncCommand<byte[], byte[], String> append : appends) {
+			ids.add(append.getNow(null));
 		}
 		return ids;
 	}
 
+	/**
+	 * The sink's own connection, opened on first use from the application's Lettuce client (standalone or Sentinel;
+	 * the client's URI, credentials, TLS and resources): a replica wait blocks the connection it is sent on, so it
+	 * never goes on the template's shared connection, which the application's other Redis calls use. Lettuce
+	 * reconnects it (on Sentinel to the promoted primary). Null on a cluster or with another client.
+	 */
+	private @Nullable StatefulConnection<byte[], byte[]> ownConnection() {
+		StatefulRedisConnection<byte[], byte[]> connection = this.own;
+		if (connection != null) {
+			return connection;
+		}
+		RedisConnectionFactory factory = this.redis.getConnectionFactory();
+		if (!(factory instanceof LettuceConnectionFactory lettuce)
+				|| !(lettuce.getNativeClient() instanceof RedisClient client)) {
+			return null;
+		}
+		synchronized (this.opening) {
+			if (this.closed) {
+				throw new AuditWriteException("audit stream sink closed");
+			}
+			if (this.own == null) {
+				this.own = client.connect(ByteArrayCodec.INSTANCE);
+			}
+			return this.own;
+		}
+	}
+
+	/** Closes the sink's own connection (a write after this fails). */
+	@Override
+	public void close() {
+		synchronized (this.opening) {
+			this.closed = true;
+			StatefulRedisConnection<byte[], byte[]> connection = this.own;
+			this.own = null;
+			if (connection != null) {
+				connection.closeAsync();
+			}
+			AbstractRedisClient client = this.watched;
+			if (client != null) {
+				client.removeListener(this.connectionChangeCounter);
+			}
+		}
+	}
+
+	/** Whether this write asks the primary for its replicas (first write, then at most once a second). */
+	private boolean askReplicas() {
+		boolean due = this.reportedReplicas < 0 || System.nanoTime() - this.reportedAt > 1_000_000_000L;
+		return due && this.asking.compareAndSet(false, true);
+	}
+
+	/** Takes {@code connected_slaves} from an {@code INFO replication} answer (kept as it was when absent). */
+	private void replicasReported(@Nullable String info) {
+		try {
+			if (info != null) {
+				for (String line : info.split("\r?\n")) {
+					if (line.startsWith("connected_slaves:")) {
+						this.reportedReplicas = Integer.parseInt(line.substring(line.indexOf(':') + 1).trim());
+						this.reportedAt = System.nanoTime();
+					}
+				}
+			}
+		}
+		catch (NumberFormatException ex) {
+			// an answer this sink cannot read: asked again with the next write
+		}
+		finally {
+			this.asking.set(false);
+		}
+	}
+
+	/** Counts the drops and (re)connections of the template's client from now on (once). */
+	private void watchConnections() {
+		if (this.watching.get()) {
+			return;
+		}
+		RedisConnectionFactory factory = this.redis.getConnectionFactory();
+		AbstractRedisClient client = (factory instanceof LettuceConnectionFactory lettuce) ? lettuce.getNativeClient()
+				: null;
+		if (client != null && this.watching.compareAndSet(false, true)) {
+			client.addListener(this.connectionChangeCounter);
+			this.watched = client;
+		}
+	}
+
+	/** Counts every drop and (re)connection of the watched client's connections. */
+	private final RedisConnectionStateListener connectionChangeCounter = new RedisConnectionStateListener() {
+
+		@Override
+		public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
+			RedisStreamAuditSink.this.connectionChanges.incrementAndGet();
+		}
+
+		@Override
+		public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress address) {
+			RedisStreamAuditSink.this.connectionChanges.incrementAndGet();
+		}
+
+	};
+
 	/** Gives up on the commands still unanswered (a late reply is then discarded). */
-	private static void cancel(List<AsyncCommand<byte[], byte[], String>> commands) {
-		for (AsyncCommand<byte[], byte[], String> command : commands) {
+	private static void cancel(List<AsyncCommand<byte[], byte[], ?>> commands) {
+		for (AsyncCommand<byte[], byte[], ?> command : commands) {
 			command.cancel(false);
 		}
 	}

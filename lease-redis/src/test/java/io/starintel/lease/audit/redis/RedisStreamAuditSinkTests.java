@@ -16,6 +16,8 @@ import io.starintel.lease.audit.internal.AuditWriteException;
 import io.starintel.lease.audit.PrincipalClass;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.store.redis.ReplicaAcknowledgement;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -128,11 +130,11 @@ class RedisStreamAuditSinkTests {
 	}
 
 	@Test
-	void batchesGoOutOnTheTemplatesSharedConnectionWithoutOpeningOneEach() {
+	void batchesGoOutOnOneConnectionWithoutOpeningOneEach() {
 		// Spring Data Redis's pipeline takes a dedicated connection, which without a pool is a new connection (and
-		// handshake) per batch: 20 batches would open 20
+		// handshake) per batch: 20 batches would open 20; the sink keeps one connection of its own
 		RedisStreamAuditSink sink = new RedisStreamAuditSink(this.redis, 10_000);
-		sink.recordAll(List.of(event(-2), event(-1))); // the shared connection is opened here
+		sink.recordAll(List.of(event(-2), event(-1))); // the sink's connection is opened here
 		long before = connectionsReceived();
 		for (int b = 0; b < 20; b++) {
 			List<AuditEvent> batch = new java.util.ArrayList<>();
@@ -167,7 +169,7 @@ class RedisStreamAuditSinkTests {
 		quick.afterPropertiesSet();
 		try {
 			RedisStreamAuditSink sink = new RedisStreamAuditSink(new StringRedisTemplate(quick), 10_000);
-			sink.recordAll(List.of(event(1), event(2))); // the shared connection is open before the pause
+			sink.recordAll(List.of(event(1), event(2))); // the sink's connection is open before the pause
 			// every client's writes wait 5 s; the batch must give up at its 300 ms command timeout, not wait them out
 			this.redis.execute((RedisCallback<Object>) (connection) -> connection.execute("CLIENT",
 					"PAUSE".getBytes(StandardCharsets.US_ASCII), "5000".getBytes(StandardCharsets.US_ASCII),
@@ -187,6 +189,45 @@ class RedisStreamAuditSinkTests {
 		finally {
 			quick.destroy();
 		}
+	}
+
+	@Test
+	void aWriteTheReplicasDoNotAcknowledgeFailsWithoutBlockingTheTemplatesSharedConnection() throws Exception {
+		// one replica required of a server that has none: the sink's wait runs out, and it runs on the sink's own
+		// connection, so the application's calls on the template's shared connection are answered meanwhile
+		LettuceConnectionFactory slow = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(redisUri().getHost(),
+						(redisUri().getPort() > 0) ? redisUri().getPort() : 6379),
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(3)).build());
+		slow.afterPropertiesSet();
+		StringRedisTemplate template = new StringRedisTemplate(slow);
+		try (RedisStreamAuditSink sink = new RedisStreamAuditSink(template, 10_000,
+				RedisStreamAuditSink.ADMIN_STREAM_LENGTH, ReplicaAcknowledgement.exactly(1))) {
+			template.opsForValue().get("warm-up"); // the shared connection is open before the write
+			java.util.concurrent.CompletableFuture<Void> write = java.util.concurrent.CompletableFuture
+				.runAsync(() -> sink.recordAll(List.of(event(1), event(2))));
+			Awaitility.await("the write waits for its replica")
+				.atMost(Duration.ofSeconds(2))
+				.until(() -> blockedClients() > 0);
+			long started = System.nanoTime();
+			template.opsForValue().get("while-the-sink-waits");
+			assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofMillis(1_000));
+			assertThat(write).failsWithin(Duration.ofSeconds(10))
+				.withThrowableThat()
+				.havingRootCause()
+				.isInstanceOf(AuditWriteException.class);
+		}
+		finally {
+			slow.destroy();
+		}
+	}
+
+	private long blockedClients() {
+		String clients = String.valueOf(this.redis.execute((RedisCallback<Object>) (connection) -> connection
+			.serverCommands()
+			.info("clients")
+			.getProperty("blocked_clients")));
+		return Long.parseLong(clients.trim());
 	}
 
 	private long connectionsReceived() {

@@ -1,0 +1,122 @@
+package io.starintel.lease.it.failover;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+import io.lettuce.core.Range;
+import io.starintel.lease.audit.AuditEvent;
+import io.starintel.lease.audit.AuditEventType;
+import io.starintel.lease.audit.PrincipalClass;
+import io.starintel.lease.audit.internal.AuditEventBuilder;
+import io.starintel.lease.audit.internal.AuditWriteException;
+import io.starintel.lease.audit.redis.RedisStreamAuditSink;
+import io.starintel.lease.core.LockIdentity;
+import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.it.redis.RedisServerKind;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The durable audit sink ({@link RedisStreamAuditSink}) through a Sentinel-configured Spring Data Redis client (a
+ * primary, its replica and three sentinels: {@link ReplicatedRedis}, {@link LocalSentinel}), as the admin module's
+ * auto-configuration builds it on {@code spring.data.redis.sentinel.*}: batches go out on the template's shared
+ * connection to the primary that Sentinel names, without a connection each; after a forced {@code SENTINEL FAILOVER}
+ * the sink's batches reach the promoted node (a batch caught by the switch fails with {@link AuditWriteException}, no
+ * other exception), and every batch the sink confirmed, before and after, is on the promoted node in order.
+ */
+class SentinelStreamAuditSinkTests {
+
+	private final RedisServerKind kind = RedisServerKind.of(getClass());
+
+	private final LockIdentity identity = LockIdentity.of("tenant-a",
+			"ps-" + UUID.randomUUID().toString().substring(0, 8), "ns", "Target-1", "actor", "default", null);
+
+	@Test
+	void batchesFollowASentinelFailoverAndEveryConfirmedEntryIsOnThePromotedNode() {
+		try (ReplicatedRedis redis = ReplicatedRedis.start(this.kind);
+				LocalSentinel sentinel = LocalSentinel.start(redis, 3);
+				FailoverClients.Client client = sentinel.client()) {
+			try {
+				RedisStreamAuditSink sink = new RedisStreamAuditSink(new StringRedisTemplate(client.factory()),
+						100_000);
+				String stream = RedisStreamAuditSink.routineStreamKey(this.identity.scope());
+				List<String> confirmed = new ArrayList<>();
+				confirmed.addAll(record(sink, 0)); // the shared connection is opened here
+				int first = redis.primaryPort();
+				long before = connectionsReceived(redis, first);
+				for (int b = 1; b < 10; b++) {
+					confirmed.addAll(record(sink, b));
+				}
+				assertThat(connectionsReceived(redis, first) - before).as("connections opened by 9 batches")
+					.isLessThan(5);
+				assertThat(requestIds(redis, first, stream)).containsExactlyElementsOf(confirmed);
+
+				// the replica has every confirmed entry before the switch (a forced failover does not wait for it)
+				assertThat(redis.waitForReplicas(1, Duration.ofSeconds(5))).isEqualTo(1);
+				int promoted = sentinel.failoverAndAwait(redis, first, Duration.ofSeconds(60));
+				assertThat(promoted).isNotEqualTo(first);
+				for (int b = 10; b < 20; b++) {
+					confirmed.addAll(recordUntilConfirmed(sink, b));
+				}
+				// an attempt that was not confirmed may have landed too (a retry writes it again): the confirmed
+				// entries are there, in their order
+				List<String> onPromoted = requestIds(redis, promoted, stream);
+				assertThat(onPromoted).containsSubsequence(confirmed).containsAll(confirmed);
+			}
+			catch (AssertionError | RuntimeException ex) {
+				throw new AssertionError(ex.getMessage() + "\n" + sentinel.logs(), ex);
+			}
+		}
+	}
+
+	/** One batch of 10 events; returns their request ids. */
+	private List<String> record(RedisStreamAuditSink sink, int batch) {
+		List<AuditEvent> events = new ArrayList<>();
+		List<String> ids = new ArrayList<>();
+		for (int i = 0; i < 10; i++) {
+			String id = "req-" + batch + "-" + i;
+			ids.add(id);
+			events.add(new AuditEventBuilder(AuditEventType.RENEW, ResultCode.LEASE_RENEWED)
+				.time(Instant.now(), Instant.now())
+				.identity(this.identity)
+				.ids(id, "corr-" + batch)
+				.principal(PrincipalClass.WORKER, "worker-1", "key-1", "instance-1")
+				.lease("lease-1", 42L)
+				.build());
+		}
+		sink.recordAll(events);
+		return ids;
+	}
+
+	/** {@link #record} again while the client follows the promotion: only {@link AuditWriteException} may escape. */
+	private List<String> recordUntilConfirmed(RedisStreamAuditSink sink, int batch) {
+		return await("batch " + batch + " confirmed after the promotion").atMost(Duration.ofSeconds(60))
+			.pollInterval(Duration.ofMillis(100))
+			.ignoreExceptionsInstanceOf(AuditWriteException.class)
+			.until(() -> record(sink, batch), (ids) -> true);
+	}
+
+	private static List<String> requestIds(ReplicatedRedis redis, int port, String stream) {
+		return redis.on(port, (node) -> node.xrange(stream, Range.create("-", "+")))
+			.stream()
+			.map((entry) -> entry.getBody().get("request_id"))
+			.toList();
+	}
+
+	private static long connectionsReceived(ReplicatedRedis redis, int port) {
+		for (String line : redis.info(port, "stats").split("\r?\n")) {
+			if (line.startsWith("total_connections_received:")) {
+				return Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+			}
+		}
+		throw new IllegalStateException("no total_connections_received in INFO stats");
+	}
+
+}
