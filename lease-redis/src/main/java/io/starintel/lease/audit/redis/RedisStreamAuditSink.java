@@ -68,7 +68,8 @@ import io.starintel.lease.store.redis.ReplicaAcknowledgement;
  * replicas that {@link ReplicaAcknowledgement} requires have it ({@code WAIT n timeout} behind the write, on that
  * connection, never on the template's shared one, which a wait would block), as the Redis store confirms its own
  * changes: on Sentinel at least one, and every replica the primary reports (its
- * {@code INFO replication}, asked again at most once a second). A demoted primary that has not learnt it yet keeps
+ * {@code INFO replication}, asked again at most once a second; while it reports fewer, a write is refused without
+ * being sent). A demoted primary that has not learnt it yet keeps
  * accepting writes that its resynchronization then discards; waiting for its (absent) replicas refuses them instead of
  * confirming them. An acknowledgement counts only when no connection of the client dropped or reconnected between the
  * write and the answer (Lettuce sends an unanswered {@code WAIT} again after a reconnection, possibly to the promoted
@@ -246,11 +247,33 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 	 * the replica wait the write needs when {@code waits}, all awaited for at most the connection's command timeout.
 	 */
 	private List<Object> append(StatefulConnection<byte[], byte[]> connection, boolean waits, List<AuditEvent> events) {
+		long timeoutMs = connection.getTimeout().toMillis();
+		if (waits && fewerReplicasThanRequired()) {
+			// as the store: nothing is sent while the primary reports too few replicas (a demoted primary reports
+			// none), after asking it once more when the count is due for a refresh
+			if (askReplicas()) {
+				AsyncCommand<byte[], byte[], String> info = infoReplication();
+				connection.dispatch(info);
+				try {
+					replicasReported(info.get(timeoutMs, TimeUnit.MILLISECONDS));
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					replicasReported(null);
+				}
+				catch (ExecutionException | TimeoutException ex) {
+					info.cancel(false);
+					replicasReported(null);
+				}
+			}
+			if (fewerReplicasThanRequired()) {
+				throw new AuditWriteException("audit stream write refused: fewer replicas online than required");
+			}
+		}
 		List<AsyncCommand<byte[], byte[], ?>> commands = new ArrayList<>(events.size() + 2);
 		AsyncCommand<byte[], byte[], String> info = null;
 		if (waits && askReplicas()) {
-			info = new AsyncCommand<>(new Command<>(CommandType.INFO, new StatusOutput<>(ByteArrayCodec.INSTANCE),
-					new CommandArgs<>(ByteArrayCodec.INSTANCE).add("replication")));
+			info = infoReplication();
 			commands.add(info);
 		}
 		List<AsyncCommand<byte[], byte[], String>> appends = new ArrayList<>(events.size());
@@ -259,7 +282,6 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 					new Command<>(CommandType.XADD, new StatusOutput<>(ByteArrayCodec.INSTANCE), xadd(event))));
 		}
 		commands.addAll(appends);
-		long timeoutMs = connection.getTimeout().toMillis();
 		int required = waits ? this.acknowledgement.required(Math.max(this.reportedReplicas, 0), this.sentinel) : 0;
 		AsyncCommand<byte[], byte[], Long> wait = null;
 		if (required > 0) {
@@ -349,6 +371,17 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 				client.removeListener(this.connectionChangeCounter);
 			}
 		}
+	}
+
+	/** Whether the primary's last reported replica count (when known) is below what a write needs. */
+	private boolean fewerReplicasThanRequired() {
+		int reported = this.reportedReplicas;
+		return reported >= 0 && reported < this.acknowledgement.required(reported, this.sentinel);
+	}
+
+	private static AsyncCommand<byte[], byte[], String> infoReplication() {
+		return new AsyncCommand<>(new Command<>(CommandType.INFO, new StatusOutput<>(ByteArrayCodec.INSTANCE),
+				new CommandArgs<>(ByteArrayCodec.INSTANCE).add("replication")));
 	}
 
 	/** Whether this write asks the primary for its replicas (first write, then at most once a second). */

@@ -192,7 +192,7 @@ class RedisStreamAuditSinkTests {
 	}
 
 	@Test
-	void aWriteTheReplicasDoNotAcknowledgeFailsWithoutBlockingTheTemplatesSharedConnection() throws Exception {
+	void anUnacknowledgedWriteFailsWithoutBlockingTheTemplatesSharedConnectionAndTheNextIsRefused() throws Exception {
 		// one replica required of a server that has none: the sink's wait runs out, and it runs on the sink's own
 		// connection, so the application's calls on the template's shared connection are answered meanwhile
 		LettuceConnectionFactory slow = new LettuceConnectionFactory(
@@ -216,26 +216,36 @@ class RedisStreamAuditSinkTests {
 				.withThrowableThat()
 				.havingRootCause()
 				.isInstanceOf(AuditWriteException.class);
+			// the primary has now reported no replica: the next write is refused at once, nothing sent
+			String routine = RedisStreamAuditSink.routineStreamKey(this.identity.scope());
+			Long entries = template.opsForStream().size(routine);
+			long refusedFrom = System.nanoTime();
+			assertThatExceptionOfType(AuditWriteException.class).isThrownBy(() -> sink.recordAll(List.of(event(3))))
+				.withMessage("audit stream write refused: fewer replicas online than required");
+			assertThat(Duration.ofNanos(System.nanoTime() - refusedFrom)).isLessThan(Duration.ofMillis(1_000));
+			assertThat(template.opsForStream().size(routine)).isEqualTo(entries);
 		}
 		finally {
 			slow.destroy();
 		}
 	}
 
-	private long blockedClients() {
-		String clients = String.valueOf(this.redis.execute((RedisCallback<Object>) (connection) -> connection
-			.serverCommands()
-			.info("clients")
-			.getProperty("blocked_clients")));
-		return Long.parseLong(clients.trim());
-	}
 
 	private long connectionsReceived() {
-		String stats = String.valueOf(this.redis.execute((RedisCallback<Object>) (connection) -> connection
+		return serverStat("stats", "total_connections_received");
+	}
+
+	private long blockedClients() {
+		return serverStat("clients", "blocked_clients");
+	}
+
+	/** A numeric field of the server's {@code INFO section}. */
+	private long serverStat(String section, String field) {
+		String value = String.valueOf(this.redis.execute((RedisCallback<Object>) (connection) -> connection
 			.serverCommands()
-			.info("stats")
-			.getProperty("total_connections_received")));
-		return Long.parseLong(stats.trim());
+			.info(section)
+			.getProperty(field)));
+		return Long.parseLong(value.trim());
 	}
 
 	@Test
