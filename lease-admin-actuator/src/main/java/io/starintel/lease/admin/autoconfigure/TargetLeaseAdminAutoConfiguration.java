@@ -168,7 +168,8 @@ public final class TargetLeaseAdminAutoConfiguration {
 				ReplicaAcknowledgement acknowledgement = (store != null)
 						? store.replicaAcknowledgement().acknowledgement() : ReplicaAcknowledgement.allReplicas();
 				return new RedisStreamAuditSink(redis, properties.audit().streamMaxLength(),
-						RedisStreamAuditSink.ADMIN_STREAM_LENGTH, acknowledgement);
+						RedisStreamAuditSink.ADMIN_STREAM_LENGTH,
+						acknowledgement.waits() ? acknowledgement::required : null);
 			}
 
 		}

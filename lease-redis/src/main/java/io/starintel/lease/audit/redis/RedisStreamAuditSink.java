@@ -45,7 +45,6 @@ import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.audit.internal.AuditWriteException;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.ProgramScope;
-import io.starintel.lease.store.redis.ReplicaAcknowledgement;
 
 /**
  * The durable audit sink: two bounded Redis Streams per program, where {@code T} is {@link ProgramScope#hashTag()}:
@@ -64,12 +63,12 @@ import io.starintel.lease.store.redis.ReplicaAcknowledgement;
  * Failures throw {@link AuditWriteException} with a fixed message (no key, no backend error text).
  *
  * <p>Connections and replicas: on Lettuce standalone or Sentinel the sink writes on one connection of its own, opened
- * on first use from the application's client ({@link #close()} closes it); a write is confirmed only once the
- * replicas that {@link ReplicaAcknowledgement} requires have it ({@code WAIT n timeout} behind the write, on that
- * connection, never on the template's shared one, which a wait would block), as the Redis store confirms its own
- * changes: on Sentinel at least one, and every replica the primary reports (its
- * {@code INFO replication}, asked again at most once a second; while it reports fewer, a write is refused without
- * being sent). A demoted primary that has not learnt it yet keeps
+ * on first use from the application's client ({@link #close()} closes it). Given a {@link ReplicaRequirement} (the
+ * admin auto-configuration passes the store's {@code ReplicaAcknowledgement} rule), a write is confirmed only once
+ * the replicas it requires have it ({@code WAIT n timeout} behind the write, on that connection, never on the
+ * template's shared one, which a wait would block), as the Redis store confirms its own changes: by default on
+ * Sentinel at least one, and every replica the primary reports (its {@code INFO replication}, asked again at most once
+ * a second; while it reports fewer, a write is refused without being sent). A demoted primary that has not learnt it yet keeps
  * accepting writes that its resynchronization then discards; waiting for its (absent) replicas refuses them instead of
  * confirming them. An acknowledgement counts only when no connection of the client dropped or reconnected between the
  * write and the answer (Lettuce sends an unanswered {@code WAIT} again after a reconnection, possibly to the promoted
@@ -86,7 +85,7 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 
 	private final long adminMaxLength;
 
-	private final ReplicaAcknowledgement acknowledgement;
+	private final @Nullable ReplicaRequirement replicas;
 
 	/** Whether the template's factory follows Sentinel: its primary has replicas (at least one acknowledgement). */
 	private final boolean sentinel;
@@ -128,7 +127,23 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 	 * @param adminMaxLength approximate bound of each program's admin stream
 	 */
 	public RedisStreamAuditSink(StringRedisTemplate redis, long maxLength, long adminMaxLength) {
-		this(redis, maxLength, adminMaxLength, ReplicaAcknowledgement.allReplicas());
+		this(redis, maxLength, adminMaxLength, null);
+	}
+
+	/**
+	 * The replica acknowledgements a write needs before it is confirmed: the Redis store's rule
+	 * ({@code ReplicaAcknowledgement::required}), handed over by the wiring so that one rule decides for both.
+	 */
+	@FunctionalInterface
+	public interface ReplicaRequirement {
+
+		/**
+		 * @param reported the replicas the primary reports online
+		 * @param sentinel whether the client follows a Sentinel-monitored primary (a topology with replicas)
+		 * @return the acknowledgements a write needs ({@code 0}: no wait)
+		 */
+		int required(int reported, boolean sentinel);
+
 	}
 
 	/**
@@ -136,18 +151,17 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 	 * @param redis the template
 	 * @param maxLength approximate bound of each program's routine stream ({@code MAXLEN ~})
 	 * @param adminMaxLength approximate bound of each program's admin stream
-	 * @param acknowledgement the replicas a write needs before it is confirmed (the store's setting; disk sync is not
-	 * applied to audit writes)
+	 * @param replicas the replicas a write needs before it is confirmed (the store's rule); null: no replica wait
 	 */
 	public RedisStreamAuditSink(StringRedisTemplate redis, long maxLength, long adminMaxLength,
-			ReplicaAcknowledgement acknowledgement) {
+			@Nullable ReplicaRequirement replicas) {
 		if (maxLength < 1 || adminMaxLength < 1) {
 			throw new IllegalArgumentException("maxLength must be positive");
 		}
 		this.redis = redis;
 		this.maxLength = maxLength;
 		this.adminMaxLength = adminMaxLength;
-		this.acknowledgement = Objects.requireNonNull(acknowledgement, "acknowledgement");
+		this.replicas = replicas;
 		RedisConnectionFactory factory = redis.getConnectionFactory();
 		this.sentinel = factory instanceof LettuceConnectionFactory lettuce && lettuce.isRedisSentinelAware();
 	}
@@ -211,7 +225,7 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 		List<Object> ids;
 		try {
 			StatefulConnection<byte[], byte[]> own = ownConnection();
-			ids = (own != null) ? append(own, this.acknowledgement.waits(), scoped)
+			ids = (own != null) ? append(own, this.replicas != null, scoped)
 					: this.redis.execute((RedisCallback<List<Object>>) (connection) -> appendShared(
 							connection.getNativeConnection(), scoped));
 			if (ids == null) {
@@ -282,7 +296,7 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 					new Command<>(CommandType.XADD, new StatusOutput<>(ByteArrayCodec.INSTANCE), xadd(event))));
 		}
 		commands.addAll(appends);
-		int required = waits ? this.acknowledgement.required(Math.max(this.reportedReplicas, 0), this.sentinel) : 0;
+		int required = waits ? required(Math.max(this.reportedReplicas, 0)) : 0;
 		AsyncCommand<byte[], byte[], Long> wait = null;
 		if (required > 0) {
 			wait = new AsyncCommand<>(new Command<>(CommandType.WAIT, new IntegerOutput<>(ByteArrayCodec.INSTANCE),
@@ -376,7 +390,12 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 	/** Whether the primary's last reported replica count (when known) is below what a write needs. */
 	private boolean fewerReplicasThanRequired() {
 		int reported = this.reportedReplicas;
-		return reported >= 0 && reported < this.acknowledgement.required(reported, this.sentinel);
+		return reported >= 0 && reported < required(reported);
+	}
+
+	private int required(int reported) {
+		ReplicaRequirement requirement = this.replicas;
+		return (requirement != null) ? requirement.required(reported, this.sentinel) : 0;
 	}
 
 	private static AsyncCommand<byte[], byte[], String> infoReplication() {

@@ -16,7 +16,6 @@ import io.starintel.lease.audit.internal.AuditWriteException;
 import io.starintel.lease.audit.PrincipalClass;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.ResultCode;
-import io.starintel.lease.store.redis.ReplicaAcknowledgement;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -202,7 +201,7 @@ class RedisStreamAuditSinkTests {
 		slow.afterPropertiesSet();
 		StringRedisTemplate template = new StringRedisTemplate(slow);
 		try (RedisStreamAuditSink sink = new RedisStreamAuditSink(template, 10_000,
-				RedisStreamAuditSink.ADMIN_STREAM_LENGTH, ReplicaAcknowledgement.exactly(1))) {
+				RedisStreamAuditSink.ADMIN_STREAM_LENGTH, (reported, sentinel) -> 1)) {
 			template.opsForValue().get("warm-up"); // the shared connection is open before the write
 			java.util.concurrent.CompletableFuture<Void> write = java.util.concurrent.CompletableFuture
 				.runAsync(() -> sink.recordAll(List.of(event(1), event(2))));

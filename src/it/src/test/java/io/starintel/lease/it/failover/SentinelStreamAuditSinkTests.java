@@ -16,6 +16,7 @@ import io.starintel.lease.audit.redis.RedisStreamAuditSink;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.it.redis.RedisServerKind;
+import io.starintel.lease.store.redis.ReplicaAcknowledgement;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -44,8 +45,9 @@ class SentinelStreamAuditSinkTests {
 				LocalSentinel sentinel = LocalSentinel.start(redis, 3);
 				FailoverClients.Client client = sentinel.client()) {
 			try {
+				// as the admin auto-configuration builds it: the store's default replica rule
 				RedisStreamAuditSink sink = new RedisStreamAuditSink(new StringRedisTemplate(client.factory()),
-						100_000);
+						100_000, RedisStreamAuditSink.ADMIN_STREAM_LENGTH, ReplicaAcknowledgement.allReplicas()::required);
 				String stream = RedisStreamAuditSink.routineStreamKey(this.identity.scope());
 				List<String> confirmed = new ArrayList<>();
 				confirmed.addAll(record(sink, 0)); // the shared connection is opened here
