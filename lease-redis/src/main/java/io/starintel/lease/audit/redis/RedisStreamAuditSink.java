@@ -64,15 +64,15 @@ import io.starintel.lease.core.ProgramScope;
  *
  * <p>Connections and replicas: on Lettuce standalone or Sentinel the sink writes on one connection of its own, opened
  * on first use from the application's client ({@link #close()} closes it). Given a {@link ReplicaRequirement} (the
- * admin auto-configuration passes the store's {@code ReplicaAcknowledgement} rule), a write is confirmed only once
- * the replicas it requires have it ({@code WAIT n timeout} behind the write, on that connection, never on the
- * template's shared one, which a wait would block), as the Redis store confirms its own changes: by default on
- * Sentinel at least one, and every replica the primary reports (its {@code INFO replication}, asked again at most once
- * a second; while it reports fewer, a write is refused without being sent). A demoted primary that has not learnt it yet keeps
- * accepting writes that its resynchronization then discards; waiting for its (absent) replicas refuses them instead of
- * confirming them. An acknowledgement counts only when no connection of the client dropped or reconnected between the
- * write and the answer (Lettuce sends an unanswered {@code WAIT} again after a reconnection, possibly to the promoted
- * node). On a cluster, and with another client than Lettuce, writes are not followed by a replica wait.
+ * admin auto-configuration passes the store's {@code ReplicaAcknowledgement} rule), a write is confirmed only once the
+ * replicas it requires have it ({@code WAIT n timeout} behind the write, on that connection, never on the template's
+ * shared one, which a wait would block), as the Redis store confirms its own changes: by default on Sentinel at least
+ * one, and every replica the primary reports (its {@code INFO replication}, asked again at most once a second; while it
+ * reports fewer, a write is refused without being sent). A demoted primary that has not learnt it yet keeps accepting
+ * writes that its resynchronization then discards; waiting for its (absent) replicas refuses them instead of confirming
+ * them. An acknowledgement counts only when no connection of the client dropped or reconnected between the write and
+ * the answer (Lettuce sends an unanswered {@code WAIT} again after a reconnection, possibly to the promoted node). On a
+ * cluster, and with another client than Lettuce, writes are not followed by a replica wait.
  */
 public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 
@@ -101,15 +101,14 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 	/** Drops and (re)connections of the client's connections, counted: an acknowledgement spans none. */
 	private final AtomicLong connectionChanges = new AtomicLong();
 
-	private final AtomicBoolean watching = new AtomicBoolean();
-
 	private final Object opening = new Object();
 
 	private volatile @Nullable StatefulRedisConnection<byte[], byte[]> own;
 
 	private boolean closed;
 
-	private volatile @Nullable AbstractRedisClient watched;
+	/** The client whose connection events {@link #connectionChangeCounter} counts (the one the own connection is from). */
+	private @Nullable AbstractRedisClient watched;
 
 	/**
 	 * A sink on a template.
@@ -302,7 +301,6 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 			wait = new AsyncCommand<>(new Command<>(CommandType.WAIT, new IntegerOutput<>(ByteArrayCodec.INSTANCE),
 					new CommandArgs<>(ByteArrayCodec.INSTANCE).add(required).add(Math.max(1, timeoutMs))));
 			commands.add(wait);
-			watchConnections();
 		}
 		long mark = this.connectionChanges.get();
 		connection.dispatch(commands);
@@ -364,6 +362,9 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 				throw new AuditWriteException("audit stream sink closed");
 			}
 			if (this.own == null) {
+				// counted from the connection's first use: a replica wait compares the count before and after it
+				client.addListener(this.connectionChangeCounter);
+				this.watched = client;
 				this.own = client.connect(ByteArrayCodec.INSTANCE);
 			}
 			return this.own;
@@ -381,6 +382,7 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 				connection.closeAsync();
 			}
 			AbstractRedisClient client = this.watched;
+			this.watched = null;
 			if (client != null) {
 				client.removeListener(this.connectionChangeCounter);
 			}
@@ -426,20 +428,6 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 		}
 		finally {
 			this.asking.set(false);
-		}
-	}
-
-	/** Counts the drops and (re)connections of the template's client from now on (once). */
-	private void watchConnections() {
-		if (this.watching.get()) {
-			return;
-		}
-		RedisConnectionFactory factory = this.redis.getConnectionFactory();
-		AbstractRedisClient client = (factory instanceof LettuceConnectionFactory lettuce) ? lettuce.getNativeClient()
-				: null;
-		if (client != null && this.watching.compareAndSet(false, true)) {
-			client.addListener(this.connectionChangeCounter);
-			this.watched = client;
 		}
 	}
 
