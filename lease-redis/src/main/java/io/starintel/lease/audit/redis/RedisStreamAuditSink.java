@@ -68,10 +68,10 @@ import io.starintel.lease.core.ProgramScope;
  * replicas it requires have it ({@code WAIT n timeout} behind the write, on that connection, never on the template's
  * shared one, which a wait would block), as the Redis store confirms its own changes: by default on Sentinel at least
  * one, and every replica the primary reports (its {@code INFO replication}, asked again at most once a second; while it
- * reports fewer, a write is refused without being sent). A demoted primary that has not learnt it yet keeps accepting
+ * reports fewer, a write is refused without being sent; the first write asks before it is sent). A demoted primary that has not learnt it yet keeps accepting
  * writes that its resynchronization then discards; waiting for its (absent) replicas refuses them instead of confirming
- * them. An acknowledgement counts only when no connection of the client dropped or reconnected between the write and
- * the answer (Lettuce sends an unanswered {@code WAIT} again after a reconnection, possibly to the promoted node). On a
+ * them. An acknowledgement counts only when the sink's connection did not drop or reconnect between the write and the
+ * answer (Lettuce sends an unanswered {@code WAIT} again after a reconnection, possibly to the promoted node). On a
  * cluster, and with another client than Lettuce, writes are not followed by a replica wait.
  */
 public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
@@ -98,7 +98,7 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 
 	private final AtomicBoolean asking = new AtomicBoolean();
 
-	/** Drops and (re)connections of the client's connections, counted: an acknowledgement spans none. */
+	/** Drops and reconnections of the sink's own connection, counted: an acknowledgement spans none. */
 	private final AtomicLong connectionChanges = new AtomicLong();
 
 	private final Object opening = new Object();
@@ -261,10 +261,11 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 	 */
 	private List<Object> append(StatefulConnection<byte[], byte[]> connection, boolean waits, List<AuditEvent> events) {
 		long timeoutMs = connection.getTimeout().toMillis();
-		if (waits && fewerReplicasThanRequired()) {
-			// as the store: nothing is sent while the primary reports too few replicas (a demoted primary reports
-			// none), after asking it once more when the count is due for a refresh
-			if (askReplicas()) {
+		if (waits && (this.reportedReplicas < 0 || fewerReplicasThanRequired())) {
+			// the first write learns the replicas before it is sent (it would otherwise wait for none); as the store,
+			// nothing is sent while the primary reports too few replicas (a demoted primary reports none), after
+			// asking it once more when the count is due for a refresh
+			if (this.reportedReplicas < 0 || askReplicas()) {
 				AsyncCommand<byte[], byte[], String> info = infoReplication();
 				connection.dispatch(info);
 				try {
@@ -278,6 +279,9 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 					info.cancel(false);
 					replicasReported(null);
 				}
+			}
+			if (this.reportedReplicas < 0) {
+				throw new AuditWriteException("audit stream write refused: the primary's replicas are unknown");
 			}
 			if (fewerReplicasThanRequired()) {
 				throw new AuditWriteException("audit stream write refused: fewer replicas online than required");
@@ -295,7 +299,7 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 					new Command<>(CommandType.XADD, new StatusOutput<>(ByteArrayCodec.INSTANCE), xadd(event))));
 		}
 		commands.addAll(appends);
-		int required = waits ? required(Math.max(this.reportedReplicas, 0)) : 0;
+		int required = waits ? required(this.reportedReplicas) : 0;
 		AsyncCommand<byte[], byte[], Long> wait = null;
 		if (required > 0) {
 			wait = new AsyncCommand<>(new Command<>(CommandType.WAIT, new IntegerOutput<>(ByteArrayCodec.INSTANCE),
@@ -431,17 +435,26 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 		}
 	}
 
-	/** Counts every drop and (re)connection of the watched client's connections. */
+	/**
+	 * Counts the drops and reconnections of the sink's own connection (the client reports those of all its
+	 * connections: the application's, the store's; theirs say nothing of where a wait on this one was answered).
+	 */
 	private final RedisConnectionStateListener connectionChangeCounter = new RedisConnectionStateListener() {
 
 		@Override
 		public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
-			RedisStreamAuditSink.this.connectionChanges.incrementAndGet();
+			count(connection);
 		}
 
 		@Override
 		public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress address) {
-			RedisStreamAuditSink.this.connectionChanges.incrementAndGet();
+			count(connection);
+		}
+
+		private void count(RedisChannelHandler<?, ?> connection) {
+			if (connection == RedisStreamAuditSink.this.own) {
+				RedisStreamAuditSink.this.connectionChanges.incrementAndGet();
+			}
 		}
 
 	};
