@@ -3,11 +3,14 @@ package io.starintel.lease.audit.redis;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -18,10 +21,16 @@ import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisConnectionStateListener;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
+import io.lettuce.core.cluster.models.partitions.Partitions;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.output.IntegerOutput;
 import io.lettuce.core.output.StatusOutput;
@@ -67,12 +76,19 @@ import io.starintel.lease.core.ProgramScope;
  * admin auto-configuration passes the store's {@code ReplicaAcknowledgement} rule), a write is confirmed only once the
  * replicas it requires have it ({@code WAIT n timeout} behind the write, on that connection, never on the template's
  * shared one, which a wait would block), as the Redis store confirms its own changes: by default on Sentinel at least
- * one, and every replica the primary reports (its {@code INFO replication}, asked again at most once a second; while it
- * reports fewer, a write is refused without being sent; the first write asks before it is sent). A demoted primary that has not learnt it yet keeps accepting
- * writes that its resynchronization then discards; waiting for its (absent) replicas refuses them instead of confirming
- * them. An acknowledgement counts only when the sink's connection did not drop or reconnect between the write and the
- * answer (Lettuce sends an unanswered {@code WAIT} again after a reconnection, possibly to the promoted node). On a
- * cluster, and with another client than Lettuce, writes are not followed by a replica wait.
+ * one, and every replica the primary reports (its {@code INFO replication}, asked before the first write and again at
+ * most once a second; while it reports fewer, a write is refused without being sent). A demoted primary that has not
+ * learnt it yet keeps accepting writes that its resynchronization then discards; waiting for its (absent) replicas
+ * refuses them instead of confirming them. An acknowledgement counts only when none of the sink's connections dropped
+ * or reconnected between the write and the answer (Lettuce sends an unanswered {@code WAIT} again after a
+ * reconnection, possibly to the promoted node).
+ *
+ * <p>On a Lettuce cluster with a {@link ReplicaRequirement} the sink opens a cluster connection of its own: a batch is
+ * split by the primary that serves each entry's stream, and each part goes on that connection's link to its primary,
+ * followed there by its wait (a {@code WAIT} covers the writes of the connection it is sent on), each primary counting
+ * its own replicas; when the cluster has replicas at all, every primary's writes wait for at least one, as the store's
+ * do. Without a requirement a batch goes on the template's shared cluster connection, which routes each entry. With
+ * another client than Lettuce, writes are not followed by a replica wait.
  */
 public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 
@@ -90,20 +106,22 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 	/** Whether the template's factory follows Sentinel: its primary has replicas (at least one acknowledgement). */
 	private final boolean sentinel;
 
-	/** The replicas the primary reported online ({@code -1}: not asked yet). */
-	private volatile int reportedReplicas = -1;
+	/** The replicas of the primary (standalone or Sentinel). */
+	private final PrimaryReplicas primaryReplicas = new PrimaryReplicas();
 
-	/** When the primary's replicas were last asked for ({@link System#nanoTime()}). */
-	private volatile long reportedAt;
+	/** The replicas of each cluster primary, by {@code host:port}. */
+	private final Map<String, PrimaryReplicas> nodeReplicas = new ConcurrentHashMap<>();
 
-	private final AtomicBoolean asking = new AtomicBoolean();
-
-	/** Drops and reconnections of the sink's own connection, counted: an acknowledgement spans none. */
+	/** Drops and reconnections of the sink's own connections, counted: an acknowledgement spans none. */
 	private final AtomicLong connectionChanges = new AtomicLong();
+
+	/** The sink's own connections (on a cluster, the node connections of its cluster connection too), by identity. */
+	private final Set<Object> ownConnections = ConcurrentHashMap.newKeySet();
 
 	private final Object opening = new Object();
 
-	private volatile @Nullable StatefulRedisConnection<byte[], byte[]> own;
+	/** The sink's own connection: a {@link StatefulRedisConnection}, or on a cluster a {@link StatefulRedisClusterConnection}. */
+	private volatile @Nullable StatefulConnection<byte[], byte[]> own;
 
 	private boolean closed;
 
@@ -217,16 +235,24 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 	}
 
 	/**
-	 * Writes scoped events: on Lettuce on the sink's own connection (on a cluster the shared one), otherwise through
-	 * the template.
+	 * Writes scoped events: on Lettuce on the sink's own connection (on a cluster, without a replica requirement, the
+	 * template's shared one), otherwise through the template.
 	 */
 	private void write(List<AuditEvent> scoped) {
 		List<Object> ids;
 		try {
 			StatefulConnection<byte[], byte[]> own = ownConnection();
-			ids = (own != null) ? append(own, this.replicas != null, scoped)
-					: this.redis.execute((RedisCallback<List<Object>>) (connection) -> appendShared(
-							connection.getNativeConnection(), scoped));
+			if (own instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster) {
+				ids = appendOnPrimaries(cluster, scoped);
+			}
+			else if (own != null) {
+				ids = append(List.of(new NodeBatch(own, this.primaryReplicas, this.sentinel, scoped)), scoped.size(),
+						this.replicas != null, own.getTimeout().toMillis());
+			}
+			else {
+				ids = this.redis.execute((RedisCallback<List<Object>>) (connection) -> appendShared(
+						connection.getNativeConnection(), scoped));
+			}
 			if (ids == null) {
 				if (scoped.size() == 1) {
 					recordThroughTemplate(scoped.get(0));
@@ -247,118 +273,240 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 	}
 
 	/**
-	 * A Lettuce cluster: the batch on the template's shared cluster connection (Lettuce routes each entry to its
-	 * slot's node), without a replica wait; null for another client than Lettuce.
+	 * A Lettuce cluster without a replica requirement: the batch on the template's shared cluster connection (Lettuce
+	 * routes each entry to its slot's node); null for another client than Lettuce.
 	 */
 	private @Nullable List<Object> appendShared(@Nullable Object nativeConnection, List<AuditEvent> events) {
 		StatefulConnection<byte[], byte[]> connection = statefulConnection(nativeConnection);
-		return (connection != null) ? append(connection, false, events) : null;
+		return (connection != null) ? append(List.of(new NodeBatch(connection, this.primaryReplicas, false, events)),
+				events.size(), false, connection.getTimeout().toMillis()) : null;
 	}
 
 	/**
-	 * The batch's {@code XADD}s dispatched together on {@code connection} (one write, one flush), followed there by
-	 * the replica wait the write needs when {@code waits}, all awaited for at most the connection's command timeout.
+	 * A Lettuce cluster with a replica requirement: the events grouped by the primary that serves their stream's
+	 * slot, each group with its wait on the sink's own connection to that primary (a {@code WAIT} covers the writes of
+	 * the connection it is sent on).
 	 */
-	private List<Object> append(StatefulConnection<byte[], byte[]> connection, boolean waits, List<AuditEvent> events) {
-		long timeoutMs = connection.getTimeout().toMillis();
-		if (waits && (this.reportedReplicas < 0 || fewerReplicasThanRequired())) {
-			// the first write learns the replicas before it is sent (it would otherwise wait for none); as the store,
-			// nothing is sent while the primary reports too few replicas (a demoted primary reports none), after
-			// asking it once more when the count is due for a refresh
-			if (this.reportedReplicas < 0 || askReplicas()) {
-				AsyncCommand<byte[], byte[], String> info = infoReplication();
-				connection.dispatch(info);
-				try {
-					replicasReported(info.get(timeoutMs, TimeUnit.MILLISECONDS));
-				}
-				catch (InterruptedException ex) {
-					Thread.currentThread().interrupt();
-					replicasReported(null);
-				}
-				catch (ExecutionException | TimeoutException ex) {
-					info.cancel(false);
-					replicasReported(null);
-				}
+	private List<Object> appendOnPrimaries(StatefulRedisClusterConnection<byte[], byte[]> cluster,
+			List<AuditEvent> events) {
+		long timeoutMs = cluster.getTimeout().toMillis();
+		long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+		Partitions partitions = cluster.getPartitions();
+		boolean replicated = hasReplicas(partitions);
+		Map<RedisClusterNode, List<Integer>> positions = new LinkedHashMap<>();
+		for (int i = 0; i < events.size(); i++) {
+			RedisClusterNode primary = partitions.getMasterBySlot(SlotHash.getSlot(bytes(streamOf(events.get(i)))));
+			if (primary == null) {
+				throw new AuditWriteException("audit stream write failed: no primary serves the slot");
 			}
-			if (this.reportedReplicas < 0) {
-				throw new AuditWriteException("audit stream write refused: the primary's replicas are unknown");
-			}
-			if (fewerReplicasThanRequired()) {
-				throw new AuditWriteException("audit stream write refused: fewer replicas online than required");
+			positions.computeIfAbsent(primary, (node) -> new ArrayList<>()).add(i);
+		}
+		List<NodeBatch> batches = new ArrayList<>(positions.size());
+		for (Map.Entry<RedisClusterNode, List<Integer>> group : positions.entrySet()) {
+			RedisURI uri = group.getKey().getUri();
+			StatefulRedisConnection<byte[], byte[]> node = nodeConnection(cluster, uri, deadline);
+			List<AuditEvent> nodeEvents = new ArrayList<>(group.getValue().size());
+			group.getValue().forEach((i) -> nodeEvents.add(events.get(i)));
+			batches.add(new NodeBatch(node,
+					this.nodeReplicas.computeIfAbsent(uri.getHost() + ":" + uri.getPort(), (key) -> new PrimaryReplicas()),
+					replicated, nodeEvents));
+		}
+		List<Object> byNode = append(batches, events.size(), true,
+				Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+		// back into the batch's order
+		Object[] ids = new Object[events.size()];
+		int next = 0;
+		for (List<Integer> group : positions.values()) {
+			for (int i : group) {
+				ids[i] = byNode.get(next++);
 			}
 		}
-		List<AsyncCommand<byte[], byte[], ?>> commands = new ArrayList<>(events.size() + 2);
+		return Arrays.asList(ids);
+	}
+
+	/** The sink's connection to a cluster primary (opened by its cluster connection, counted as its own). */
+	private StatefulRedisConnection<byte[], byte[]> nodeConnection(StatefulRedisClusterConnection<byte[], byte[]> cluster,
+			RedisURI uri, long deadline) {
+		try {
+			StatefulRedisConnection<byte[], byte[]> node = cluster.getConnectionAsync(uri.getHost(), uri.getPort())
+				.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+			this.ownConnections.add(node);
+			return node;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new AuditWriteException("audit stream write failed");
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			throw new AuditWriteException("audit stream write failed");
+		}
+	}
+
+	/**
+	 * Whether the cluster has replicas at all: then every primary's writes wait for at least one, as the store's do (a
+	 * primary just promoted reports none until its former primary rejoins; deciding per shard would confirm writes
+	 * there that the next failover of the shard loses).
+	 */
+	private static boolean hasReplicas(Partitions partitions) {
+		for (RedisClusterNode node : partitions) {
+			if (node.getSlaveOf() != null || node.is(RedisClusterNode.NodeFlag.REPLICA)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/** The events one primary gets, on the connection to it, and what the sink knows of its replicas. */
+	private record NodeBatch(StatefulConnection<byte[], byte[]> connection, PrimaryReplicas replicas,
+			boolean topologyHasReplicas, List<AuditEvent> events) {
+	}
+
+	/** A node batch's commands once built: the replica count asked for, the writes and their wait. */
+	private record Sent(@Nullable AsyncCommand<byte[], byte[], String> info,
+			List<AsyncCommand<byte[], byte[], String>> appends, @Nullable AsyncCommand<byte[], byte[], Long> replicaWait,
+			int required, List<AsyncCommand<byte[], byte[], ?>> commands) {
+	}
+
+	/**
+	 * Each node batch's {@code XADD}s dispatched together on its connection (one write, one flush), followed there by
+	 * the replica wait the write needs when {@code waits}, all awaited for at most {@code timeoutMs}.
+	 * @return the entry ids, node batch after node batch
+	 */
+	private List<Object> append(List<NodeBatch> batches, int size, boolean waits, long timeoutMs) {
+		if (waits) {
+			for (NodeBatch batch : batches) {
+				checkReplicas(batch, timeoutMs);
+			}
+		}
+		List<Sent> sent = new ArrayList<>(batches.size());
+		List<CompletableFuture<?>> decisive = new ArrayList<>(size + batches.size());
+		for (NodeBatch batch : batches) {
+			Sent commands = commands(batch, waits, timeoutMs);
+			sent.add(commands);
+			// the writes and their wait decide; the replica count asked for ahead of them only serves later writes
+			decisive.addAll(commands.appends());
+			if (commands.replicaWait() != null) {
+				decisive.add(commands.replicaWait());
+			}
+		}
+		long mark = this.connectionChanges.get();
+		for (int i = 0; i < batches.size(); i++) {
+			batches.get(i).connection().dispatch(sent.get(i).commands());
+		}
+		try {
+			CompletableFuture.allOf(decisive.toArray(new CompletableFuture<?>[0])).get(timeoutMs, TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			sent.forEach((commands) -> cancel(commands.commands()));
+			throw new AuditWriteException("audit stream write failed");
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			sent.forEach((commands) -> cancel(commands.commands()));
+			throw new AuditWriteException("audit stream write failed");
+		}
+		finally {
+			for (int i = 0; i < batches.size(); i++) {
+				AsyncCommand<byte[], byte[], String> info = sent.get(i).info();
+				if (info != null) {
+					batches.get(i).replicas().reported(
+							(info.isDone() && !info.isCompletedExceptionally()) ? info.getNow(null) : null);
+				}
+			}
+		}
+		List<Object> ids = new ArrayList<>(size);
+		for (Sent commands : sent) {
+			if (commands.replicaWait() != null) {
+				Long acknowledged = commands.replicaWait().getNow(null);
+				if (acknowledged == null || acknowledged < commands.required() || this.connectionChanges.get() != mark) {
+					// a demoted primary accepts writes it will discard; a wait answered after a reconnection may come
+					// from the node promoted in its place: neither confirms the entries
+					throw new AuditWriteException("audit stream write not acknowledged by the replicas");
+				}
+			}
+			for (AsyncCommand<byte[], byte[], String> append : commands.appends()) {
+				ids.add(append.getNow(null));
+			}
+		}
+		return ids;
+	}
+
+	/**
+	 * Before a write that waits: the first write to a primary learns its replicas (it would otherwise wait for none);
+	 * as the store, nothing is sent while the primary reports too few replicas (a demoted primary reports none), after
+	 * asking it once more when the count is due for a refresh.
+	 */
+	private void checkReplicas(NodeBatch batch, long timeoutMs) {
+		PrimaryReplicas replicas = batch.replicas();
+		if (replicas.reported >= 0 && !fewerThanRequired(batch)) {
+			return;
+		}
+		if (replicas.reported < 0 || replicas.claimAsk()) {
+			AsyncCommand<byte[], byte[], String> info = infoReplication();
+			batch.connection().dispatch(info);
+			try {
+				replicas.reported(info.get(timeoutMs, TimeUnit.MILLISECONDS));
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				replicas.reported(null);
+			}
+			catch (ExecutionException | TimeoutException ex) {
+				info.cancel(false);
+				replicas.reported(null);
+			}
+		}
+		if (replicas.reported < 0) {
+			throw new AuditWriteException("audit stream write refused: the primary's replicas are unknown");
+		}
+		if (fewerThanRequired(batch)) {
+			throw new AuditWriteException("audit stream write refused: fewer replicas online than required");
+		}
+	}
+
+	/** A node batch's commands: the replica count when due, the {@code XADD}s, the wait when one is required. */
+	private Sent commands(NodeBatch batch, boolean waits, long timeoutMs) {
+		List<AsyncCommand<byte[], byte[], ?>> commands = new ArrayList<>(batch.events().size() + 2);
 		AsyncCommand<byte[], byte[], String> info = null;
-		if (waits && askReplicas()) {
+		if (waits && batch.replicas().claimAsk()) {
 			info = infoReplication();
 			commands.add(info);
 		}
-		List<AsyncCommand<byte[], byte[], String>> appends = new ArrayList<>(events.size());
-		for (AuditEvent event : events) {
+		List<AsyncCommand<byte[], byte[], String>> appends = new ArrayList<>(batch.events().size());
+		for (AuditEvent event : batch.events()) {
 			appends.add(new AsyncCommand<>(
 					new Command<>(CommandType.XADD, new StatusOutput<>(ByteArrayCodec.INSTANCE), xadd(event))));
 		}
 		commands.addAll(appends);
-		int required = waits ? required(this.reportedReplicas) : 0;
+		int required = waits ? required(batch.replicas().reported, batch.topologyHasReplicas()) : 0;
 		AsyncCommand<byte[], byte[], Long> wait = null;
 		if (required > 0) {
 			wait = new AsyncCommand<>(new Command<>(CommandType.WAIT, new IntegerOutput<>(ByteArrayCodec.INSTANCE),
 					new CommandArgs<>(ByteArrayCodec.INSTANCE).add(required).add(Math.max(1, timeoutMs))));
 			commands.add(wait);
 		}
-		long mark = this.connectionChanges.get();
-		connection.dispatch(commands);
-		try {
-			// the writes and their wait decide; the replica count asked for ahead of them only serves later writes
-			List<CompletableFuture<?>> decisive = new ArrayList<>(appends);
-			if (wait != null) {
-				decisive.add(wait);
-			}
-			CompletableFuture.allOf(decisive.toArray(new CompletableFuture<?>[0])).get(timeoutMs, TimeUnit.MILLISECONDS);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			cancel(commands);
-			throw new AuditWriteException("audit stream write failed");
-		}
-		catch (ExecutionException | TimeoutException ex) {
-			cancel(commands);
-			throw new AuditWriteException("audit stream write failed");
-		}
-		finally {
-			if (info != null) {
-				replicasReported((info.isDone() && !info.isCompletedExceptionally()) ? info.getNow(null) : null);
-			}
-		}
-		if (wait != null) {
-			Long acknowledged = wait.getNow(null);
-			if (acknowledged == null || acknowledged < required || this.connectionChanges.get() != mark) {
-				// a demoted primary accepts writes it will discard; a wait answered after a reconnection may come
-				// from the node promoted in its place: neither confirms the entries
-				throw new AuditWriteException("audit stream write not acknowledged by the replicas");
-			}
-		}
-		List<Object> ids = new ArrayList<>(appends.size());
-		for (AsyncCommand<byte[], byte[], String> append : appends) {
-			ids.add(append.getNow(null));
-		}
-		return ids;
+		return new Sent(info, appends, wait, required, commands);
 	}
 
 	/**
-	 * The sink's own connection, opened on first use from the application's Lettuce client (standalone or Sentinel;
-	 * the client's URI, credentials, TLS and resources): a replica wait blocks the connection it is sent on, so it
-	 * never goes on the template's shared connection, which the application's other Redis calls use. Lettuce
-	 * reconnects it (on Sentinel to the promoted primary). Null on a cluster or with another client.
+	 * The sink's own connection, opened on first use from the application's Lettuce client (the client's URI,
+	 * credentials, TLS and resources): a replica wait blocks the connection it is sent on, so it never goes on the
+	 * template's shared connection, which the application's other Redis calls use. Lettuce reconnects it (on Sentinel to
+	 * the promoted primary). Standalone or Sentinel: a connection; a cluster, when writes wait for replicas: a cluster
+	 * connection (whose node connections carry the writes and their waits). Null on a cluster without a replica
+	 * requirement, and with another client.
 	 */
 	private @Nullable StatefulConnection<byte[], byte[]> ownConnection() {
-		StatefulRedisConnection<byte[], byte[]> connection = this.own;
+		StatefulConnection<byte[], byte[]> connection = this.own;
 		if (connection != null) {
 			return connection;
 		}
 		RedisConnectionFactory factory = this.redis.getConnectionFactory();
-		if (!(factory instanceof LettuceConnectionFactory lettuce)
-				|| !(lettuce.getNativeClient() instanceof RedisClient client)) {
+		if (!(factory instanceof LettuceConnectionFactory lettuce)) {
+			return null;
+		}
+		AbstractRedisClient client = lettuce.getNativeClient();
+		if (!(client instanceof RedisClient) && !(client instanceof RedisClusterClient && this.replicas != null)) {
 			return null;
 		}
 		synchronized (this.opening) {
@@ -369,7 +517,11 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 				// counted from the connection's first use: a replica wait compares the count before and after it
 				client.addListener(this.connectionChangeCounter);
 				this.watched = client;
-				this.own = client.connect(ByteArrayCodec.INSTANCE);
+				StatefulConnection<byte[], byte[]> opened = (client instanceof RedisClient standalone)
+						? standalone.connect(ByteArrayCodec.INSTANCE)
+						: ((RedisClusterClient) client).connect(ByteArrayCodec.INSTANCE);
+				this.ownConnections.add(opened);
+				this.own = opened;
 			}
 			return this.own;
 		}
@@ -380,11 +532,12 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 	public void close() {
 		synchronized (this.opening) {
 			this.closed = true;
-			StatefulRedisConnection<byte[], byte[]> connection = this.own;
+			StatefulConnection<byte[], byte[]> connection = this.own;
 			this.own = null;
 			if (connection != null) {
 				connection.closeAsync();
 			}
+			this.ownConnections.clear();
 			AbstractRedisClient client = this.watched;
 			this.watched = null;
 			if (client != null) {
@@ -394,14 +547,14 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 	}
 
 	/** Whether the primary's last reported replica count (when known) is below what a write needs. */
-	private boolean fewerReplicasThanRequired() {
-		int reported = this.reportedReplicas;
-		return reported >= 0 && reported < required(reported);
+	private boolean fewerThanRequired(NodeBatch batch) {
+		int reported = batch.replicas().reported;
+		return reported >= 0 && reported < required(reported, batch.topologyHasReplicas());
 	}
 
-	private int required(int reported) {
+	private int required(int reported, boolean topologyHasReplicas) {
 		ReplicaRequirement requirement = this.replicas;
-		return (requirement != null) ? requirement.required(reported, this.sentinel) : 0;
+		return (requirement != null) ? requirement.required(Math.max(reported, 0), topologyHasReplicas) : 0;
 	}
 
 	private static AsyncCommand<byte[], byte[], String> infoReplication() {
@@ -409,30 +562,43 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 				new CommandArgs<>(ByteArrayCodec.INSTANCE).add("replication")));
 	}
 
-	/** Whether this write asks the primary for its replicas (first write, then at most once a second). */
-	private boolean askReplicas() {
-		boolean due = this.reportedReplicas < 0 || System.nanoTime() - this.reportedAt > 1_000_000_000L;
-		return due && this.asking.compareAndSet(false, true);
-	}
+	/** What the sink knows of one primary's replicas: the count it reported online, asked at most once a second. */
+	private static final class PrimaryReplicas {
 
-	/** Takes {@code connected_slaves} from an {@code INFO replication} answer (kept as it was when absent). */
-	private void replicasReported(@Nullable String info) {
-		try {
-			if (info != null) {
-				for (String line : info.split("\r?\n")) {
-					if (line.startsWith("connected_slaves:")) {
-						this.reportedReplicas = Integer.parseInt(line.substring(line.indexOf(':') + 1).trim());
-						this.reportedAt = System.nanoTime();
+		/** The replicas the primary reported online ({@code -1}: not asked yet). */
+		volatile int reported = -1;
+
+		/** When the primary's replicas were last asked for ({@link System#nanoTime()}). */
+		private volatile long reportedAt;
+
+		private final AtomicBoolean asking = new AtomicBoolean();
+
+		/** Whether this write asks the primary for its replicas (first write, then at most once a second). */
+		boolean claimAsk() {
+			boolean due = this.reported < 0 || System.nanoTime() - this.reportedAt > 1_000_000_000L;
+			return due && this.asking.compareAndSet(false, true);
+		}
+
+		/** Takes {@code connected_slaves} from an {@code INFO replication} answer (kept as it was when absent). */
+		void reported(@Nullable String info) {
+			try {
+				if (info != null) {
+					for (String line : info.split("\r?\n")) {
+						if (line.startsWith("connected_slaves:")) {
+							this.reported = Integer.parseInt(line.substring(line.indexOf(':') + 1).trim());
+							this.reportedAt = System.nanoTime();
+						}
 					}
 				}
 			}
+			catch (NumberFormatException ex) {
+				// an answer this sink cannot read: asked again with the next write
+			}
+			finally {
+				this.asking.set(false);
+			}
 		}
-		catch (NumberFormatException ex) {
-			// an answer this sink cannot read: asked again with the next write
-		}
-		finally {
-			this.asking.set(false);
-		}
+
 	}
 
 	/**
@@ -452,7 +618,7 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 		}
 
 		private void count(RedisChannelHandler<?, ?> connection) {
-			if (connection == RedisStreamAuditSink.this.own) {
+			if (RedisStreamAuditSink.this.ownConnections.contains(connection)) {
 				RedisStreamAuditSink.this.connectionChanges.incrementAndGet();
 			}
 		}
