@@ -57,12 +57,18 @@ public final class LeaseAuditAutoConfiguration {
 		Counter dropped = (registry != null) ? Counter.builder(AsyncAuditPipeline.DROPPED_COUNTER)
 			.description("Routine audit events dropped because the audit queue was full")
 			.register(registry) : null;
-		return new AsyncAuditPipeline(all, properties.queueCapacity(), properties.dropLogInterval(),
-				(count) -> {
-					if (dropped != null) {
-						dropped.increment(count);
-					}
-				});
+		Counter failed = (registry != null) ? Counter.builder(AsyncAuditPipeline.FAILED_COUNTER)
+			.description("Routine audit events a durable sink did not confirm within the retry window")
+			.register(registry) : null;
+		return new AsyncAuditPipeline(all, properties.queueCapacity(), properties.dropLogInterval(), (count) -> {
+			if (dropped != null) {
+				dropped.increment(count);
+			}
+		}, (count) -> {
+			if (failed != null) {
+				failed.increment(count);
+			}
+		}, properties.retryWindow());
 	}
 
 	@Bean

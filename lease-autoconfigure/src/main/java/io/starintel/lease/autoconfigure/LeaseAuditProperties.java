@@ -16,10 +16,13 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param logSink Whether routine events (jobs, fenced commits, worker calls) are also written as log lines: auto
  * writes them only when no durable sink (the Redis audit stream) keeps them; administrative decisions are always
  * logged.
+ * @param retryWindow How long routine events a durable sink (the Redis audit stream) failed to confirm are sent to it
+ * again, with a back-off up to 2 s, before they count as failed (starintel.lease.audit.failed).
  */
 @ConfigurationProperties("starintel.lease.audit")
 public record LeaseAuditProperties(@DefaultValue("true") boolean enabled, @DefaultValue("10000") int queueCapacity,
-		@DefaultValue("10s") Duration dropLogInterval, @DefaultValue("auto") LogSink logSink) {
+		@DefaultValue("10s") Duration dropLogInterval, @DefaultValue("auto") LogSink logSink,
+		@DefaultValue("1m") Duration retryWindow) {
 
 	/** When routine events go to the log sink. */
 	public enum LogSink {

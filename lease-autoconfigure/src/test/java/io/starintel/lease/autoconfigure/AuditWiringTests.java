@@ -174,6 +174,38 @@ class AuditWiringTests {
 	}
 
 	@Test
+	void eventsADurableSinkDoesNotConfirmWithinTheRetryWindowAreCountedAsFailed() {
+		List<Integer> attempts = new CopyOnWriteArrayList<>();
+		AuditSink failing = new AuditSink() {
+
+			@Override
+			public void record(AuditEvent event) {
+				attempts.add(1);
+				throw new IllegalStateException("backend down");
+			}
+
+			@Override
+			public boolean isDurable() {
+				return true;
+			}
+
+		};
+		this.runner.withPropertyValues("starintel.lease.audit.retry-window=300ms")
+			.withBean(SimpleMeterRegistry.class, SimpleMeterRegistry::new)
+			.withBean(AuditSink.class, () -> failing)
+			.run((context) -> {
+				LeaseService service = context.getBean(LeaseService.class);
+				LeaseResult acquired = acquire(service);
+				assertThat(service.release(release(service, acquired)).isSuccess()).isTrue();
+				AsyncAuditPipeline pipeline = context.getBean(AsyncAuditPipeline.class);
+				await().atMost(Duration.ofSeconds(10)).until(() -> pipeline.failedCount() == 2);
+				assertThat(attempts.size()).as("attempts before giving up").isGreaterThanOrEqualTo(2);
+				assertThat(context.getBean(MeterRegistry.class).get(AsyncAuditPipeline.FAILED_COUNTER).counter().count())
+					.isEqualTo(2);
+			});
+	}
+
+	@Test
 	void aBlockedSinkNeverBlocksLeaseWorkAndDropsAreCounted() throws Exception {
 		BlockedAuditSink blocked = new BlockedAuditSink();
 		this.runner.withPropertyValues("starintel.lease.audit.queue-capacity=2")

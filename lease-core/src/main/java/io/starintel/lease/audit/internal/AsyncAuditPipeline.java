@@ -1,8 +1,11 @@
 package io.starintel.lease.audit.internal;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -23,7 +26,9 @@ import io.starintel.lease.audit.AuditSink;
  * {@code starintel.lease.audit.dropped} counter, through the drop recorder) and reported in a WARN line at most once
  * per interval with the number dropped since the last line. A sink that blocks (a Redis stream write while Redis is
  * silent) therefore only delays this thread, never a renewal, acquisition, release or fenced commit. Sink failures
- * are logged at most once per interval as well, with the sink's class and the exception type only.
+ * are logged at most once per interval as well, with the sink's class and the exception type only. A durable sink's
+ * failed events are sent to it again, in order and ahead of later ones, with a back-off, for up to the retry window;
+ * then (or beyond the capacity) they are counted as failed ({@value #FAILED_COUNTER}) and reported in a WARN line.
  *
  * <p>Delivery is batched: the first event that finds the thread parked wakes it, and the thread then lets the queue
  * gather for {@value #LINGER_MILLIS} ms before handing everything queued to the sinks. A busy lease thread therefore
@@ -42,6 +47,15 @@ public final class AsyncAuditPipeline implements AutoCloseable {
 
 	/** How long the woken thread lets events gather before delivering them. */
 	static final long LINGER_MILLIS = 10;
+
+	/** The first wait before a durable sink's unconfirmed events are sent again (doubling, up to the maximum). */
+	static final long FIRST_RETRY_MILLIS = 100;
+
+	/** The longest wait between two attempts of a durable sink. */
+	static final long MAX_RETRY_MILLIS = 2_000;
+
+	/** Counter of routine audit events a durable sink did not confirm within the retry window. */
+	public static final String FAILED_COUNTER = "starintel.lease.audit.failed";
 
 	private static final Logger logger = LoggerFactory.getLogger(AsyncAuditPipeline.class);
 
@@ -76,7 +90,18 @@ public final class AsyncAuditPipeline implements AutoCloseable {
 
 	private final AtomicLong lastFailureLog = new AtomicLong(Long.MIN_VALUE);
 
+	private final AtomicLong lastGiveUpLog = new AtomicLong(Long.MIN_VALUE);
+
 	private final AtomicLong delivered = new AtomicLong();
+
+	private final LongConsumer failRecorder;
+
+	private final long retryWindowNanos;
+
+	private final AtomicLong failed = new AtomicLong();
+
+	/** Each durable sink's events not confirmed yet (only the worker thread touches it). */
+	private final Map<AuditSink, Unconfirmed> unconfirmed = new IdentityHashMap<>();
 
 	private final Thread worker;
 
@@ -90,15 +115,41 @@ public final class AsyncAuditPipeline implements AutoCloseable {
 	 * @param dropRecorder called with 1 for every dropped event (a Micrometer counter)
 	 */
 	public AsyncAuditPipeline(List<AuditSink> sinks, int capacity, Duration logInterval, LongConsumer dropRecorder) {
-		this(sinks, capacity, logInterval, dropRecorder, Duration.ofMillis(LINGER_MILLIS));
+		this(sinks, capacity, logInterval, dropRecorder, (count) -> {
+		}, Duration.ofMinutes(1));
+	}
+
+	/**
+	 * Starts the pipeline's thread.
+	 * @param sinks where events go, in order
+	 * @param capacity queue bound (and the most events held for each durable sink while it fails)
+	 * @param logInterval at most one drop line and one failure line per interval
+	 * @param dropRecorder called with 1 for every dropped event (a Micrometer counter)
+	 * @param failRecorder called with the number of events a durable sink did not confirm within the retry window
+	 * @param retryWindow how long a durable sink's unconfirmed events are sent again before they count as failed
+	 */
+	public AsyncAuditPipeline(List<AuditSink> sinks, int capacity, Duration logInterval, LongConsumer dropRecorder,
+			LongConsumer failRecorder, Duration retryWindow) {
+		this(sinks, capacity, logInterval, dropRecorder, failRecorder, retryWindow, Duration.ofMillis(LINGER_MILLIS));
 	}
 
 	/** As the public constructor, with another linger time (tests). */
 	AsyncAuditPipeline(List<AuditSink> sinks, int capacity, Duration logInterval, LongConsumer dropRecorder,
 			Duration linger) {
+		this(sinks, capacity, logInterval, dropRecorder, (count) -> {
+		}, Duration.ofMinutes(1), linger);
+	}
+
+	private AsyncAuditPipeline(List<AuditSink> sinks, int capacity, Duration logInterval, LongConsumer dropRecorder,
+			LongConsumer failRecorder, Duration retryWindow, Duration linger) {
 		if (capacity < 1) {
 			throw new IllegalArgumentException("capacity must be positive");
 		}
+		if (retryWindow.isNegative()) {
+			throw new IllegalArgumentException("retryWindow must not be negative");
+		}
+		this.failRecorder = failRecorder;
+		this.retryWindowNanos = retryWindow.toNanos();
 		this.capacity = capacity;
 		this.wakeBacklog = Math.max(1, capacity / 2);
 		this.lingerNanos = linger.toNanos();
@@ -160,6 +211,11 @@ public final class AsyncAuditPipeline implements AutoCloseable {
 		return this.dropped.get();
 	}
 
+	/** Events a durable sink did not confirm within the retry window (or that did not fit while it failed). */
+	public long failedCount() {
+		return this.failed.get();
+	}
+
 	/** Events handed to the sinks so far. */
 	public long deliveredCount() {
 		return this.delivered.get();
@@ -180,13 +236,18 @@ public final class AsyncAuditPipeline implements AutoCloseable {
 		while (this.running || !this.queue.isEmpty()) {
 			Object event = this.queue.poll();
 			if (event == null) {
+				if (retryDue(System.nanoTime())) {
+					deliver(batch); // nothing new: a durable sink's unconfirmed events, sent again
+					continue;
+				}
 				this.parked = true;
 				// re-checked after announcing the park: an event offered meanwhile is seen here or unparks us
 				if (this.queue.isEmpty() && this.running) {
-					LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(200));
+					LockSupport.parkNanos(this, parkNanos(System.nanoTime()));
 				}
 				this.parked = false;
 				if (Thread.interrupted()) {
+					giveUpUnconfirmed();
 					return;
 				}
 				linger();
@@ -201,11 +262,20 @@ public final class AsyncAuditPipeline implements AutoCloseable {
 			this.delivered.addAndGet(batch.size());
 			batch.clear();
 		}
+		// closing: one last attempt for what a durable sink has not confirmed, whatever its back-off
+		this.unconfirmed.values().forEach((held) -> held.retryAt = System.nanoTime());
+		deliver(batch);
+		giveUpUnconfirmed();
 	}
 
 	/**
-	 * Hands one batch to every sink. A sink that fails is reported (at most once per interval) and not retried: its
-	 * backend is likely down, and a retry per event would hold up the other sinks for as long again.
+	 * Hands one batch to every sink. A sink that is not durable and fails is reported (at most once per interval) and
+	 * not retried. A durable sink that fails keeps its events: they go to it again, ahead of later ones and in their
+	 * order, after a back-off ({@value #FIRST_RETRY_MILLIS} ms doubling up to {@value #MAX_RETRY_MILLIS} ms, during
+	 * which its new events wait behind them rather than hold up the other sinks with another failing call), until it
+	 * confirms them or the retry window since its first failure has passed; then they count as failed. A sink may
+	 * therefore receive an event again that it had written without confirming (a timeout after the write): durable
+	 * audit is at least once.
 	 */
 	private void deliver(List<Object> batch) {
 		List<AuditEvent> all = new ArrayList<>(batch.size());
@@ -221,17 +291,145 @@ public final class AsyncAuditPipeline implements AutoCloseable {
 			}
 		}
 		for (AuditSink sink : this.sinks) {
-			List<AuditEvent> events = sink.isDurable() ? durable : all;
-			if (events.isEmpty()) {
+			if (sink.isDurable()) {
+				deliverDurable(sink, durable);
+				continue;
+			}
+			if (all.isEmpty()) {
 				continue;
 			}
 			try {
+				sink.recordAll(all);
+			}
+			catch (RuntimeException ex) {
+				failed(sink, all.get(0), ex);
+			}
+		}
+	}
+
+	/** A durable sink's unconfirmed events first, then {@code events}, in batches; what fails is kept for a retry. */
+	private void deliverDurable(AuditSink sink, List<AuditEvent> events) {
+		Unconfirmed held = this.unconfirmed.get(sink);
+		if (held == null) {
+			if (events.isEmpty()) {
+				return;
+			}
+			try {
 				sink.recordAll(events);
+				return;
 			}
 			catch (RuntimeException ex) {
 				failed(sink, events.get(0), ex);
+				held = new Unconfirmed(System.nanoTime());
+				this.unconfirmed.put(sink, held);
+				hold(held, events);
+				return;
 			}
 		}
+		hold(held, events);
+		long now = System.nanoTime();
+		if (now - held.retryAt < 0) {
+			return;
+		}
+		while (!held.events.isEmpty()) {
+			List<AuditEvent> part = new ArrayList<>(Math.min(BATCH, held.events.size()));
+			for (AuditEvent event : held.events) {
+				part.add(event);
+				if (part.size() == BATCH) {
+					break;
+				}
+			}
+			try {
+				sink.recordAll(part);
+			}
+			catch (RuntimeException ex) {
+				failed(sink, part.get(0), ex);
+				long at = System.nanoTime();
+				if (at - held.since > this.retryWindowNanos) {
+					giveUp(held.events.size());
+					this.unconfirmed.remove(sink);
+					return;
+				}
+				held.attempts++;
+				held.retryAt = at + TimeUnit.MILLISECONDS
+					.toNanos(Math.min(MAX_RETRY_MILLIS, FIRST_RETRY_MILLIS << Math.min(held.attempts - 1, 20)));
+				return;
+			}
+			for (int i = 0; i < part.size(); i++) {
+				held.events.pollFirst();
+			}
+		}
+		this.unconfirmed.remove(sink);
+	}
+
+	/** Appends events to a failing sink's held ones; beyond the capacity the oldest count as failed. */
+	private void hold(Unconfirmed held, List<AuditEvent> events) {
+		held.events.addAll(events);
+		int over = held.events.size() - this.capacity;
+		for (int i = 0; i < over; i++) {
+			held.events.pollFirst();
+		}
+		if (over > 0) {
+			giveUp(over);
+		}
+	}
+
+	/** Whether a durable sink's unconfirmed events are due to be sent again. */
+	private boolean retryDue(long now) {
+		for (Unconfirmed held : this.unconfirmed.values()) {
+			if (now - held.retryAt >= 0) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/** How long the idle thread parks: 200 ms, or until a durable sink's next retry. */
+	private long parkNanos(long now) {
+		long park = TimeUnit.MILLISECONDS.toNanos(200);
+		for (Unconfirmed held : this.unconfirmed.values()) {
+			park = Math.min(park, Math.max(1, held.retryAt - now));
+		}
+		return park;
+	}
+
+	private void giveUpUnconfirmed() {
+		this.unconfirmed.values().forEach((held) -> giveUp(held.events.size()));
+		this.unconfirmed.clear();
+	}
+
+	private void giveUp(int count) {
+		if (count <= 0) {
+			return;
+		}
+		long total = this.failed.addAndGet(count);
+		this.failRecorder.accept(count);
+		long now = System.nanoTime();
+		long last = this.lastGiveUpLog.get();
+		if ((last == Long.MIN_VALUE || now - last >= this.intervalNanos) && this.lastGiveUpLog.compareAndSet(last, now)) {
+			logger.warn("{} routine audit events not confirmed by a durable sink within the retry window ({} in total); "
+					+ "further losses within the interval are not logged", count, total);
+		}
+	}
+
+	/** A durable sink's events not confirmed yet, and when they go again. */
+	private static final class Unconfirmed {
+
+		final ArrayDeque<AuditEvent> events = new ArrayDeque<>();
+
+		/** The first failure ({@link System#nanoTime()}). */
+		final long since;
+
+		/** When the events go again ({@link System#nanoTime()}). */
+		long retryAt;
+
+		int attempts = 1;
+
+		Unconfirmed(long since) {
+			this.since = since;
+			this.retryAt = since + TimeUnit.MILLISECONDS.toNanos(FIRST_RETRY_MILLIS);
+		}
+
 	}
 
 	/**

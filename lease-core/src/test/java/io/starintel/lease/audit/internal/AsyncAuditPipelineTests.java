@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.Test;
@@ -135,6 +136,102 @@ class AsyncAuditPipelineTests {
 			blocked.release();
 			await().atMost(Duration.ofSeconds(5)).until(() -> pipeline.deliveredCount() == 5);
 		}
+	}
+
+	@Test
+	void whenADurableSinkFailsThenItGetsItsEventsAgainInOrderAheadOfLaterOnes() {
+		FlakyDurableSink durable = new FlakyDurableSink(3);
+		AtomicLong failed = new AtomicLong();
+		try (AsyncAuditPipeline pipeline = new AsyncAuditPipeline(List.of(durable, this.first::add), 10_000,
+				Duration.ofSeconds(10), this.dropped::addAndGet, failed::addAndGet, Duration.ofMinutes(1))) {
+			List<AuditEvent> submitted = new ArrayList<>();
+			for (int i = 0; i < 10; i++) {
+				submitted.add(event(i));
+				pipeline.submit(submitted.get(i));
+			}
+			await().atMost(Duration.ofSeconds(10)).until(() -> durable.attempts.get() >= 1);
+			for (int i = 10; i < 20; i++) {
+				submitted.add(event(i));
+				pipeline.submit(submitted.get(i));
+			}
+			await().atMost(Duration.ofSeconds(10)).until(() -> durable.recorded.size() == 20);
+			assertThat(durable.recorded).containsExactlyElementsOf(submitted);
+			assertThat(durable.attempts.get()).isGreaterThanOrEqualTo(4); // three failed, then confirmed
+			// the sink that did not fail got each event once, while the durable one was failing
+			await().atMost(Duration.ofSeconds(10)).until(() -> this.first.size() == 20);
+			assertThat(this.first).containsExactlyElementsOf(submitted);
+			assertThat(pipeline.failedCount()).isZero();
+			assertThat(failed).hasValue(0);
+		}
+	}
+
+	@Test
+	void whenADurableSinkFailsBeyondTheRetryWindowThenItsEventsCountAsFailedAndLaterOnesGoThrough() {
+		FlakyDurableSink durable = new FlakyDurableSink(Integer.MAX_VALUE);
+		AtomicLong failed = new AtomicLong();
+		try (AsyncAuditPipeline pipeline = new AsyncAuditPipeline(List.of(durable), 10_000, Duration.ofSeconds(10),
+				this.dropped::addAndGet, failed::addAndGet, Duration.ofMillis(300))) {
+			for (int i = 0; i < 5; i++) {
+				pipeline.submit(event(i));
+			}
+			await().atMost(Duration.ofSeconds(10)).until(() -> pipeline.failedCount() == 5);
+			assertThat(failed).hasValue(5);
+			assertThat(durable.attempts.get()).isGreaterThanOrEqualTo(2); // sent again before giving up
+			durable.failures.set(0);
+			AuditEvent later = event(5);
+			pipeline.submit(later);
+			await().atMost(Duration.ofSeconds(10)).until(() -> durable.recorded.size() == 1);
+			assertThat(durable.recorded).containsExactly(later);
+		}
+	}
+
+	@Test
+	void whenClosedWhileADurableSinkBacksOffThenItsEventsGetOneLastAttempt() {
+		FlakyDurableSink durable = new FlakyDurableSink(Integer.MAX_VALUE);
+		AtomicLong failed = new AtomicLong();
+		AsyncAuditPipeline pipeline = new AsyncAuditPipeline(List.of(durable), 10_000, Duration.ofSeconds(10),
+				this.dropped::addAndGet, failed::addAndGet, Duration.ofMinutes(1));
+		List<AuditEvent> submitted = List.of(event(0), event(1), event(2));
+		submitted.forEach(pipeline::submit);
+		await().atMost(Duration.ofSeconds(10)).until(() -> durable.attempts.get() >= 1);
+		durable.failures.set(0); // confirms from now on; the pipeline waits out its back-off before trying again
+		pipeline.close();
+		assertThat(durable.recorded).containsExactlyElementsOf(submitted);
+		assertThat(failed).hasValue(0);
+	}
+
+	/** A durable sink that fails its first {@code failures} calls and records nothing when it fails. */
+	private static final class FlakyDurableSink implements AuditSink {
+
+		final AtomicInteger failures;
+
+		final AtomicInteger attempts = new AtomicInteger();
+
+		final List<AuditEvent> recorded = new CopyOnWriteArrayList<>();
+
+		FlakyDurableSink(int failures) {
+			this.failures = new AtomicInteger(failures);
+		}
+
+		@Override
+		public void record(AuditEvent event) {
+			recordAll(List.of(event));
+		}
+
+		@Override
+		public void recordAll(List<AuditEvent> events) {
+			this.attempts.incrementAndGet();
+			if (this.failures.getAndDecrement() > 0) {
+				throw new AuditWriteException("not confirmed");
+			}
+			this.recorded.addAll(events);
+		}
+
+		@Override
+		public boolean isDurable() {
+			return true;
+		}
+
 	}
 
 	private static AuditEvent event(int i) {

@@ -5,11 +5,14 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.lettuce.core.Range;
 import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.audit.PrincipalClass;
+import io.starintel.lease.audit.internal.AsyncAuditPipeline;
 import io.starintel.lease.audit.internal.AuditEventBuilder;
 import io.starintel.lease.audit.internal.AuditWriteException;
 import io.starintel.lease.audit.redis.RedisStreamAuditSink;
@@ -30,7 +33,9 @@ import static org.awaitility.Awaitility.await;
  * auto-configuration builds it on {@code spring.data.redis.sentinel.*}: batches go out on the template's shared
  * connection to the primary that Sentinel names, without a connection each; after a forced {@code SENTINEL FAILOVER}
  * the sink's batches reach the promoted node (a batch caught by the switch fails with {@link AuditWriteException}, no
- * other exception), and every batch the sink confirmed, before and after, is on the promoted node in order.
+ * other exception), and every batch the sink confirmed, before and after, is on the promoted node in order; and through
+ * the audit pipeline, which sends a durable sink's failed events again, every event submitted before, during and after
+ * the failover is on the promoted node, in order, none counted as failed.
  */
 class SentinelStreamAuditSinkTests {
 
@@ -76,6 +81,70 @@ class SentinelStreamAuditSinkTests {
 				throw new AssertionError(ex.getMessage() + "\n" + sentinel.logs(), ex);
 			}
 		}
+	}
+
+	@Test
+	void everyEventThroughTheAuditPipelineLandsOnThePromotedNodeInOrder() {
+		try (ReplicatedRedis redis = ReplicatedRedis.start(this.kind);
+				LocalSentinel sentinel = LocalSentinel.start(redis, 3);
+				FailoverClients.Client client = sentinel.client()) {
+			try (RedisStreamAuditSink sink = new RedisStreamAuditSink(new StringRedisTemplate(client.factory()),
+					100_000, RedisStreamAuditSink.ADMIN_STREAM_LENGTH, ReplicaAcknowledgement.allReplicas()::required)) {
+				AtomicLong failed = new AtomicLong();
+				List<String> submitted = new ArrayList<>();
+				String stream = RedisStreamAuditSink.routineStreamKey(this.identity.scope());
+				// as the starter wires it, with a retry window longer than a failover
+				try (AsyncAuditPipeline pipeline = new AsyncAuditPipeline(List.of(sink), 10_000, Duration.ofSeconds(10),
+						(dropped) -> {
+						}, failed::addAndGet, Duration.ofSeconds(90))) {
+					for (int i = 0; i < 50; i++) {
+						submitted.add(submit(pipeline, submitted.size()));
+					}
+					int first = redis.primaryPort();
+					await("the events before the failover on the primary").atMost(Duration.ofSeconds(30))
+						.until(() -> requestIds(redis, first, stream).size() == 50);
+					CompletableFuture<Integer> promotion = CompletableFuture
+						.supplyAsync(() -> sentinel.failoverAndAwait(redis, first, Duration.ofSeconds(60)));
+					// an event every 20 ms while Sentinel switches (the demoted primary refuses them: no replica)
+					await("the promotion").atMost(Duration.ofSeconds(90))
+						.pollInSameThread()
+						.pollInterval(Duration.ofMillis(20))
+						.until(() -> {
+							submitted.add(submit(pipeline, submitted.size()));
+							return promotion.isDone();
+						});
+					int promoted = promotion.join();
+					assertThat(promoted).isNotEqualTo(first);
+					for (int i = 0; i < 50; i++) {
+						submitted.add(submit(pipeline, submitted.size()));
+					}
+					await("every event on the promoted node").atMost(Duration.ofSeconds(90))
+						.pollInterval(Duration.ofMillis(200))
+						.until(() -> requestIds(redis, promoted, stream).containsAll(submitted));
+					// at least once: a copy may follow its first write, never precede a later event
+					assertThat(requestIds(redis, promoted, stream).stream().distinct().toList())
+						.containsExactlyElementsOf(submitted);
+					assertThat(failed).hasValue(0);
+					assertThat(pipeline.droppedCount()).isZero();
+				}
+			}
+			catch (AssertionError | RuntimeException ex) {
+				throw new AssertionError(ex.getMessage() + "\n" + sentinel.logs(), ex);
+			}
+		}
+	}
+
+	/** Submits one routine event to the pipeline; returns its request id. */
+	private String submit(AsyncAuditPipeline pipeline, int n) {
+		String id = "req-pipeline-" + n;
+		pipeline.submit(new AuditEventBuilder(AuditEventType.RENEW, ResultCode.LEASE_RENEWED)
+			.time(Instant.now(), Instant.now())
+			.identity(this.identity)
+			.ids(id, "corr-pipeline")
+			.principal(PrincipalClass.WORKER, "worker-1", "key-1", "instance-1")
+			.lease("lease-1", 42L)
+			.build());
+		return id;
 	}
 
 	/** One batch of 10 events; returns their request ids. */
