@@ -1,20 +1,14 @@
 package io.starintel.lease.it.failover;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import io.lettuce.core.Range;
-import io.starintel.lease.audit.AuditEvent;
-import io.starintel.lease.audit.AuditEventType;
-import io.starintel.lease.audit.PrincipalClass;
-import io.starintel.lease.audit.internal.AuditEventBuilder;
 import io.starintel.lease.audit.internal.AuditWriteException;
 import io.starintel.lease.audit.redis.RedisStreamAuditSink;
 import io.starintel.lease.core.LockIdentity;
-import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.it.redis.RedisServerKind;
 import io.starintel.lease.store.redis.ReplicaAcknowledgement;
 import org.junit.jupiter.api.Test;
@@ -132,31 +126,15 @@ class ReplicatedClusterStreamAuditSinkTests {
 
 	/** One batch of 5 events per identity, in order; returns their request ids. */
 	private static List<String> record(RedisStreamAuditSink sink, List<LockIdentity> identities, int batch) {
-		List<AuditEvent> events = new ArrayList<>();
-		List<String> ids = new ArrayList<>();
-		for (LockIdentity identity : identities) {
-			for (int i = 0; i < 5; i++) {
-				String id = "req-" + batch + "-" + identity.programId() + "-" + i;
-				ids.add(id);
-				events.add(new AuditEventBuilder(AuditEventType.RENEW, ResultCode.LEASE_RENEWED)
-					.time(Instant.now(), Instant.now())
-					.identity(identity)
-					.ids(id, "corr-" + batch)
-					.principal(PrincipalClass.WORKER, "worker-1", "key-1", "instance-1")
-					.lease("lease-1", 42L)
-					.build());
-			}
-		}
-		sink.recordAll(events);
-		return ids;
+		return StreamAuditEvents.recordBatch(sink, identities, batch, 5);
 	}
 
 	private static List<String> requestIds(ReplicatedCluster cluster, int port, LockIdentity identity) {
 		String stream = RedisStreamAuditSink.routineStreamKey(identity.scope());
-		return cluster.on(port, (node) -> {
+		return StreamAuditEvents.requestIds(cluster.on(port, (node) -> {
 			node.readOnly();
 			return node.xrange(stream, Range.create("-", "+"));
-		}).stream().map((entry) -> entry.getBody().get("request_id")).toList();
+		}));
 	}
 
 }

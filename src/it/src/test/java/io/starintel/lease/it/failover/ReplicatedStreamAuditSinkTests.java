@@ -1,7 +1,6 @@
 package io.starintel.lease.it.failover;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -13,14 +12,9 @@ import java.util.concurrent.TimeUnit;
 import io.lettuce.core.Range;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.starintel.lease.audit.AuditEvent;
-import io.starintel.lease.audit.AuditEventType;
-import io.starintel.lease.audit.PrincipalClass;
-import io.starintel.lease.audit.internal.AuditEventBuilder;
 import io.starintel.lease.audit.internal.AuditWriteException;
 import io.starintel.lease.audit.redis.RedisStreamAuditSink;
 import io.starintel.lease.core.LockIdentity;
-import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.it.redis.RedisServerKind;
 import io.starintel.lease.store.redis.ReplicaAcknowledgement;
 import org.junit.jupiter.api.Test;
@@ -149,29 +143,12 @@ class ReplicatedStreamAuditSinkTests {
 
 	/** One batch of 5 events; returns their request ids. */
 	private List<String> record(RedisStreamAuditSink sink, int batch) {
-		List<AuditEvent> events = new ArrayList<>();
-		List<String> ids = new ArrayList<>();
-		for (int i = 0; i < 5; i++) {
-			String id = "req-" + batch + "-" + i;
-			ids.add(id);
-			events.add(new AuditEventBuilder(AuditEventType.RENEW, ResultCode.LEASE_RENEWED)
-				.time(Instant.now(), Instant.now())
-				.identity(this.identity)
-				.ids(id, "corr-" + batch)
-				.principal(PrincipalClass.WORKER, "worker-1", "key-1", "instance-1")
-				.lease("lease-1", 42L)
-				.build());
-		}
-		sink.recordAll(events);
-		return ids;
+		return StreamAuditEvents.recordBatch(sink, List.of(this.identity), batch, 5);
 	}
 
 	private List<String> requestIds(ReplicatedRedis redis, int port) {
 		String stream = RedisStreamAuditSink.routineStreamKey(this.identity.scope());
-		return redis.on(port, (node) -> node.xrange(stream, Range.create("-", "+")))
-			.stream()
-			.map((entry) -> entry.getBody().get("request_id"))
-			.toList();
+		return StreamAuditEvents.requestIds(redis.on(port, (node) -> node.xrange(stream, Range.create("-", "+"))));
 	}
 
 	private static long infoField(ReplicatedRedis redis, int port, String section, String field) {

@@ -1,7 +1,6 @@
 package io.starintel.lease.it.failover;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -9,15 +8,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.lettuce.core.Range;
-import io.starintel.lease.audit.AuditEvent;
-import io.starintel.lease.audit.AuditEventType;
-import io.starintel.lease.audit.PrincipalClass;
 import io.starintel.lease.audit.internal.AsyncAuditPipeline;
-import io.starintel.lease.audit.internal.AuditEventBuilder;
 import io.starintel.lease.audit.internal.AuditWriteException;
 import io.starintel.lease.audit.redis.RedisStreamAuditSink;
 import io.starintel.lease.core.LockIdentity;
-import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.it.redis.RedisServerKind;
 import io.starintel.lease.store.redis.ReplicaAcknowledgement;
 import org.junit.jupiter.api.Test;
@@ -137,33 +131,13 @@ class SentinelStreamAuditSinkTests {
 	/** Submits one routine event to the pipeline; returns its request id. */
 	private String submit(AsyncAuditPipeline pipeline, int n) {
 		String id = "req-pipeline-" + n;
-		pipeline.submit(new AuditEventBuilder(AuditEventType.RENEW, ResultCode.LEASE_RENEWED)
-			.time(Instant.now(), Instant.now())
-			.identity(this.identity)
-			.ids(id, "corr-pipeline")
-			.principal(PrincipalClass.WORKER, "worker-1", "key-1", "instance-1")
-			.lease("lease-1", 42L)
-			.build());
+		pipeline.submit(StreamAuditEvents.renewal(this.identity, id, "corr-pipeline"));
 		return id;
 	}
 
 	/** One batch of 10 events; returns their request ids. */
 	private List<String> record(RedisStreamAuditSink sink, int batch) {
-		List<AuditEvent> events = new ArrayList<>();
-		List<String> ids = new ArrayList<>();
-		for (int i = 0; i < 10; i++) {
-			String id = "req-" + batch + "-" + i;
-			ids.add(id);
-			events.add(new AuditEventBuilder(AuditEventType.RENEW, ResultCode.LEASE_RENEWED)
-				.time(Instant.now(), Instant.now())
-				.identity(this.identity)
-				.ids(id, "corr-" + batch)
-				.principal(PrincipalClass.WORKER, "worker-1", "key-1", "instance-1")
-				.lease("lease-1", 42L)
-				.build());
-		}
-		sink.recordAll(events);
-		return ids;
+		return StreamAuditEvents.recordBatch(sink, List.of(this.identity), batch, 10);
 	}
 
 	/** {@link #record} again while the client follows the promotion: only {@link AuditWriteException} may escape. */
@@ -175,10 +149,7 @@ class SentinelStreamAuditSinkTests {
 	}
 
 	private static List<String> requestIds(ReplicatedRedis redis, int port, String stream) {
-		return redis.on(port, (node) -> node.xrange(stream, Range.create("-", "+")))
-			.stream()
-			.map((entry) -> entry.getBody().get("request_id"))
-			.toList();
+		return StreamAuditEvents.requestIds(redis.on(port, (node) -> node.xrange(stream, Range.create("-", "+"))));
 	}
 
 	private static long connectionsReceived(ReplicatedRedis redis, int port) {
