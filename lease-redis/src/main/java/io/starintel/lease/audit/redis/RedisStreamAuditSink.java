@@ -87,7 +87,8 @@ import io.starintel.lease.core.ProgramScope;
  * split by the primary that serves each entry's stream, and each part goes on that connection's link to its primary,
  * followed there by its wait (a {@code WAIT} covers the writes of the connection it is sent on), each primary counting
  * its own replicas; when the cluster has replicas at all, every primary's writes wait for at least one, as the store's
- * do. Without a requirement a batch goes on the template's shared cluster connection, which routes each entry. With
+ * do. A failed part makes the client read the topology again (at most every 100 ms, whatever its refresh options), so
+ * that after a failover the next attempt goes to the promoted primary. Without a requirement a batch goes on the template's shared cluster connection, which routes each entry. With
  * another client than Lettuce, writes are not followed by a replica wait.
  */
 public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
@@ -126,7 +127,10 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 	private boolean closed;
 
 	/** The client whose connection events {@link #connectionChangeCounter} counts (the one the own connection is from). */
-	private @Nullable AbstractRedisClient watched;
+	private volatile @Nullable AbstractRedisClient watched;
+
+	/** When the sink last asked a cluster client to read the topology again ({@link System#nanoTime()}). */
+	private final AtomicLong lastRefresh = new AtomicLong(System.nanoTime() - 1_000_000_000L);
 
 	/**
 	 * A sink on a template.
@@ -289,9 +293,21 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 	 */
 	private List<Object> appendOnPrimaries(StatefulRedisClusterConnection<byte[], byte[]> cluster,
 			List<AuditEvent> events) {
+		try {
+			return appendOnPrimariesOf(cluster, cluster.getPartitions(), events);
+		}
+		catch (RuntimeException ex) {
+			// the topology may be stale (a failover: the former primary refuses, or answers MOVED, on this direct
+			// link): the client reads it again, whatever its refresh options, for the next attempt
+			refreshTopology();
+			throw ex;
+		}
+	}
+
+	private List<Object> appendOnPrimariesOf(StatefulRedisClusterConnection<byte[], byte[]> cluster,
+			Partitions partitions, List<AuditEvent> events) {
 		long timeoutMs = cluster.getTimeout().toMillis();
 		long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-		Partitions partitions = cluster.getPartitions();
 		boolean replicated = hasReplicas(partitions);
 		Map<RedisClusterNode, List<Integer>> positions = new LinkedHashMap<>();
 		for (int i = 0; i < events.size(); i++) {
@@ -322,6 +338,17 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 			}
 		}
 		return Arrays.asList(ids);
+	}
+
+	/** Asks the cluster client to read the topology again, at most every 100 ms. */
+	private void refreshTopology() {
+		if (this.watched instanceof RedisClusterClient client) {
+			long now = System.nanoTime();
+			long last = this.lastRefresh.get();
+			if (now - last >= 100_000_000L && this.lastRefresh.compareAndSet(last, now)) {
+				client.refreshPartitionsAsync();
+			}
+		}
 	}
 
 	/** The sink's connection to a cluster primary (opened by its cluster connection, counted as its own). */

@@ -46,6 +46,14 @@ public final class FailoverClients {
 				ClusterClientOptions.builder().topologyRefreshOptions(refresh).build());
 	}
 
+	/**
+	 * A factory on a cluster with Lettuce's default cluster options, as Spring Boot configures them unless
+	 * {@code spring.data.redis.lettuce.cluster.refresh.*} is set: no periodic and no adaptive topology refresh.
+	 */
+	public static Client clusterWithoutTopologyRefresh(List<String> nodeAddresses) {
+		return start(new RedisClusterConfiguration(nodeAddresses), ClusterClientOptions.builder().build());
+	}
+
 	/** A factory on one server (a primary that does not move). */
 	public static Client standalone(int port) {
 		return start(new RedisStandaloneConfiguration("127.0.0.1", port), ClientOptions.builder().build());

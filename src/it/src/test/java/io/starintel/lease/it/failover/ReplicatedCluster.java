@@ -82,6 +82,11 @@ public final class ReplicatedCluster implements AutoCloseable {
 		return FailoverClients.cluster(this.cluster.nodeAddresses());
 	}
 
+	/** A started cluster-configured factory without topology refresh (Spring Boot's defaults). */
+	public FailoverClients.Client clientWithoutTopologyRefresh() {
+		return FailoverClients.clusterWithoutTopologyRefresh(this.cluster.nodeAddresses());
+	}
+
 	/** A node as {@code CLUSTER NODES} describes it. */
 	public record Node(String id, int port, boolean primary, String primaryId, boolean failed, int slotRanges) {
 

@@ -26,7 +26,9 @@ import static org.awaitility.Awaitility.await;
  * every primary is confirmed once each primary's replica has its part; a batch one of whose primaries' replica is
  * frozen ({@code WAIT} answers 0) fails instead of being confirmed, and while it waits the template's shared cluster
  * connection to that primary still answers; a primary whose replica is cut off (it reports
- * none) is refused at once with nothing sent; and once the replica is back, writes are confirmed again.
+ * none) is refused at once with nothing sent; once the replica is back, writes are confirmed again; and after a
+ * failover, with a client that does not refresh its topology by itself (Spring Boot's default options), the sink's
+ * writes reach the promoted primary.
  */
 class ReplicatedClusterStreamAuditSinkTests {
 
@@ -110,6 +112,28 @@ class ReplicatedClusterStreamAuditSinkTests {
 			finally {
 				cluster.restoreReplicaLink(replica);
 			}
+		}
+	}
+
+	@Test
+	void afterAFailoverTheSinkWritesToThePromotedPrimaryWithoutTopologyRefreshOptions() {
+		try (ReplicatedCluster cluster = ReplicatedCluster.start(this.kind);
+				FailoverClients.Client client = cluster.clientWithoutTopologyRefresh();
+				RedisStreamAuditSink sink = sink(client)) {
+			int primary = cluster.healthyPrimaries().get(0);
+			int replica = cluster.replicaOf(primary);
+			LockIdentity identity = identityOn(cluster, primary);
+			List<String> confirmed = new ArrayList<>(record(sink, List.of(identity), 0));
+			cluster.failover(replica, false); // graceful: the replica has every confirmed entry
+			cluster.awaitPromotion(replica, Duration.ofSeconds(30));
+			cluster.awaitReplicaInSync(primary, Duration.ofSeconds(30));
+			// the client's topology still names the former primary: the first attempts fail (refused: it reports no
+			// replica), the sink has the topology read again, and a later attempt reaches the promoted primary
+			confirmed.addAll(await("confirmed on the promoted primary").atMost(Duration.ofSeconds(20))
+				.pollInterval(Duration.ofMillis(200))
+				.ignoreExceptionsInstanceOf(AuditWriteException.class)
+				.until(() -> record(sink, List.of(identity), 1), (ids) -> true));
+			assertThat(requestIds(cluster, replica, identity)).containsSubsequence(confirmed);
 		}
 	}
 
