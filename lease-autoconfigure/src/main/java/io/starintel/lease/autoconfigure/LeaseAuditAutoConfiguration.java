@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.util.List;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 
@@ -60,15 +61,22 @@ public final class LeaseAuditAutoConfiguration {
 		Counter failed = (registry != null) ? Counter.builder(AsyncAuditPipeline.FAILED_COUNTER)
 			.description("Routine audit events a durable sink did not confirm within the retry window")
 			.register(registry) : null;
-		return new AsyncAuditPipeline(all, properties.queueCapacity(), properties.dropLogInterval(), (count) -> {
-			if (dropped != null) {
-				dropped.increment(count);
-			}
-		}, (count) -> {
-			if (failed != null) {
-				failed.increment(count);
-			}
-		}, properties.retryWindow());
+		AsyncAuditPipeline pipeline = new AsyncAuditPipeline(all, properties.queueCapacity(),
+				properties.dropLogInterval(), (count) -> {
+					if (dropped != null) {
+						dropped.increment(count);
+					}
+				}, (count) -> {
+					if (failed != null) {
+						failed.increment(count);
+					}
+				}, properties.retryWindow());
+		if (registry != null) {
+			Gauge.builder(AsyncAuditPipeline.UNCONFIRMED_GAUGE, pipeline, AsyncAuditPipeline::unconfirmedCount)
+				.description("Routine audit events held for a durable sink that failed, to be sent to it again")
+				.register(registry);
+		}
+		return pipeline;
 	}
 
 	@Bean

@@ -202,6 +202,8 @@ class AuditWiringTests {
 				assertThat(attempts.size()).as("attempts before giving up").isGreaterThanOrEqualTo(2);
 				assertThat(context.getBean(MeterRegistry.class).get(AsyncAuditPipeline.FAILED_COUNTER).counter().count())
 					.isEqualTo(2);
+				assertThat(context.getBean(MeterRegistry.class).get(AsyncAuditPipeline.UNCONFIRMED_GAUGE).gauge().value())
+					.isEqualTo(pipeline.unconfirmedCount());
 			});
 	}
 

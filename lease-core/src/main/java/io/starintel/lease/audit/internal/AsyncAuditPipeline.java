@@ -57,6 +57,9 @@ public final class AsyncAuditPipeline implements AutoCloseable {
 	/** Counter of routine audit events a durable sink did not confirm within the retry window. */
 	public static final String FAILED_COUNTER = "starintel.lease.audit.failed";
 
+	/** Gauge of routine audit events held for a durable sink that failed, to be sent to it again. */
+	public static final String UNCONFIRMED_GAUGE = "starintel.lease.audit.unconfirmed";
+
 	private static final Logger logger = LoggerFactory.getLogger(AsyncAuditPipeline.class);
 
 	/**
@@ -102,6 +105,9 @@ public final class AsyncAuditPipeline implements AutoCloseable {
 
 	/** Each durable sink's events not confirmed yet (only the worker thread touches it). */
 	private final Map<AuditSink, Unconfirmed> unconfirmed = new IdentityHashMap<>();
+
+	/** The events held in {@link #unconfirmed}, for other threads. */
+	private volatile int unconfirmedCount;
 
 	private final Thread worker;
 
@@ -216,6 +222,11 @@ public final class AsyncAuditPipeline implements AutoCloseable {
 		return this.failed.get();
 	}
 
+	/** Events held for a durable sink that failed, to be sent to it again. */
+	public int unconfirmedCount() {
+		return this.unconfirmedCount;
+	}
+
 	/** Events handed to the sinks so far. */
 	public long deliveredCount() {
 		return this.delivered.get();
@@ -305,6 +316,15 @@ public final class AsyncAuditPipeline implements AutoCloseable {
 				failed(sink, all.get(0), ex);
 			}
 		}
+		countUnconfirmed();
+	}
+
+	private void countUnconfirmed() {
+		int count = 0;
+		for (Unconfirmed held : this.unconfirmed.values()) {
+			count += held.events.size();
+		}
+		this.unconfirmedCount = count;
 	}
 
 	/** A durable sink's unconfirmed events first, then {@code events}, in batches; what fails is kept for a retry. */
@@ -396,6 +416,7 @@ public final class AsyncAuditPipeline implements AutoCloseable {
 	private void giveUpUnconfirmed() {
 		this.unconfirmed.values().forEach((held) -> giveUp(held.events.size()));
 		this.unconfirmed.clear();
+		this.unconfirmedCount = 0;
 	}
 
 	private void giveUp(int count) {
