@@ -1,5 +1,6 @@
 package io.starintel.lease.admin.autoconfigure;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,6 +21,7 @@ import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;
 import io.starintel.lease.store.redis.RedisLeaseStore;
 import io.starintel.lease.test.TestServers;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.endpoint.web.WebEndpointAutoConfiguration;
@@ -113,6 +115,33 @@ class AutoConfigurationChainTests {
 					"starintel.lease.redis.replica-acknowledgement.replicas=1")
 			.run((context) -> assertThatExceptionOfType(AuditWriteException.class)
 				.isThrownBy(() -> context.getBean(RedisStreamAuditSink.class).record(event)));
+	}
+
+	@Test
+	void theAuditPipelineSendsTheDurableSinkItsFailedEventsAgainForTheRetryWindowThenCountsThem() {
+		// the whole chain, no user bean: the auto-configured sink refuses every write (one replica required of a server
+		// that has none), the auto-configured pipeline holds the event, sends it again and gives up after the window
+		String[] server = { "spring.data.redis.url=" + TestServers.redisUri(), "spring.data.redis.timeout=500ms",
+				"starintel.lease.redis.replica-acknowledgement.mode=fixed",
+				"starintel.lease.redis.replica-acknowledgement.replicas=1",
+				"starintel.lease.audit.retry-window=1s" };
+		AuditEvent event = new AuditEventBuilder(AuditEventType.RENEW, ResultCode.LEASE_RENEWED)
+			.time(Instant.now(), Instant.now())
+			.identity(LockIdentity.of("tenant-main", "program-chain", "ns", "Target-1", "actor", "default", null))
+			.ids("req-chain-retry", "corr-chain")
+			.principal(PrincipalClass.WORKER, "worker-1", "key-1", "instance-1")
+			.build();
+		this.runner.withPropertyValues(server).run((context) -> {
+			assertThat(context).hasNotFailed();
+			AsyncAuditPipeline pipeline = context.getBean(AsyncAuditPipeline.class);
+			pipeline.submit(event);
+			Awaitility.await("held for the durable sink").atMost(Duration.ofSeconds(5))
+				.pollInterval(Duration.ofMillis(10))
+				.until(() -> pipeline.unconfirmedCount() == 1);
+			Awaitility.await("given up after the retry window").atMost(Duration.ofSeconds(10))
+				.until(() -> pipeline.failedCount() == 1);
+			assertThat(pipeline.unconfirmedCount()).isZero();
+		});
 	}
 
 	@Test
