@@ -130,8 +130,7 @@ class AcknowledgedEndSurvivesClusterPromotionTests {
 		PromotionScenario scenario = new PromotionScenario(FailoverStores.store(client.factory()), program);
 		scenario.acquireA();
 		assertThat(cluster.waitForReplicas(primary, 1, Duration.ofSeconds(5))).as("the replica has A").isEqualTo(1);
-		cluster.failover(replica, false);
-		cluster.awaitPromotion(replica, Duration.ofSeconds(30));
+		cluster.failoverGracefully(replica, Duration.ofSeconds(60));
 		scenario.note("CLUSTER FAILOVER: " + replica + " promoted over " + primary);
 		scenario.awaitClientsFollow(Duration.ofSeconds(30));
 		SoftAssertions soft = new SoftAssertions();

@@ -94,8 +94,7 @@ class ClusterAssembledAppTests {
 	@Test
 	void aGracefulFailoverOfTheProgramsShardCancelsTheHolderAndTheNextRunGetsAHigherToken() throws Exception {
 		promotionUnderAHeldLease("failover", (replica) -> {
-			cluster.failover(replica, false);
-			cluster.awaitPromotion(replica, Duration.ofSeconds(30));
+			cluster.failoverGracefully(replica, Duration.ofSeconds(60));
 		});
 	}
 

@@ -179,8 +179,7 @@ class FailoverLoadTests {
 					default -> run.fault("CLUSTER FAILOVER on " + replica + " (" + lag + ", restored first)", () -> {
 						thawAndRestore(cluster, replica);
 						cluster.awaitReplicaInSync(replica, Duration.ofSeconds(60));
-						cluster.failover(replica, false);
-						cluster.awaitPromotion(replica, Duration.ofSeconds(30));
+						cluster.failoverGracefully(replica, Duration.ofSeconds(60));
 						cluster.awaitReplicaInSync(primary, Duration.ofSeconds(60));
 					});
 				}

@@ -11,6 +11,7 @@ import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.it.redis.LocalRedisCluster;
 import io.starintel.lease.it.redis.RedisServerKind;
 import io.starintel.lease.test.RedisServerProcess;
+import org.awaitility.core.ConditionTimeoutException;
 
 import static org.awaitility.Awaitility.await;
 
@@ -33,7 +34,7 @@ import static org.awaitility.Awaitility.await;
  * {@link #restoreReplicaLink(int)} lets it resynchronize.</li>
  * </ul>
  * Promotions: {@link #kill(int) kill -9} of a primary (automatic promotion of its replica after the node timeout),
- * {@link #failover(int, boolean) CLUSTER FAILOVER} (graceful: the replica catches up first) and
+ * {@link #failoverGracefully(int, Duration) CLUSTER FAILOVER} (graceful: the replica catches up first) and
  * {@code CLUSTER FAILOVER FORCE} (the replica takes over at once).
  */
 public final class ReplicatedCluster implements AutoCloseable {
@@ -186,13 +187,26 @@ public final class ReplicatedCluster implements AutoCloseable {
 	}
 
 	/**
-	 * Waits until every primary has a live replica with its link up by the cluster's own view: a node's
-	 * {@code cluster_state:ok} comes before the gossip that tells it which node replicates which primary.
+	 * Waits until every primary has a live replica with its link up by the cluster's own view, and every node's view
+	 * lists every replica: a node's {@code cluster_state:ok} comes before the gossip that tells it which node
+	 * replicates which primary, and a client that loads its topology from a node that has not heard yet sees no
+	 * replica at all.
 	 */
 	private void awaitEveryPrimaryReplicated(Duration timeout) {
-		await("every primary with a replicating replica").atMost(timeout)
+		await("every primary with a replicating replica, in every node's view").atMost(timeout)
 			.pollInterval(Duration.ofMillis(100))
-			.until(() -> healthyPrimaries().size() == LocalRedisCluster.NODES);
+			.until(() -> healthyPrimaries().size() == LocalRedisCluster.NODES && everyNodeListsEveryReplica());
+	}
+
+	private boolean everyNodeListsEveryReplica() {
+		for (int port : ports()) {
+			Optional<String> nodes = this.admin.tryOn(port, (node) -> node.clusterNodes());
+			if (nodes.isEmpty()
+					|| parse(nodes.get()).stream().filter((node) -> !node.primary()).count() < LocalRedisCluster.NODES) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 	/** A fresh program whose keys live on the given primary. */
@@ -301,6 +315,31 @@ public final class ReplicatedCluster implements AutoCloseable {
 	/** {@code CLUSTER FAILOVER} ({@code FORCE}: without the primary's agreement or catching up) on a replica. */
 	public void failover(int replicaPort, boolean force) {
 		this.admin.on(replicaPort, (node) -> node.clusterFailover(force));
+	}
+
+	/**
+	 * A graceful {@code CLUSTER FAILOVER} on a replica, waiting until it is promoted ({@link #awaitPromotion}); sent
+	 * again while the replica is still one after 10 s, up to {@code timeout}. The server abandons a manual failover that
+	 * has not completed within 5 s (the replica not caught up, or the votes not collected in time), which a loaded
+	 * machine does now and then; the replica then stays one, and nothing else would promote it.
+	 */
+	public void failoverGracefully(int replicaPort, Duration timeout) {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		while (true) {
+			if (this.admin.info(replicaPort, "replication").contains("role:slave")) {
+				failover(replicaPort, false);
+			}
+			long left = deadline - System.nanoTime();
+			try {
+				awaitPromotion(replicaPort, Duration.ofNanos(Math.min(left, Duration.ofSeconds(10).toNanos())));
+				return;
+			}
+			catch (ConditionTimeoutException ex) {
+				if (System.nanoTime() - deadline >= 0) {
+					throw ex;
+				}
+			}
+		}
 	}
 
 	/**
