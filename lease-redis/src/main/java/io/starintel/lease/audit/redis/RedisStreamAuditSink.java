@@ -29,6 +29,7 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
+import io.lettuce.core.cluster.models.partitions.ClusterPartitionParser;
 import io.lettuce.core.cluster.models.partitions.Partitions;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.ByteArrayCodec;
@@ -86,10 +87,12 @@ import io.starintel.lease.core.ProgramScope;
  * <p>On a Lettuce cluster with a {@link ReplicaRequirement} the sink opens a cluster connection of its own: a batch is
  * split by the primary that serves each entry's stream, and each part goes on that connection's link to its primary,
  * followed there by its wait (a {@code WAIT} covers the writes of the connection it is sent on), each primary counting
- * its own replicas; when the cluster has replicas at all, every primary's writes wait for at least one, as the store's
- * do. A failed part makes the client read the topology again (at most every 100 ms, whatever its refresh options), so
- * that after a failover the next attempt goes to the promoted primary. Without a requirement a batch goes on the template's shared cluster connection, which routes each entry. With
- * another client than Lettuce, writes are not followed by a replica wait.
+ * its own replicas; when the cluster has replicas at all (by the client's view of the topology, or by the primary's
+ * own {@code CLUSTER NODES}, asked with its count: the client's view may be older than the replicas), every
+ * primary's writes wait for at least one, as the store's do. A failed part makes the client read the topology again
+ * (at most every 100 ms, whatever its refresh options), so that after a failover the next attempt goes to the
+ * promoted primary. Without a requirement a batch goes on the template's shared cluster connection, which routes each
+ * entry. With another client than Lettuce, writes are not followed by a replica wait.
  */
 public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 
@@ -108,7 +111,7 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 	private final boolean sentinel;
 
 	/** The replicas of the primary (standalone or Sentinel). */
-	private final PrimaryReplicas primaryReplicas = new PrimaryReplicas();
+	private final PrimaryReplicas primaryReplicas = new PrimaryReplicas(false);
 
 	/** The replicas of each cluster primary, by {@code host:port}. */
 	private final Map<String, PrimaryReplicas> nodeReplicas = new ConcurrentHashMap<>();
@@ -324,7 +327,7 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 			List<AuditEvent> nodeEvents = new ArrayList<>(group.getValue().size());
 			group.getValue().forEach((i) -> nodeEvents.add(events.get(i)));
 			batches.add(new NodeBatch(node,
-					this.nodeReplicas.computeIfAbsent(uri.getHost() + ":" + uri.getPort(), (key) -> new PrimaryReplicas()),
+					this.nodeReplicas.computeIfAbsent(uri.getHost() + ":" + uri.getPort(), (key) -> new PrimaryReplicas(true)),
 					replicated, nodeEvents));
 		}
 		List<Object> byNode = append(batches, events.size(), true,
@@ -374,8 +377,8 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 	 * primary just promoted reports none until its former primary rejoins; deciding per shard would confirm writes
 	 * there that the next failover of the shard loses).
 	 */
-	private static boolean hasReplicas(Partitions partitions) {
-		for (RedisClusterNode node : partitions) {
+	private static boolean hasReplicas(Iterable<RedisClusterNode> view) {
+		for (RedisClusterNode node : view) {
 			if (node.getSlaveOf() != null || node.is(RedisClusterNode.NodeFlag.REPLICA)) {
 				return true;
 			}
@@ -389,7 +392,7 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 	}
 
 	/** A node batch's commands once built: the replica count asked for, the writes and their wait. */
-	private record Sent(@Nullable AsyncCommand<byte[], byte[], String> info,
+	private record Sent(@Nullable Ask ask,
 			List<AsyncCommand<byte[], byte[], String>> appends, @Nullable AsyncCommand<byte[], byte[], Long> replicaWait,
 			int required, List<AsyncCommand<byte[], byte[], ?>> commands) {
 	}
@@ -434,10 +437,9 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 		}
 		finally {
 			for (int i = 0; i < batches.size(); i++) {
-				AsyncCommand<byte[], byte[], String> info = sent.get(i).info();
-				if (info != null) {
-					batches.get(i).replicas().reported(
-							(info.isDone() && !info.isCompletedExceptionally()) ? info.getNow(null) : null);
+				Ask ask = sent.get(i).ask();
+				if (ask != null) {
+					batches.get(i).replicas().answered(ask);
 				}
 			}
 		}
@@ -469,19 +471,18 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 			return;
 		}
 		if (replicas.reported < 0 || replicas.claimAsk()) {
-			AsyncCommand<byte[], byte[], String> info = infoReplication();
-			batch.connection().dispatch(info);
+			Ask ask = replicas.ask();
+			batch.connection().dispatch(ask.commands());
 			try {
-				replicas.reported(info.get(timeoutMs, TimeUnit.MILLISECONDS));
+				ask.info().get(timeoutMs, TimeUnit.MILLISECONDS);
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
-				replicas.reported(null);
 			}
 			catch (ExecutionException | TimeoutException ex) {
-				info.cancel(false);
-				replicas.reported(null);
+				ask.commands().forEach((command) -> command.cancel(false));
 			}
+			replicas.answered(ask);
 		}
 		if (replicas.reported < 0) {
 			throw new AuditWriteException("audit stream write refused: the primary's replicas are unknown");
@@ -494,10 +495,10 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 	/** A node batch's commands: the replica count when due, the {@code XADD}s, the wait when one is required. */
 	private Sent commands(NodeBatch batch, boolean waits, long timeoutMs) {
 		List<AsyncCommand<byte[], byte[], ?>> commands = new ArrayList<>(batch.events().size() + 2);
-		AsyncCommand<byte[], byte[], String> info = null;
+		Ask ask = null;
 		if (waits && batch.replicas().claimAsk()) {
-			info = infoReplication();
-			commands.add(info);
+			ask = batch.replicas().ask();
+			commands.addAll(ask.commands());
 		}
 		List<AsyncCommand<byte[], byte[], String>> appends = new ArrayList<>(batch.events().size());
 		for (AuditEvent event : batch.events()) {
@@ -505,14 +506,14 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 					new Command<>(CommandType.XADD, new StatusOutput<>(ByteArrayCodec.INSTANCE), xadd(event))));
 		}
 		commands.addAll(appends);
-		int required = waits ? required(batch.replicas().reported, batch.topologyHasReplicas()) : 0;
+		int required = waits ? required(batch) : 0;
 		AsyncCommand<byte[], byte[], Long> wait = null;
 		if (required > 0) {
 			wait = new AsyncCommand<>(new Command<>(CommandType.WAIT, new IntegerOutput<>(ByteArrayCodec.INSTANCE),
 					new CommandArgs<>(ByteArrayCodec.INSTANCE).add(required).add(Math.max(1, timeoutMs))));
 			commands.add(wait);
 		}
-		return new Sent(info, appends, wait, required, commands);
+		return new Sent(ask, appends, wait, required, commands);
 	}
 
 	/**
@@ -576,21 +577,51 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 	/** Whether the primary's last reported replica count (when known) is below what a write needs. */
 	private boolean fewerThanRequired(NodeBatch batch) {
 		int reported = batch.replicas().reported;
-		return reported >= 0 && reported < required(reported, batch.topologyHasReplicas());
+		return reported >= 0 && reported < required(batch);
 	}
 
-	private int required(int reported, boolean topologyHasReplicas) {
+	/**
+	 * The acknowledgements a node batch's write needs: whether the deployment has replicas is the client's view's word
+	 * or the primary's own (a cluster primary's {@code CLUSTER NODES}, asked with its replica count): a client's view may
+	 * be older than the replicas (Spring Boot's default options load it once), and a primary whose replica is cut off
+	 * reports none.
+	 */
+	private int required(NodeBatch batch) {
 		ReplicaRequirement requirement = this.replicas;
-		return (requirement != null) ? requirement.required(Math.max(reported, 0), topologyHasReplicas) : 0;
+		PrimaryReplicas replicas = batch.replicas();
+		return (requirement != null) ? requirement.required(Math.max(replicas.reported, 0),
+				batch.topologyHasReplicas() || replicas.nodeSeesReplicas) : 0;
 	}
 
-	private static AsyncCommand<byte[], byte[], String> infoReplication() {
-		return new AsyncCommand<>(new Command<>(CommandType.INFO, new StatusOutput<>(ByteArrayCodec.INSTANCE),
-				new CommandArgs<>(ByteArrayCodec.INSTANCE).add("replication")));
+	/** What is asked of a primary about its replicas: its view of the cluster (a cluster primary), then its count. */
+	private record Ask(@Nullable AsyncCommand<byte[], byte[], String> view, AsyncCommand<byte[], byte[], String> info) {
+
+		List<AsyncCommand<byte[], byte[], String>> commands() {
+			return (this.view != null) ? List.of(this.view, this.info) : List.of(this.info);
+		}
+
+		static @Nullable String answer(@Nullable AsyncCommand<byte[], byte[], String> command) {
+			return (command != null && command.isDone() && !command.isCompletedExceptionally())
+					? command.getNow(null) : null;
+		}
+
 	}
 
-	/** What the sink knows of one primary's replicas: the count it reported online, asked at most once a second. */
+	/**
+	 * What the sink knows of one primary's replicas: the count it reported online and, a cluster primary, whether its
+	 * own view of the cluster has replicas, asked at most once a second.
+	 */
 	private static final class PrimaryReplicas {
+
+		/** A cluster primary: its view of the cluster ({@code CLUSTER NODES}) is asked with its count. */
+		private final boolean cluster;
+
+		/** Whether the primary's own view of the cluster, when last asked, listed a replica (any node's). */
+		volatile boolean nodeSeesReplicas;
+
+		PrimaryReplicas(boolean cluster) {
+			this.cluster = cluster;
+		}
 
 		/** The replicas the primary reported online ({@code -1}: not asked yet). */
 		volatile int reported = -1;
@@ -606,8 +637,31 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 			return due && this.asking.compareAndSet(false, true);
 		}
 
-		/** Takes {@code connected_slaves} from an {@code INFO replication} answer (kept as it was when absent). */
-		void reported(@Nullable String info) {
+		/** The commands that ask the primary ({@code CLUSTER NODES} first, so answered first, then the count). */
+		Ask ask() {
+			AsyncCommand<byte[], byte[], String> view = this.cluster
+					? new AsyncCommand<>(new Command<>(CommandType.CLUSTER, new StatusOutput<>(ByteArrayCodec.INSTANCE),
+							new CommandArgs<>(ByteArrayCodec.INSTANCE).add("NODES")))
+					: null;
+			return new Ask(view, new AsyncCommand<>(new Command<>(CommandType.INFO,
+					new StatusOutput<>(ByteArrayCodec.INSTANCE), new CommandArgs<>(ByteArrayCodec.INSTANCE).add("replication"))));
+		}
+
+		/**
+		 * Takes {@code connected_slaves} from the {@code INFO replication} answer and whether the cluster view lists a
+		 * replica (each kept as it was when not answered or unreadable); another ask may start.
+		 */
+		void answered(Ask ask) {
+			String view = Ask.answer(ask.view());
+			if (view != null) {
+				try {
+					this.nodeSeesReplicas = hasReplicas(ClusterPartitionParser.parse(view));
+				}
+				catch (RuntimeException ex) {
+					// an answer the driver cannot read: what the primary said before stands
+				}
+			}
+			String info = Ask.answer(ask.info());
 			try {
 				if (info != null) {
 					for (String line : info.split("\r?\n")) {

@@ -107,8 +107,8 @@ final class ClusterRouter implements Router {
 			throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, "node connection not open");
 		}
 		String name = host + ":" + port;
-		boolean replicated = hasReplicas(partitions);
-		NodeState node = this.nodes.computeIfAbsent(name, (key) -> new NodeState(name, replicated));
+		boolean replicated = NodeState.hasReplicas(partitions);
+		NodeState node = this.nodes.computeIfAbsent(name, (key) -> new NodeState(name, replicated, true));
 		node.topologyHasReplicas(replicated);
 		return new Route(connection.async(), connection, node, true, () -> this.pool.release(loan));
 	}
@@ -144,21 +144,6 @@ final class ClusterRouter implements Router {
 			}
 		}
 		return routes;
-	}
-
-	/**
-	 * Whether the cluster has replicas at all (any node, whatever its state, is a replica): then every primary's changes
-	 * wait for at least one. Deciding per shard is not safe: a primary just promoted shows no replica until its former
-	 * primary rejoins and resynchronizes, and a change acknowledged by no replica in that window is lost by the next
-	 * failover of that shard (found by the failover load run).
-	 */
-	private static boolean hasReplicas(Partitions partitions) {
-		for (RedisClusterNode node : partitions) {
-			if (node.getSlaveOf() != null || node.is(RedisClusterNode.NodeFlag.REPLICA)) {
-				return true;
-			}
-		}
-		return false;
 	}
 
 	/** Asks the client to re-read the topology, at most every {@value #REFRESH_INTERVAL_MILLIS} ms. */

@@ -2,12 +2,15 @@ package io.starintel.lease.store.redis.internal;
 
 import java.util.concurrent.CompletableFuture;
 
+import io.lettuce.core.cluster.models.partitions.ClusterPartitionParser;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import org.jspecify.annotations.Nullable;
 
 /**
  * What the executor knows of one primary: whether the function library is loaded there (sent ahead of the node's
- * first call, and again after "function not found"), and how many replicas it reports online
- * ({@code INFO replication}), refreshed about once a second and whenever a replica wait fell short.
+ * first call, and again after "function not found"), how many replicas it reports online ({@code INFO replication})
+ * and, a cluster primary, whether its own view of the cluster has replicas ({@code CLUSTER NODES}), refreshed about
+ * once a second and whenever a replica wait fell short.
  */
 final class NodeState {
 
@@ -28,6 +31,10 @@ final class NodeState {
 
 	private volatile boolean topologyHasReplicas;
 
+	private final boolean clusterPrimary;
+
+	private volatile boolean nodeSeesReplicas;
+
 	private volatile boolean libraryLoaded;
 
 	private volatile int onlineReplicas = -1;
@@ -35,6 +42,8 @@ final class NodeState {
 	private volatile long refreshedAt;
 
 	private volatile boolean refreshing;
+
+	private boolean doubted;
 
 	private volatile long refreshStartedAt;
 
@@ -46,19 +55,42 @@ final class NodeState {
 	 * replica)
 	 */
 	NodeState(String name, boolean topologyHasReplicas) {
+		this(name, topologyHasReplicas, false);
+	}
+
+	/**
+	 * @param name the node's address, for logs (no key material)
+	 * @param topologyHasReplicas what the client's view of the topology says ({@link #hasReplicas})
+	 * @param clusterPrimary a cluster primary: its own view of the cluster is asked with its replica count
+	 */
+	NodeState(String name, boolean topologyHasReplicas, boolean clusterPrimary) {
 		this.name = name;
 		this.topologyHasReplicas = topologyHasReplicas;
+		this.clusterPrimary = clusterPrimary;
 	}
 
 	String name() {
 		return this.name;
 	}
 
+	/**
+	 * Whether the deployment has replicas: by the client's latest view of the topology, or by the node's own view
+	 * (a cluster primary's {@code CLUSTER NODES}, asked with its replica count). Either suffices: a client's view may
+	 * be older than the replicas (loaded once, before they registered).
+	 */
 	boolean topologyHasReplicas() {
-		return this.topologyHasReplicas;
+		return this.topologyHasReplicas || this.nodeSeesReplicas;
 	}
 
-	/** What the latest topology says (a cluster node's role and its shard change with every failover). */
+	/** Whether the node's own view of the cluster is asked with its replica count. */
+	boolean asksClusterView() {
+		return this.clusterPrimary;
+	}
+
+	/**
+	 * What the client's latest view of the topology says (a cluster node's role and its shard change with every
+	 * failover).
+	 */
 	void topologyHasReplicas(boolean hasReplicas) {
 		this.topologyHasReplicas = hasReplicas;
 	}
@@ -68,13 +100,18 @@ final class NodeState {
 		return this.onlineReplicas;
 	}
 
-	/** Whether a caller should refresh the count now (and claims the refresh if so). */
+	/**
+	 * Whether a caller should refresh the count now (and claims the refresh if so): one at a time, at most once a
+	 * second, or every {@value #FORCED_REFRESH_MILLIS} ms when {@code forced} or the count is {@link #doubt doubted}.
+	 */
 	synchronized boolean claimRefresh(long nowMs, boolean forced) {
 		long age = nowMs - this.refreshedAt;
 		boolean stalled = this.refreshing && nowMs - this.refreshStartedAt >= STALLED_REFRESH_MILLIS;
-		if ((this.refreshing && !stalled) || age < (forced ? FORCED_REFRESH_MILLIS : REFRESH_MILLIS)) {
+		if ((this.refreshing && !stalled)
+				|| age < ((forced || this.doubted) ? FORCED_REFRESH_MILLIS : REFRESH_MILLIS)) {
 			return false;
 		}
+		this.doubted = false;
 		if (stalled) {
 			this.pending.complete(null); // its waiters re-read the count they have
 		}
@@ -84,6 +121,14 @@ final class NodeState {
 		return true;
 	}
 
+	/**
+	 * A replica wait fell short, or its connection dropped: the count may be stale, and the next call asks again
+	 * (without waiting for the usual interval).
+	 */
+	synchronized void doubt() {
+		this.doubted = true;
+	}
+
 	/** The refresh in flight (completed when none is): a caller that needs the first count waits for it. */
 	CompletableFuture<Void> pending() {
 		return this.pending;
@@ -91,11 +136,27 @@ final class NodeState {
 
 	/** Records an {@code INFO replication} reply (or, when null, that the refresh failed). */
 	void refreshed(@Nullable String info, long nowMs) {
+		refreshed(info, null, nowMs);
+	}
+
+	/**
+	 * Records an {@code INFO replication} reply (or, when null, that the refresh failed) and, when answered, the
+	 * node's {@code CLUSTER NODES} (null: what the node said before stands).
+	 */
+	void refreshed(@Nullable String info, @Nullable String clusterNodes, long nowMs) {
 		CompletableFuture<Void> done;
 		synchronized (this) {
 			if (info != null) {
 				this.onlineReplicas = onlineReplicas(info);
 				this.refreshedAt = nowMs;
+			}
+			if (clusterNodes != null) {
+				try {
+					this.nodeSeesReplicas = hasReplicas(ClusterPartitionParser.parse(clusterNodes));
+				}
+				catch (RuntimeException ex) {
+					// an answer the driver cannot read: what the node said before stands
+				}
 			}
 			this.refreshing = false;
 			done = this.pending;
@@ -127,6 +188,21 @@ final class NodeState {
 			}
 		}
 		return online;
+	}
+
+	/**
+	 * Whether a view of the cluster has replicas at all (any node, whatever its state, is a replica): then every
+	 * primary's changes wait for at least one. Deciding per shard is not safe: a primary just promoted shows no replica
+	 * until its former primary rejoins and resynchronizes, and a change acknowledged by no replica in that window is
+	 * lost by the next failover of that shard (found by the failover load run).
+	 */
+	static boolean hasReplicas(Iterable<RedisClusterNode> view) {
+		for (RedisClusterNode node : view) {
+			if (node.getSlaveOf() != null || node.is(RedisClusterNode.NodeFlag.REPLICA)) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/** Whether an {@code INFO replication} text is a primary's. */

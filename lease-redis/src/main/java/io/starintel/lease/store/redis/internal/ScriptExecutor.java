@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -162,11 +163,7 @@ public final class ScriptExecutor implements AutoCloseable {
 							route.node().libraryLoaded();
 						}
 					});
-					RedisFuture<String> info = route.commands().info("replication");
-					info.whenComplete((text, failure) -> {
-						route.node().refreshed((failure == null) ? text : null, System.currentTimeMillis());
-						route.release().run();
-					});
+					askReplicas(route.commands(), route.node()).whenComplete((done, failure) -> route.release().run());
 				}
 				catch (RuntimeException | LinkageError ex) {
 					route.release().run();
@@ -232,11 +229,9 @@ public final class ScriptExecutor implements AutoCloseable {
 				throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, Reason.REPLICAS_UNAVAILABLE,
 						"replica acknowledgement needs a connection to the primary");
 			}
-			RedisFuture<String> info = null;
+			CompletableFuture<Void> asked = null;
 			if (durable && node.claimRefresh(System.currentTimeMillis(), node.onlineReplicas() < 0)) {
-				info = commands.info("replication");
-				info.whenComplete((text, failure) -> node.refreshed((failure == null) ? text : null,
-						System.currentTimeMillis()));
+				asked = askReplicas(commands, node);
 			}
 			boolean firstOnNode = durable && node.onlineReplicas() < 0;
 			if (durable && !firstOnNode) {
@@ -244,13 +239,10 @@ public final class ScriptExecutor implements AutoCloseable {
 				if (required > node.onlineReplicas()) {
 					// the count may be stale (a replica attached since the last report, e.g. after a failover): ask
 					// the node once more, inside the deadline, before refusing
-					if (info == null && node.claimRefresh(System.currentTimeMillis(), true)) {
-						info = commands.info("replication");
-						NodeState refreshing = node;
-						info.whenComplete((text, failure) -> refreshing.refreshed((failure == null) ? text : null,
-								System.currentTimeMillis()));
+					if (asked == null && node.claimRefresh(System.currentTimeMillis(), true)) {
+						asked = askReplicas(commands, node);
 					}
-					required = requirementAfterRefresh(node, info, deadlineMs);
+					required = requirementAfterRefresh(node, asked, deadlineMs);
 					if (required < 0) {
 						throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, Reason.REPLICAS_UNAVAILABLE,
 								"fewer replicas online than required");
@@ -271,7 +263,7 @@ public final class ScriptExecutor implements AutoCloseable {
 			if (firstOnNode) {
 				// the node's first change: the wait is sized by the replica count that was asked for just ahead of
 				// the call, and sent behind it on the same connection once that count is known
-				required = requirementAfterRefresh(node, info, deadlineMs);
+				required = requirementAfterRefresh(node, asked, deadlineMs);
 			}
 			if (durable && required > 0 || durable && required == 0 && this.acknowledgement.diskSync()) {
 				long timeout = Math.max(1, deadlineMs - System.currentTimeMillis());
@@ -312,7 +304,7 @@ public final class ScriptExecutor implements AutoCloseable {
 				if (this.drops.changedSince(route.connection(), mark)) {
 					// the wait may have been sent again after a reconnection, to another node than the one that ran
 					// the change (see ConnectionDrops): its acknowledgement proves nothing about the change
-					node.claimRefresh(System.currentTimeMillis(), true);
+					node.doubt();
 					throw new ScriptFailure(ScriptFailure.Kind.OUTCOME_UNKNOWN, Reason.REPLICAS_NOT_ACKNOWLEDGED,
 							"the connection dropped or reconnected before the replicas acknowledged");
 				}
@@ -322,17 +314,41 @@ public final class ScriptExecutor implements AutoCloseable {
 	}
 
 	/**
+	 * Asks a primary, ahead of the next call on the same connection, for the replicas it reports online
+	 * ({@code INFO replication}) and, a cluster primary, for its own view of the cluster ({@code CLUSTER NODES}, sent
+	 * first, so answered first): whether the cluster has replicas at all is then the node's word too, not only the
+	 * client's view, which Spring Boot's default client options load once and never refresh without a redirection (a
+	 * view loaded before the replicas registered would let a primary whose replica is cut off acknowledge changes that
+	 * no replica has).
+	 * @return completed once the answers are recorded in the node's state (a failed ask leaves the count as it was)
+	 */
+	private static CompletableFuture<Void> askReplicas(RedisClusterAsyncCommands<byte[], byte[]> commands,
+			NodeState node) {
+		RedisFuture<String> view = node.asksClusterView() ? commands.clusterNodes() : null;
+		RedisFuture<String> info = commands.info("replication");
+		return info.toCompletableFuture().handle((text, failure) -> {
+			node.refreshed((failure == null) ? text : null, answer(view), System.currentTimeMillis());
+			return null;
+		});
+	}
+
+	private static @Nullable String answer(@Nullable RedisFuture<String> reply) {
+		if (reply == null) {
+			return null;
+		}
+		CompletableFuture<String> answered = reply.toCompletableFuture();
+		return (answered.isDone() && !answered.isCompletedExceptionally()) ? answered.getNow(null) : null;
+	}
+
+	/**
 	 * The replica acknowledgements a change needs, once the node's replica count asked for just now (ahead of a
 	 * node's first change, or when the known count fell short) is known; -1 when it is not known before the deadline
 	 * or the node has fewer replicas than required (for a first change the call already went out: its success is then
 	 * not acknowledged).
 	 */
-	private int requirementAfterRefresh(NodeState node, @Nullable RedisFuture<String> info, long deadlineMs) {
+	private int requirementAfterRefresh(NodeState node, @Nullable CompletableFuture<Void> asked, long deadlineMs) {
 		try {
-			Object text = awaitPlain((info != null) ? info : node.pending(), deadlineMs);
-			if (text instanceof String reply) {
-				node.refreshed(reply, System.currentTimeMillis()); // the callback may run after get() returns
-			}
+			awaitPlain((asked != null) ? asked : node.pending(), deadlineMs);
 		}
 		catch (ScriptFailure ex) {
 			return -1;
@@ -374,7 +390,7 @@ public final class ScriptExecutor implements AutoCloseable {
 			answer = wait.get(Math.max(1, deadlineMs - System.currentTimeMillis()), TimeUnit.MILLISECONDS);
 		}
 		catch (TimeoutException | ExecutionException | RuntimeException ex) {
-			node.claimRefresh(System.currentTimeMillis(), true);
+			node.doubt();
 			throw new ScriptFailure(ScriptFailure.Kind.OUTCOME_UNKNOWN, Reason.REPLICAS_NOT_ACKNOWLEDGED,
 					"no replica acknowledgement before the deadline");
 		}
@@ -397,7 +413,7 @@ public final class ScriptExecutor implements AutoCloseable {
 			replicas = -1;
 		}
 		if (replicas < required || local < 1) {
-			node.claimRefresh(System.currentTimeMillis(), true);
+			node.doubt();
 			throw new ScriptFailure(ScriptFailure.Kind.OUTCOME_UNKNOWN, Reason.REPLICAS_NOT_ACKNOWLEDGED,
 					"fewer replicas acknowledged than required");
 		}

@@ -22,6 +22,46 @@ class NodeStateTests {
 		assertThat(node.claimRefresh(10_102, true)).as("forced").isTrue();
 	}
 
+	private static final String PRIMARIES = "e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca 127.0.0.1:30001@31001 "
+			+ "myself,master - 0 0 1 connected 0-5460\n"
+			+ "67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1 127.0.0.1:30002@31002 master - 0 1426238316232 2 connected "
+			+ "5461-16383\n";
+
+	private static final String WITH_A_REPLICA = PRIMARIES
+			+ "07c37dfeb235213a872192d90877d0cd55635b91 127.0.0.1:30004@31004 slave "
+			+ "e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca 0 1426238317239 4 connected\n";
+
+	@Test
+	void aClusterPrimarysOwnViewThatListsAReplicaCountsBesideTheClientsView() {
+		NodeState node = new NodeState("n", false, true);
+		assertThat(node.asksClusterView()).isTrue();
+		assertThat(node.topologyHasReplicas()).isFalse();
+		node.refreshed("role:master\r\nconnected_slaves:0\r\n", WITH_A_REPLICA, 10_000);
+		assertThat(node.topologyHasReplicas()).as("the node lists a replica; the client's view does not").isTrue();
+		node.refreshed("role:master\r\nconnected_slaves:0\r\n", null, 11_000);
+		assertThat(node.topologyHasReplicas()).as("not answered: what the node said stands").isTrue();
+		node.refreshed("role:master\r\nconnected_slaves:0\r\n", "not a cluster view", 12_000);
+		assertThat(node.topologyHasReplicas()).as("unreadable: what the node said stands").isTrue();
+		node.refreshed("role:master\r\nconnected_slaves:0\r\n", PRIMARIES, 13_000);
+		assertThat(node.topologyHasReplicas()).as("no replica in either view").isFalse();
+		node.topologyHasReplicas(true);
+		assertThat(node.topologyHasReplicas()).as("the client's view lists one").isTrue();
+		assertThat(new NodeState("n", true).asksClusterView()).isFalse();
+	}
+
+	@Test
+	void aDoubtedCountIsAskedAgainByTheNextCallerWithoutClaimingARefreshItself() {
+		NodeState node = new NodeState("n", true);
+		assertThat(node.claimRefresh(10_000, false)).isTrue();
+		node.refreshed(TWO_REPLICAS, 10_002);
+		node.doubt(); // a wait fell short
+		assertThat(node.claimRefresh(10_050, false)).as("within the forced interval").isFalse();
+		assertThat(node.claimRefresh(10_102, false)).as("the next caller asks again").isTrue();
+		node.refreshed(TWO_REPLICAS, 10_110);
+		assertThat(node.claimRefresh(10_300, false)).as("answered: the usual interval again").isFalse();
+		assertThat(node.claimRefresh(11_110, false)).isTrue();
+	}
+
 	@Test
 	void aRefreshThatGotNoAnswerDoesNotStopTheNextOnes() {
 		NodeState node = new NodeState("n", true);
