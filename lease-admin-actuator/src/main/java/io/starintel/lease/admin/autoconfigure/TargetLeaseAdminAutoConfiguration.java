@@ -169,7 +169,10 @@ public final class TargetLeaseAdminAutoConfiguration {
 						? store.replicaAcknowledgement().acknowledgement() : ReplicaAcknowledgement.allReplicas();
 				return new RedisStreamAuditSink(redis, properties.audit().streamMaxLength(),
 						RedisStreamAuditSink.ADMIN_STREAM_LENGTH,
-						acknowledgement.waits() ? acknowledgement::required : null);
+						acknowledgement.waits()
+								? RedisStreamAuditSink.ReplicaRequirement.of(acknowledgement::required,
+										acknowledgement.diskSync())
+								: null);
 			}
 
 		}

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Properties;
 
 import io.starintel.lease.admin.internal.TargetLeaseAdminEndpoint;
 import io.starintel.lease.admin.internal.TargetLeaseAdminOperations;
@@ -14,8 +15,14 @@ import io.starintel.lease.audit.internal.AsyncAuditPipeline;
 import io.starintel.lease.audit.internal.AuditEventBuilder;
 import io.starintel.lease.audit.internal.AuditWriteException;
 import io.starintel.lease.audit.redis.RedisStreamAuditSink;
+import io.starintel.lease.core.AcquireRequest;
+import io.starintel.lease.core.LeaseMetadata;
+import io.starintel.lease.core.LeaseOwner;
+import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.LockIdentity;
+import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.fence.FenceGuard;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;
@@ -32,6 +39,8 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.boot.security.autoconfigure.SecurityAutoConfiguration;
 import org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -96,7 +105,7 @@ class AutoConfigurationChainTests {
 	}
 
 	@Test
-	void theDurableStreamSinkWaitsForTheReplicasTheStoreIsConfiguredFor() {
+	void theDurableStreamSinkWaitsForTheReplicasAndTheDiskTheStoreIsConfiguredFor() {
 		// a server without replicas: the default (every replica the primary reports: none) confirms a write, while
 		// the store's setting "exactly one replica" makes the sink refuse it, as the store refuses its own changes
 		String[] server = { "spring.data.redis.url=" + TestServers.redisUri(), "spring.data.redis.timeout=500ms" };
@@ -115,6 +124,28 @@ class AutoConfigurationChainTests {
 					"starintel.lease.redis.replica-acknowledgement.replicas=1")
 			.run((context) -> assertThatExceptionOfType(AuditWriteException.class)
 				.isThrownBy(() -> context.getBean(RedisStreamAuditSink.class).record(event)));
+		// the store's disk-sync: the sink waits for the primary's append-only file too (WAITAOF), which a server without
+		// one refuses, so the write is not confirmed
+		this.runner.withPropertyValues(server)
+			.withPropertyValues("starintel.lease.redis.replica-acknowledgement.disk-sync=true")
+			.run((context) -> {
+				assertThat(context.getBean(StringRedisTemplate.class)
+					.execute((RedisCallback<Properties>) (connection) -> connection.serverCommands()
+						.getConfig("appendonly"))).as("the test server has no append-only file")
+					.containsEntry("appendonly", "no");
+				assertThatExceptionOfType(AuditWriteException.class)
+					.isThrownBy(() -> context.getBean(RedisStreamAuditSink.class).record(event));
+				// and so does the store: the change is made but not confirmed
+				LeaseResult acquired = context.getBean(RedisLeaseStore.class)
+					.acquire(new AcquireRequest(
+							LockIdentity.of("tenant-main", "program-chain", "ns", "Target-disk", "actor", "default",
+									null),
+							Identifiers.generate("request"), Instant.now().plusSeconds(5),
+							new LeaseOwner("worker-1", "client-1", "key-1", "instance-1"), 30_000, 300_000,
+							Identifiers.generate("execution"), "job-chain", "trace-chain", LeaseMetadata.empty()));
+				assertThat(acquired.code()).as(acquired.toString()).isEqualTo(ResultCode.LEASE_OUTCOME_UNKNOWN);
+				assertThat(acquired.reason()).isEqualTo(Reason.REPLICAS_NOT_ACKNOWLEDGED);
+			});
 	}
 
 	@Test

@@ -33,12 +33,14 @@ import io.lettuce.core.cluster.models.partitions.ClusterPartitionParser;
 import io.lettuce.core.cluster.models.partitions.Partitions;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.output.IntegerListOutput;
 import io.lettuce.core.output.IntegerOutput;
 import io.lettuce.core.output.StatusOutput;
 import io.lettuce.core.protocol.AsyncCommand;
 import io.lettuce.core.protocol.Command;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
+import io.lettuce.core.protocol.ProtocolKeyword;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -167,6 +169,32 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 		 * @return the acknowledgements a write needs ({@code 0}: no wait)
 		 */
 		int required(int reported, boolean sentinel);
+
+		/**
+		 * Whether the primary must also have written a write to its append-only file before it is confirmed
+		 * ({@code WAITAOF 1 n timeout} instead of {@code WAIT n timeout}: the store's
+		 * {@code replica-acknowledgement.disk-sync}); the server needs {@code appendonly yes}, or every write fails.
+		 */
+		default boolean diskSync() {
+			return false;
+		}
+
+		/** A requirement that also waits for the primary's append-only file when {@code diskSync}. */
+		static ReplicaRequirement of(ReplicaRequirement replicas, boolean diskSync) {
+			return new ReplicaRequirement() {
+
+				@Override
+				public int required(int reported, boolean sentinel) {
+					return replicas.required(reported, sentinel);
+				}
+
+				@Override
+				public boolean diskSync() {
+					return diskSync;
+				}
+
+			};
+		}
 
 	}
 
@@ -393,7 +421,7 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 
 	/** A node batch's commands once built: the replica count asked for, the writes and their wait. */
 	private record Sent(@Nullable Ask ask,
-			List<AsyncCommand<byte[], byte[], String>> appends, @Nullable AsyncCommand<byte[], byte[], Long> replicaWait,
+			List<AsyncCommand<byte[], byte[], String>> appends, @Nullable AsyncCommand<byte[], byte[], ?> replicaWait,
 			int required, List<AsyncCommand<byte[], byte[], ?>> commands) {
 	}
 
@@ -446,8 +474,8 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 		List<Object> ids = new ArrayList<>(size);
 		for (Sent commands : sent) {
 			if (commands.replicaWait() != null) {
-				Long acknowledged = commands.replicaWait().getNow(null);
-				if (acknowledged == null || acknowledged < commands.required() || this.connectionChanges.get() != mark) {
+				if (!acknowledged(commands.replicaWait().getNow(null), commands.required())
+						|| this.connectionChanges.get() != mark) {
 					// a demoted primary accepts writes it will discard; a wait answered after a reconnection may come
 					// from the node promoted in its place: neither confirms the entries
 					throw new AuditWriteException("audit stream write not acknowledged by the replicas");
@@ -507,10 +535,17 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 		}
 		commands.addAll(appends);
 		int required = waits ? required(batch) : 0;
-		AsyncCommand<byte[], byte[], Long> wait = null;
-		if (required > 0) {
+		boolean diskSync = waits && this.replicas != null && this.replicas.diskSync();
+		AsyncCommand<byte[], byte[], ?> wait = null;
+		if (diskSync) {
+			wait = new AsyncCommand<>(new Command<>(WaitAof.WAITAOF, new IntegerListOutput<>(ByteArrayCodec.INSTANCE),
+					new CommandArgs<>(ByteArrayCodec.INSTANCE).add(1).add(required).add(Math.max(1, timeoutMs))));
+		}
+		else if (required > 0) {
 			wait = new AsyncCommand<>(new Command<>(CommandType.WAIT, new IntegerOutput<>(ByteArrayCodec.INSTANCE),
 					new CommandArgs<>(ByteArrayCodec.INSTANCE).add(required).add(Math.max(1, timeoutMs))));
+		}
+		if (wait != null) {
 			commands.add(wait);
 		}
 		return new Sent(ask, appends, wait, required, commands);
@@ -591,6 +626,32 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 		PrimaryReplicas replicas = batch.replicas();
 		return (requirement != null) ? requirement.required(Math.max(replicas.reported, 0),
 				batch.topologyHasReplicas() || replicas.nodeSeesReplicas) : 0;
+	}
+
+	/**
+	 * Whether a wait's answer confirms a write: {@code WAIT}'s count of replicas, or {@code WAITAOF}'s pair (the
+	 * primary's own append-only file, then the replicas'), at least what was required of each.
+	 */
+	private static boolean acknowledged(@Nullable Object answer, int required) {
+		if (answer instanceof Long replicas) {
+			return replicas >= required;
+		}
+		return answer instanceof List<?> counts && counts.size() == 2 && counts.get(0) instanceof Long local
+				&& counts.get(1) instanceof Long replicas && local >= 1 && replicas >= required;
+	}
+
+	/** {@code WAITAOF numlocal numreplicas timeout} (Redis 7.2+, Valkey): not in every Lettuce line's command set. */
+	private enum WaitAof implements ProtocolKeyword {
+
+		WAITAOF;
+
+		private final byte[] bytes = name().getBytes(StandardCharsets.US_ASCII);
+
+		@Override
+		public byte[] getBytes() {
+			return this.bytes;
+		}
+
 	}
 
 	/** What is asked of a primary about its replicas: its view of the cluster (a cluster primary), then its count. */

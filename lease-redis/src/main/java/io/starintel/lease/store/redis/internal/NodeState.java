@@ -1,6 +1,7 @@
 package io.starintel.lease.store.redis.internal;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.lettuce.core.cluster.models.partitions.ClusterPartitionParser;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
@@ -44,6 +45,8 @@ final class NodeState {
 	private volatile boolean refreshing;
 
 	private boolean doubted;
+
+	private final AtomicBoolean waitRefused = new AtomicBoolean();
 
 	private volatile long refreshStartedAt;
 
@@ -127,6 +130,11 @@ final class NodeState {
 	 */
 	synchronized void doubt() {
 		this.doubted = true;
+	}
+
+	/** Whether this is the first time the node refused a replica wait with an error (reported once). */
+	boolean waitRefusedFirst() {
+		return this.waitRefused.compareAndSet(false, true);
 	}
 
 	/** The refresh in flight (completed when none is): a caller that needs the first count waits for it. */

@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
@@ -389,7 +390,19 @@ public final class ScriptExecutor implements AutoCloseable {
 		try {
 			answer = wait.get(Math.max(1, deadlineMs - System.currentTimeMillis()), TimeUnit.MILLISECONDS);
 		}
-		catch (TimeoutException | ExecutionException | RuntimeException ex) {
+		catch (ExecutionException ex) {
+			node.doubt();
+			if (ex.getCause() instanceof RedisCommandExecutionException refused && node.waitRefusedFirst()) {
+				// the server itself refuses the wait (WAITAOF without an append-only file, or a server before 7.2):
+				// no change on this node can be confirmed until that is fixed, so say so once
+				logger.warn("Node {} refuses the replica wait ({}): no change there is confirmed (every one is "
+						+ "lease_outcome_unknown); with replica-acknowledgement.disk-sync the server needs WAITAOF "
+						+ "(Redis 7.2+, Valkey) and appendonly yes", node.name(), safeError(refused));
+			}
+			throw new ScriptFailure(ScriptFailure.Kind.OUTCOME_UNKNOWN, Reason.REPLICAS_NOT_ACKNOWLEDGED,
+					"the replica wait failed");
+		}
+		catch (TimeoutException | RuntimeException ex) {
 			node.doubt();
 			throw new ScriptFailure(ScriptFailure.Kind.OUTCOME_UNKNOWN, Reason.REPLICAS_NOT_ACKNOWLEDGED,
 					"no replica acknowledgement before the deadline");
