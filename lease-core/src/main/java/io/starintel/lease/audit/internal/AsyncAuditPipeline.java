@@ -3,6 +3,7 @@ package io.starintel.lease.audit.internal;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -340,9 +341,13 @@ public final class AsyncAuditPipeline implements AutoCloseable {
 			}
 			catch (RuntimeException ex) {
 				failed(sink, events.get(0), ex);
+				List<AuditEvent> left = unconfirmedOf(events, ex);
+				if (left.isEmpty()) {
+					return;
+				}
 				held = new Unconfirmed(System.nanoTime());
 				this.unconfirmed.put(sink, held);
-				hold(held, events);
+				hold(held, left);
 				return;
 			}
 		}
@@ -364,6 +369,17 @@ public final class AsyncAuditPipeline implements AutoCloseable {
 			}
 			catch (RuntimeException ex) {
 				failed(sink, part.get(0), ex);
+				// what the sink confirmed of the part is not sent again; the rest stays first, in its order
+				List<AuditEvent> left = unconfirmedOf(part, ex);
+				for (int i = 0; i < part.size(); i++) {
+					held.events.pollFirst();
+				}
+				for (int i = left.size() - 1; i >= 0; i--) {
+					held.events.addFirst(left.get(i));
+				}
+				if (held.events.isEmpty()) {
+					break;
+				}
 				long at = System.nanoTime();
 				if (at - held.since > this.retryWindowNanos) {
 					giveUp(held.events.size());
@@ -380,6 +396,21 @@ public final class AsyncAuditPipeline implements AutoCloseable {
 			}
 		}
 		this.unconfirmed.remove(sink);
+	}
+
+	/** The events of a batch a durable sink did not confirm ({@link AuditWriteException#confirmed()}), in order. */
+	private static List<AuditEvent> unconfirmedOf(List<AuditEvent> batch, RuntimeException failure) {
+		if (!(failure instanceof AuditWriteException write) || write.confirmed().isEmpty()) {
+			return batch;
+		}
+		BitSet confirmed = write.confirmed();
+		List<AuditEvent> left = new ArrayList<>(batch.size());
+		for (int i = 0; i < batch.size(); i++) {
+			if (!confirmed.get(i)) {
+				left.add(batch.get(i));
+			}
+		}
+		return left;
 	}
 
 	/** Appends events to a failing sink's held ones; beyond the capacity the oldest count as failed. */

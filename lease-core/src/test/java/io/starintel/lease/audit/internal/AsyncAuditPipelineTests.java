@@ -3,6 +3,7 @@ package io.starintel.lease.audit.internal;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -201,6 +202,62 @@ class AsyncAuditPipelineTests {
 		pipeline.close();
 		assertThat(durable.recorded).containsExactlyElementsOf(submitted);
 		assertThat(failed).hasValue(0);
+	}
+
+	@Test
+	void whenADurableSinkConfirmsPartOfAFailedBatchThenOnlyTheRestIsSentAgainInOrder() {
+		// a batch that went to several cluster primaries: the entries of every other one were confirmed
+		List<List<AuditEvent>> calls = new CopyOnWriteArrayList<>();
+		List<AuditEvent> recorded = new CopyOnWriteArrayList<>();
+		List<AuditEvent> sentAgain = new CopyOnWriteArrayList<>();
+		AtomicInteger failures = new AtomicInteger(2);
+		AuditSink durable = new AuditSink() {
+
+			@Override
+			public void record(AuditEvent event) {
+				recordAll(List.of(event));
+			}
+
+			@Override
+			public void recordAll(List<AuditEvent> events) {
+				calls.add(List.copyOf(events));
+				events.stream().filter(recorded::contains).forEach(sentAgain::add);
+				if (failures.getAndDecrement() > 0) {
+					BitSet confirmed = new BitSet();
+					for (int i = 0; i < events.size(); i += 2) {
+						confirmed.set(i);
+						recorded.add(events.get(i));
+					}
+					throw new AuditWriteException("not acknowledged", confirmed);
+				}
+				recorded.addAll(events);
+			}
+
+			@Override
+			public boolean isDurable() {
+				return true;
+			}
+
+		};
+		AtomicLong failed = new AtomicLong();
+		try (AsyncAuditPipeline pipeline = new AsyncAuditPipeline(List.of(durable), 10_000, Duration.ofSeconds(10),
+				this.dropped::addAndGet, failed::addAndGet, Duration.ofMinutes(1))) {
+			List<AuditEvent> submitted = new ArrayList<>();
+			for (int i = 0; i < 8; i++) {
+				submitted.add(event(i));
+			}
+			submitted.forEach(pipeline::submit);
+			await().atMost(Duration.ofSeconds(10)).until(() -> recorded.size() == 8);
+			await().atMost(Duration.ofSeconds(10)).until(() -> pipeline.unconfirmedCount() == 0);
+			assertThat(recorded).as("each event confirmed once").hasSize(8).containsExactlyInAnyOrderElementsOf(submitted);
+			assertThat(sentAgain).as("confirmed events handed to the sink again").isEmpty();
+			assertThat(calls).as("two failed calls, then the rest").hasSizeGreaterThanOrEqualTo(3);
+			for (List<AuditEvent> call : calls) {
+				assertThat(call).as("in submission order").isSortedAccordingTo(
+						java.util.Comparator.comparing((AuditEvent event) -> submitted.indexOf(event)));
+			}
+			assertThat(failed).hasValue(0);
+		}
 	}
 
 	/** A durable sink that fails its first {@code failures} calls and records nothing when it fails. */

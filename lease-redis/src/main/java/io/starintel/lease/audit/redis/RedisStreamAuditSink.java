@@ -4,6 +4,7 @@ import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -358,8 +359,23 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 					this.nodeReplicas.computeIfAbsent(uri.getHost() + ":" + uri.getPort(), (key) -> new PrimaryReplicas(true)),
 					replicated, nodeEvents));
 		}
-		List<Object> byNode = append(batches, events.size(), true,
-				Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+		List<Object> byNode;
+		try {
+			byNode = append(batches, events.size(), true,
+					Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+		}
+		catch (AuditWriteException ex) {
+			// the parts confirmed, named by their places in the batch
+			BitSet confirmed = ex.confirmed();
+			BitSet inBatch = new BitSet(events.size());
+			int next = 0;
+			for (List<Integer> group : positions.values()) {
+				for (int i : group) {
+					inBatch.set(i, confirmed.get(next++));
+				}
+			}
+			throw new AuditWriteException(ex.getMessage(), inBatch);
+		}
 		// back into the batch's order
 		Object[] ids = new Object[events.size()];
 		int next = 0;
@@ -451,17 +467,16 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 		for (int i = 0; i < batches.size(); i++) {
 			batches.get(i).connection().dispatch(sent.get(i).commands());
 		}
+		boolean failed = false;
 		try {
 			CompletableFuture.allOf(decisive.toArray(new CompletableFuture<?>[0])).get(timeoutMs, TimeUnit.MILLISECONDS);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			sent.forEach((commands) -> cancel(commands.commands()));
-			throw new AuditWriteException("audit stream write failed");
+			failed = true;
 		}
 		catch (ExecutionException | TimeoutException ex) {
-			sent.forEach((commands) -> cancel(commands.commands()));
-			throw new AuditWriteException("audit stream write failed");
+			failed = true;
 		}
 		finally {
 			for (int i = 0; i < batches.size(); i++) {
@@ -471,21 +486,41 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 				}
 			}
 		}
+		// a demoted primary accepts writes it will discard; a wait answered after a reconnection may come from the node
+		// promoted in its place: neither confirms the entries
+		boolean reconnected = this.connectionChanges.get() != mark;
 		List<Object> ids = new ArrayList<>(size);
+		BitSet confirmed = new BitSet(size);
+		boolean everyPart = true;
 		for (Sent commands : sent) {
-			if (commands.replicaWait() != null) {
-				if (!acknowledged(commands.replicaWait().getNow(null), commands.required())
-						|| this.connectionChanges.get() != mark) {
-					// a demoted primary accepts writes it will discard; a wait answered after a reconnection may come
-					// from the node promoted in its place: neither confirms the entries
-					throw new AuditWriteException("audit stream write not acknowledged by the replicas");
-				}
-			}
+			boolean part = !reconnected && confirmed(commands);
 			for (AsyncCommand<byte[], byte[], String> append : commands.appends()) {
-				ids.add(append.getNow(null));
+				if (part) {
+					confirmed.set(ids.size());
+				}
+				ids.add(part ? append.getNow(null) : null);
 			}
+			everyPart &= part;
+		}
+		if (!everyPart) {
+			sent.forEach((commands) -> cancel(commands.commands()));
+			// a batch that went to several primaries may be confirmed in part: those entries are not sent again
+			throw new AuditWriteException(failed ? "audit stream write failed"
+					: "audit stream write not acknowledged by the replicas", confirmed);
 		}
 		return ids;
+	}
+
+	/** Whether a node batch's writes all completed and its wait (when one was sent) acknowledged them. */
+	private static boolean confirmed(Sent commands) {
+		for (AsyncCommand<byte[], byte[], String> append : commands.appends()) {
+			if (!append.isDone() || append.isCompletedExceptionally() || append.getNow(null) == null) {
+				return false;
+			}
+		}
+		AsyncCommand<byte[], byte[], ?> wait = commands.replicaWait();
+		return wait == null || (wait.isDone() && !wait.isCompletedExceptionally()
+				&& acknowledged(wait.getNow(null), commands.required()));
 	}
 
 	/**
