@@ -109,12 +109,7 @@ class AutoConfigurationChainTests {
 		// a server without replicas: the default (every replica the primary reports: none) confirms a write, while
 		// the store's setting "exactly one replica" makes the sink refuse it, as the store refuses its own changes
 		String[] server = { "spring.data.redis.url=" + TestServers.redisUri(), "spring.data.redis.timeout=500ms" };
-		AuditEvent event = new AuditEventBuilder(AuditEventType.RENEW, ResultCode.LEASE_RENEWED)
-			.time(Instant.now(), Instant.now())
-			.identity(LockIdentity.of("tenant-main", "program-chain", "ns", "Target-1", "actor", "default", null))
-			.ids("req-chain", "corr-chain")
-			.principal(PrincipalClass.WORKER, "worker-1", "key-1", "instance-1")
-			.build();
+		AuditEvent event = renewal("req-chain");
 		this.runner.withPropertyValues(server).run((context) -> {
 			assertThat(context).hasNotFailed();
 			context.getBean(RedisStreamAuditSink.class).record(event);
@@ -156,12 +151,7 @@ class AutoConfigurationChainTests {
 				"starintel.lease.redis.replica-acknowledgement.mode=fixed",
 				"starintel.lease.redis.replica-acknowledgement.replicas=1",
 				"starintel.lease.audit.retry-window=1s" };
-		AuditEvent event = new AuditEventBuilder(AuditEventType.RENEW, ResultCode.LEASE_RENEWED)
-			.time(Instant.now(), Instant.now())
-			.identity(LockIdentity.of("tenant-main", "program-chain", "ns", "Target-1", "actor", "default", null))
-			.ids("req-chain-retry", "corr-chain")
-			.principal(PrincipalClass.WORKER, "worker-1", "key-1", "instance-1")
-			.build();
+		AuditEvent event = renewal("req-chain-retry");
 		this.runner.withPropertyValues(server).run((context) -> {
 			assertThat(context).hasNotFailed();
 			AsyncAuditPipeline pipeline = context.getBean(AsyncAuditPipeline.class);
@@ -187,6 +177,16 @@ class AutoConfigurationChainTests {
 				.hasBean(TargetLeaseAdminSecurityAutoConfiguration.FILTER_CHAIN_BEAN);
 			assertThat(context.getBean(RedisLeaseStore.class).writesAdminAuditAtomically()).isTrue();
 		});
+	}
+
+	/** A routine event of the chain's program, as the audited facade records a renewal. */
+	private static AuditEvent renewal(String requestId) {
+		return new AuditEventBuilder(AuditEventType.RENEW, ResultCode.LEASE_RENEWED)
+			.time(Instant.now(), Instant.now())
+			.identity(LockIdentity.of("tenant-main", "program-chain", "ns", "Target-1", "actor", "default", null))
+			.ids(requestId, "corr-chain")
+			.principal(PrincipalClass.WORKER, "worker-1", "key-1", "instance-1")
+			.build();
 	}
 
 }
