@@ -16,6 +16,7 @@ import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.S
 import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
+import io.starintel.lease.audit.internal.AsyncAuditPipeline;
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.LeaseOwner;
 import io.starintel.lease.core.LeaseResult;
@@ -73,6 +74,13 @@ class LeaseMetricsWithBootTelemetryTests {
 			assertThat(tagKeys).as("one set of tag keys for every timer of the name").hasSize(1);
 			// the lifecycle counters are fed by the audit pipeline, off the caller's thread
 			await().atMost(Duration.ofSeconds(10)).until(() -> registry.find(LeaseMeters.GRANTED).counter() != null);
+			// the pipeline's own meters for durable sinks, in the same registry (none fails here)
+			assertThat(registry.find(AsyncAuditPipeline.FAILED_COUNTER).counter()).as("the failed counter")
+				.isNotNull()
+				.satisfies((counter) -> assertThat(counter.count()).isZero());
+			assertThat(registry.find(AsyncAuditPipeline.UNCONFIRMED_GAUGE).gauge()).as("the unconfirmed gauge")
+				.isNotNull()
+				.satisfies((gauge) -> assertThat(gauge.value()).isZero());
 		});
 	}
 
