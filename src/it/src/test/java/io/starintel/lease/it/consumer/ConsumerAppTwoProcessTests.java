@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.JarFile;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.springframework.security.crypto.bcrypt.BCryptPasswordEncoder;
+import org.springframework.util.FileSystemUtils;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -42,7 +44,9 @@ import static org.awaitility.Awaitility.await;
  * pouchdb-server, with the default audit sinks on (log, application events, the admin module's Redis stream).
  *
  * <p>Runs when {@code -Dconsumer.it=true} ({@code scripts/test.sh} passes it to {@code mvnw install}, so the lease
- * artifacts are installed before this module's tests): it needs the artifacts in the build's local repository.
+ * artifacts are installed before this module's tests): it needs the artifacts in the build's local repository. The
+ * consumer app is built on the Spring Boot line of the running build ({@code -Pspring-boot-4.1}: Boot 4.1 with the
+ * artifacts the Boot 4.0 build installed, as a user on Boot 4.1 gets them), and its jar must carry that Boot.
  */
 @EnabledIfSystemProperty(named = "consumer.it", matches = "true")
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -118,12 +122,14 @@ class ConsumerAppTwoProcessTests {
 	private static Path build(Path root, Path app) throws IOException, InterruptedException {
 		List<String> command = new ArrayList<>(List.of(root.resolve("mvnw").toString(), "-B", "-f",
 				app.resolve("pom.xml").toString(), "package"));
-		for (String property : List.of("maven.repo.local", "maven.repo.local.tail")) {
+		for (String property : List.of("maven.repo.local", "maven.repo.local.tail", "spring-boot.version")) {
 			String value = System.getProperty("lease." + property);
 			if (value != null && !value.isBlank() && !value.startsWith("${")) {
 				command.add("-D" + property + "=" + value);
 			}
 		}
+		// a fresh target: the Boot plugin does not repackage a jar left by an earlier build (e.g. the other Boot line's)
+		FileSystemUtils.deleteRecursively(app.resolve("target"));
 		Files.createDirectories(app.resolve("target"));
 		Process process = new ProcessBuilder(command).directory(app.toFile())
 			.redirectErrorStream(true)
@@ -136,7 +142,16 @@ class ConsumerAppTwoProcessTests {
 		suite.forEach((line) -> System.out.println("consumer-app suite: " + line));
 		assertThat(process.exitValue()).as("consumer-app build and test suite (see target/consumer-build.log)").isZero();
 		assertThat(suite).as("the consumer app's own test suite ran").isNotEmpty();
-		return app.resolve("target/consumer-app.jar");
+		Path jar = app.resolve("target/consumer-app.jar");
+		String boot = System.getProperty("lease.spring-boot.version");
+		if (boot != null && !boot.isBlank() && !boot.startsWith("${")) {
+			try (JarFile built = new JarFile(jar.toFile())) {
+				assertThat(built.getEntry("BOOT-INF/lib/spring-boot-" + boot + ".jar"))
+					.as("the consumer app runs on the build's Spring Boot " + boot).isNotNull();
+			}
+			System.out.println("consumer-app built on Spring Boot " + boot);
+		}
+		return jar;
 	}
 
 	private static int freePort() throws IOException {
