@@ -14,6 +14,7 @@ import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarFile;
@@ -123,10 +124,7 @@ class ConsumerAppTwoProcessTests {
 		List<String> command = new ArrayList<>(List.of(root.resolve("mvnw").toString(), "-B", "-f",
 				app.resolve("pom.xml").toString(), "package"));
 		for (String property : List.of("maven.repo.local", "maven.repo.local.tail", "spring-boot.version")) {
-			String value = System.getProperty("lease." + property);
-			if (value != null && !value.isBlank() && !value.startsWith("${")) {
-				command.add("-D" + property + "=" + value);
-			}
+			buildProperty(property).ifPresent((value) -> command.add("-D" + property + "=" + value));
 		}
 		// a fresh target: the Boot plugin does not repackage a jar left by an earlier build (e.g. the other Boot line's)
 		FileSystemUtils.deleteRecursively(app.resolve("target"));
@@ -143,8 +141,9 @@ class ConsumerAppTwoProcessTests {
 		assertThat(process.exitValue()).as("consumer-app build and test suite (see target/consumer-build.log)").isZero();
 		assertThat(suite).as("the consumer app's own test suite ran").isNotEmpty();
 		Path jar = app.resolve("target/consumer-app.jar");
-		String boot = System.getProperty("lease.spring-boot.version");
-		if (boot != null && !boot.isBlank() && !boot.startsWith("${")) {
+		Optional<String> line = buildProperty("spring-boot.version");
+		if (line.isPresent()) {
+			String boot = line.get();
 			try (JarFile built = new JarFile(jar.toFile())) {
 				assertThat(built.getEntry("BOOT-INF/lib/spring-boot-" + boot + ".jar"))
 					.as("the consumer app runs on the build's Spring Boot " + boot).isNotNull();
@@ -152,6 +151,12 @@ class ConsumerAppTwoProcessTests {
 			System.out.println("consumer-app built on Spring Boot " + boot);
 		}
 		return jar;
+	}
+
+	/** A property of this build that the pom passes as {@code lease.<name>}, when set (not an unresolved placeholder). */
+	private static Optional<String> buildProperty(String name) {
+		String value = System.getProperty("lease." + name);
+		return (value != null && !value.isBlank() && !value.startsWith("${")) ? Optional.of(value) : Optional.empty();
 	}
 
 	private static int freePort() throws IOException {
