@@ -15,6 +15,8 @@ import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.connection.CorrelationData;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
 
+import com.rabbitmq.client.Channel;
+
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.fence.FenceDecision;
 import io.starintel.lease.fence.FenceGuard;
@@ -36,6 +38,13 @@ import io.starintel.lease.context.LeaseContext;
  * ({@code spring.rabbitmq.publisher-confirm-type=correlated}, {@code spring.rabbitmq.publisher-returns=true});
  * without them every fenced publish is refused ({@code lease_backend_unavailable}) rather than assumed delivered.
  * {@code sendAndReceive} is refused under a context (a reply cannot be fenced here).
+ *
+ * <p>Every other path on which the template publishes (the reply of {@code receiveAndReply}, the request of an
+ * {@code AsyncRabbitTemplate} over this template, {@link #doSend} called inside {@code execute}) is fenced as
+ * {@link FencingMessagePostProcessor} fences a plain template: authorized and stamped under a context, refused
+ * without one on a fenced destination, a refusal thrown as {@link FencedPublishRejectedException} before anything is
+ * sent; only the publisher-confirm wait is {@code send}'s alone. A raw {@code Channel.basicPublish} inside
+ * {@code execute} is not a template publish and is not fenced.
  */
 public class FencedRabbitTemplate extends RabbitTemplate {
 
@@ -44,6 +53,12 @@ public class FencedRabbitTemplate extends RabbitTemplate {
 	private final Set<String> fencedExchanges;
 
 	private final Set<String> fencedQueues;
+
+	/** How the publishes that do not go through {@link #send} are fenced (see {@link #doSend}). */
+	private final FencingMessagePostProcessor otherPublishes;
+
+	/** The message this thread's {@link #send} authorized, stamped and is publishing: {@link #doSend} passes it on. */
+	private final ThreadLocal<@Nullable Message> authorizedSend = new ThreadLocal<>();
 
 	/** A fenced template on which no destination requires a context (publishes under a context are fenced). */
 	public FencedRabbitTemplate(ConnectionFactory connectionFactory, FenceGuard guard) {
@@ -60,6 +75,7 @@ public class FencedRabbitTemplate extends RabbitTemplate {
 		this.guard = guard;
 		this.fencedExchanges = Set.copyOf(fencedExchanges);
 		this.fencedQueues = Set.copyOf(fencedQueues);
+		this.otherPublishes = new FencingMessagePostProcessor(guard, this.fencedExchanges, this.fencedQueues);
 		setMandatory(true);
 	}
 
@@ -101,6 +117,21 @@ public class FencedRabbitTemplate extends RabbitTemplate {
 		return super.doSendAndReceive(exchange, routingKey, message, correlationData);
 	}
 
+	/**
+	 * Every publish of the template ends here: the one {@link #send} has just authorized and stamped goes out as it
+	 * is; any other (a {@code receiveAndReply} reply, an {@code AsyncRabbitTemplate} request, a direct call) is first
+	 * fenced by {@link FencingMessagePostProcessor}'s rule, which throws {@link FencedPublishRejectedException} (an
+	 * {@code AmqpException}, rethrown by the template as it is) for a refused one. Without a context and on a
+	 * destination that is not fenced, nothing changes.
+	 */
+	@Override
+	public void doSend(Channel channel, @Nullable String exchange, @Nullable String routingKey, Message message,
+			boolean mandatory, @Nullable CorrelationData correlationData) {
+		Message toSend = (this.authorizedSend.get() == message) ? message
+				: this.otherPublishes.postProcessMessage(message, correlationData, exchange, routingKey);
+		super.doSend(channel, exchange, routingKey, toSend, mandatory, correlationData);
+	}
+
 	/** Whether a publish to this destination is refused without a lease context (Spring AMQP may pass nulls). */
 	private boolean requiresContext(@Nullable String exchange, @Nullable String routingKey) {
 		String name = (exchange != null) ? exchange : "";
@@ -122,11 +153,15 @@ public class FencedRabbitTemplate extends RabbitTemplate {
 		FenceHeaders.apply(message.getMessageProperties(), decision.requireStamp());
 		CorrelationData correlation = (userCorrelation != null) ? userCorrelation
 				: new CorrelationData(decision.correlationId());
+		this.authorizedSend.set(message);
 		try {
 			super.send(exchange, routingKey, message, correlation);
 		}
 		catch (AmqpException ex) {
 			return authorized.with(FenceOutcome.OUTCOME_UNKNOWN, Reason.NONE, ex.getClass().getSimpleName());
+		}
+		finally {
+			this.authorizedSend.remove();
 		}
 		long waitMs = Math.max(1, Duration.between(Instant.now(), decision.deadlineAt()).toMillis());
 		CorrelationData.Confirm confirm;

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 
 import io.starintel.lease.test.TestServers;
 import io.starintel.lease.core.ProgramScope;
@@ -26,17 +27,20 @@ import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.AuditEventType;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.starintel.lease.fence.amqp.internal.FencedListenerAdvice;
+import io.starintel.lease.fence.amqp.FencedPublishRejectedException;
 import io.starintel.lease.fence.amqp.FencedRabbitTemplate;
 import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.it.redis.RedisServerKind;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.core.Queue;
 import org.springframework.amqp.core.QueueBuilder;
+import org.springframework.amqp.rabbit.AsyncRabbitTemplate;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.amqp.rabbit.core.RabbitAdmin;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
@@ -44,6 +48,7 @@ import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -172,6 +177,68 @@ class RabbitFenceTests {
 		assertThat(headers.get(FenceHeaders.EXECUTION_ID)).isEqualTo(b.executionId());
 		assertThat(headers.get(FenceHeaders.TRACE_ID)).isEqualTo(b.traceId());
 		assertThat(headers.values()).noneMatch(v -> String.valueOf(v).contains(b.lockKey()));
+	}
+
+	/**
+	 * The template's publishes that do not go through {@code send}: the reply of {@code receiveAndReply}, the request
+	 * of an {@code AsyncRabbitTemplate} over it (direct reply-to), {@code doSend} inside {@code execute}. A superseded
+	 * holder's are refused before anything is sent, a fenced destination refuses them without a context, and the
+	 * current holder's go out authorized and stamped.
+	 */
+	@Test
+	void theTemplatesOtherPublishPathsAreFencedToo() throws Exception {
+		String requests = "fence-it-requests-" + UUID.randomUUID().toString().substring(0, 8);
+		this.admin.declareQueue(new Queue(requests, false, false, true));
+		AsyncRabbitTemplate async = new AsyncRabbitTemplate(this.template);
+		async.setReceiveTimeout(2_000);
+		async.start();
+		try {
+			LeaseContext a = this.fixture.acquire(this.fixture.identity("amqp-other-paths"), "alice", 300);
+			this.fixture.awaitExpired(a);
+			LeaseContext b = this.fixture.acquire(this.fixture.identity("amqp-other-paths"), "bob", 5_000);
+			for (int i = 1; i <= 3; i++) {
+				this.plain.convertAndSend("", requests, "request " + i);
+			}
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> this.admin.getQueueInfo(requests).getMessageCount() == 3);
+			try (LeaseContext.Scope scope = LeaseContext.bind(a)) {
+				assertRefused(() -> this.template.receiveAndReply(requests, (String in) -> "stale reply", "", this.work),
+						FenceOutcome.LEASE_LOST);
+				assertRefused(() -> this.template.execute((channel) -> {
+					this.template.doSend(channel, "", this.work, message("stale doSend"), false, null);
+					return null;
+				}), FenceOutcome.LEASE_LOST);
+				assertRefused(() -> async.sendAndReceive("", this.work, message("stale async")).get(10, TimeUnit.SECONDS),
+						FenceOutcome.LEASE_LOST);
+			}
+			assertRefused(() -> this.template.receiveAndReply(requests, (String in) -> "reply without a context", "",
+					this.work), FenceOutcome.NO_LEASE_CONTEXT);
+			try (LeaseContext.Scope scope = LeaseContext.bind(b)) {
+				assertThat(this.template.receiveAndReply(requests, (String in) -> "reply from B to " + in, "", this.work))
+					.isTrue();
+			}
+			await().atMost(Duration.ofSeconds(10)).until(() -> this.consumed.size() == 1);
+			assertThat(this.consumed).extracting(RabbitFenceTests::body).containsExactly("reply from B to request 3");
+			assertThat(this.consumed.get(0).getMessageProperties().getHeaders().get(FenceHeaders.TOKEN))
+				.isEqualTo(b.fencingToken());
+			assertThat(this.plain.receive(this.dead)).isNull();
+		}
+		finally {
+			async.stop();
+			this.admin.deleteQueue(requests);
+		}
+	}
+
+	/** The call fails with a {@link FencedPublishRejectedException} of this outcome, itself or as a cause. */
+	private static void assertRefused(ThrowingCallable call, FenceOutcome outcome) {
+		Throwable thrown = catchThrowable(call);
+		assertThat(thrown).as("refused").isNotNull();
+		Throwable cause = thrown;
+		while (cause != null && !(cause instanceof FencedPublishRejectedException)) {
+			cause = cause.getCause();
+		}
+		assertThat(cause).as("a fenced refusal in %s", thrown).isInstanceOf(FencedPublishRejectedException.class);
+		assertThat(((FencedPublishRejectedException) cause).result().outcome()).isEqualTo(outcome);
 	}
 
 	@Test
