@@ -223,17 +223,30 @@ public final class FencedDocuments {
 	/**
 	 * Raises the durable mark of an accepted write whose result was {@link FenceOutcome#ACCEPTED_MARK_PENDING}
 	 * (with the same lease context bound), within the mark store's timeout: {@link FenceOutcome#ACCEPTED} once
-	 * Redis confirms it, else the pending result again. Any other result is returned as it is.
+	 * Redis confirms it, else the pending result again. Any other result is returned as it is. Only the bound
+	 * context's own writes are raised: without a context the answer is {@link FenceOutcome#NO_LEASE_CONTEXT}, and a
+	 * result whose stamp is not the context's lease (another lock, lease or token: not a result of this holder's
+	 * write) is refused, so that no caller raises a mark to a token it never wrote with.
 	 * @param id the document's id
 	 * @param pending the write's result
 	 * @return the result with the mark raised, or still pending
+	 * @throws IllegalArgumentException when {@code pending} carries a stamp that is not the bound context's lease
 	 */
 	public FencedWriteResult retryMark(String id, FencedWriteResult pending) {
-		if (!pending.isMarkPending() || pending.stamp() == null) {
+		FenceStamp stamp = pending.stamp();
+		if (!pending.isMarkPending() || stamp == null) {
 			return pending;
 		}
+		LeaseContext context = LeaseContext.currentOrNull();
+		if (context == null) {
+			return this.guard.authorizeCurrent().toWriteResult();
+		}
+		if (stamp.fencingToken() != context.fencingToken() || !stamp.leaseId().equals(context.leaseId())
+				|| !stamp.lockKeyDigest().equals(context.identity().keyDigest())) {
+			throw new IllegalArgumentException("retryMark takes a result of a write made under the bound lease context");
+		}
 		Instant markDeadline = (this.marks != null) ? this.marks.deadline() : Instant.MAX;
-		return raiseMark(pending.stamp(), () -> id, markDeadline)
+		return raiseMark(stamp, () -> id, markDeadline)
 				? pending.with(FenceOutcome.ACCEPTED, Reason.NONE, null) : pending;
 	}
 

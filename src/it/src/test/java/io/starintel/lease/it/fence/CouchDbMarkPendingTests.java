@@ -22,7 +22,9 @@ import org.junit.jupiter.api.TestInstance;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.starintel.lease.context.LeaseContext;
+import io.starintel.lease.core.Reason;
 import io.starintel.lease.fence.FenceOutcome;
+import io.starintel.lease.fence.FenceStamp;
 import io.starintel.lease.fence.FencedWriteResult;
 import io.starintel.lease.fence.couchdb.DocumentMarkStore;
 import io.starintel.lease.fence.couchdb.FencedCouchDbConnector;
@@ -34,6 +36,7 @@ import io.starintel.lease.test.FaultProxy;
 import io.starintel.lease.test.TestServers;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
@@ -137,6 +140,35 @@ class CouchDbMarkPendingTests {
 				proxied.destroy();
 			}
 		}
+	}
+
+	@Test
+	void retryMarkRaisesOnlyAWriteOfTheBoundHolderNeverAForgedToken() {
+		LeaseContext a = this.fixture.acquire(this.fixture.identity("couch-mark-forged"), "alice", 30_000);
+		DocumentMarkStore marks = new DocumentMarkStore(this.fixture.redis);
+		FencedCouchDbConnector fenced = new FencedCouchDbConnector(this.raw, this.fixture.guard, marks);
+		fenced.installDesignDocument();
+		FencedDocuments documents = fenced.documents();
+		FencedWriteResult written;
+		try (LeaseContext.Scope scope = LeaseContext.bind(a)) {
+			written = documents.tryCreate(doc("forged-1"));
+		}
+		assertThat(written.outcome()).isEqualTo(FenceOutcome.ACCEPTED);
+		FenceStamp own = written.stamp();
+		assertThat(marks.read(a.identity().scope(), this.database, "forged-1", null).token())
+			.isEqualTo(a.fencingToken());
+		// a result built by hand: "pending", with a token far above anything this holder wrote with
+		FencedWriteResult forged = new FencedWriteResult(FenceOutcome.ACCEPTED_MARK_PENDING, Reason.BACKEND_UNREACHABLE,
+				"corr_forged", null, new FenceStamp(own.lockKeyDigest(), own.fencingToken() + 1_000, own.leaseId(),
+						own.executionId(), own.traceId(), own.acceptedAt()));
+		try (LeaseContext.Scope scope = LeaseContext.bind(a)) {
+			assertThatIllegalArgumentException().isThrownBy(() -> documents.retryMark("forged-1", forged));
+		}
+		// without a context no mark is raised either
+		assertThat(documents.retryMark("forged-1", forged).outcome()).isEqualTo(FenceOutcome.NO_LEASE_CONTEXT);
+		assertThat(marks.read(a.identity().scope(), this.database, "forged-1", null).token())
+			.as("the mark is still the holder's own token")
+			.isEqualTo(a.fencingToken());
 	}
 
 	static Map<String, Object> doc(String id) {
