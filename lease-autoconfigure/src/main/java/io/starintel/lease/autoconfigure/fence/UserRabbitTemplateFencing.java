@@ -3,6 +3,7 @@ package io.starintel.lease.autoconfigure.fence;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.amqp.rabbit.core.RabbitOperations;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
@@ -16,7 +17,8 @@ import io.starintel.lease.fence.amqp.FencingMessagePostProcessor;
  * {@link RabbitTemplate} the application declares itself (which makes the auto-configured
  * {@link FencedRabbitTemplate} back off): each such bean gets a {@link FencingMessagePostProcessor} as a
  * before-publish post-processor. With {@code starintel.lease.fence.amqp.fence-user-templates=false} they are left
- * alone and start-up logs a warning naming each, so that no template publishes unfenced silently.
+ * alone and start-up logs a warning naming each, so that no template publishes unfenced silently; so does a
+ * {@link RabbitOperations} bean that is not a {@code RabbitTemplate} (it has no before-publish hook to fence).
  */
 final class UserRabbitTemplateFencing implements BeanPostProcessor {
 
@@ -37,7 +39,15 @@ final class UserRabbitTemplateFencing implements BeanPostProcessor {
 
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
-		if (!(bean instanceof RabbitTemplate template) || bean instanceof FencedRabbitTemplate) {
+		if (!(bean instanceof RabbitTemplate template)) {
+			if (bean instanceof RabbitOperations) {
+				// it makes the fenced template back off as well, and has no before-publish hook to fence
+				logger.warn("RabbitOperations bean '{}' ({}) is not a RabbitTemplate and publishes unfenced: a publish "
+						+ "under a lost lease is not refused", beanName, bean.getClass().getName());
+			}
+			return bean;
+		}
+		if (bean instanceof FencedRabbitTemplate) {
 			return bean;
 		}
 		if (template.getBeforePublishPostProcessors() != null && template.getBeforePublishPostProcessors()

@@ -12,6 +12,7 @@ import org.springframework.amqp.core.AmqpAdmin;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.QueueBuilder;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.amqp.rabbit.core.RabbitOperations;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -42,6 +43,7 @@ import io.starintel.lease.service.LeaseService;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.mockito.Mockito.mock;
 
 /**
  * An application that declares its own {@link RabbitTemplate} (so the auto-configured {@link FencedRabbitTemplate}
@@ -130,6 +132,22 @@ class UserRabbitTemplateFencingTests {
 			}
 			assertThat(template.receive(queue, 5_000)).isNotNull();
 		});
+	}
+
+	@Test
+	void whenUserDeclaresRabbitOperationsThatIsNotATemplateThenStartUpSaysItPublishesUnfenced(CapturedOutput output) {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(LeaseStoreAutoConfiguration.class,
+					LeaseAuditAutoConfiguration.class, FenceAutoConfiguration.class, FenceAmqpAutoConfiguration.class,
+					RabbitAutoConfiguration.class))
+			.withPropertyValues("starintel.lease.store=memory", "starintel.lease.tenant=tenant-main",
+					"starintel.lease.program=program-a", "starintel.lease.owner.service-principal=prn_test")
+			.withBean("myOperations", RabbitOperations.class, () -> mock(RabbitOperations.class))
+			.run((context) -> {
+				assertThat(context).hasNotFailed().doesNotHaveBean(FencedRabbitTemplate.class);
+				assertThat(output).contains("RabbitOperations bean 'myOperations'")
+					.contains("is not a RabbitTemplate and publishes unfenced");
+			});
 	}
 
 	@Test
