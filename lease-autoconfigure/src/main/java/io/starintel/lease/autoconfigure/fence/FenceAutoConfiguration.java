@@ -4,6 +4,7 @@ import java.time.Clock;
 
 import io.micrometer.core.instrument.MeterRegistry;
 
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -50,6 +51,21 @@ public final class FenceAutoConfiguration {
 		@ConditionalOnMissingBean
 		FenceRejectionMetrics fenceRejectionMetrics(ObjectProvider<MeterRegistry> registries) {
 			return new FenceRejectionMetrics(registries);
+		}
+
+	}
+
+	/**
+	 * Several {@code CouchDbConnector} beans and none primary: {@link FenceCouchDbAutoConfiguration} wraps none of
+	 * them; start-up names them.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.ektorp.CouchDbConnector")
+	static class UnfencedCouchDbConnectorsConfiguration {
+
+		@Bean
+		static UnfencedCouchDbConnectors unfencedCouchDbConnectors(ListableBeanFactory beans) {
+			return new UnfencedCouchDbConnectors(beans);
 		}
 
 	}

@@ -5,9 +5,12 @@ import java.util.Map;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.ektorp.CouchDbConnector;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import io.starintel.lease.fence.FenceGuard;
 import io.starintel.lease.fence.couchdb.DocumentMarkStore;
@@ -30,6 +33,7 @@ import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.never;
 import static org.mockito.Mockito.verify;
 
+@ExtendWith(OutputCaptureExtension.class)
 class FenceCouchDbAutoConfigurationTests {
 
 	private final CouchDbConnector connector = mock(CouchDbConnector.class);
@@ -137,6 +141,29 @@ class FenceCouchDbAutoConfigurationTests {
 	@Test
 	void whenNoConnectorThenNoDecorator() {
 		this.runner.run((context) -> assertThat(context).doesNotHaveBean("fencedCouchDbConnector"));
+	}
+
+	@Test
+	void whenSeveralConnectorsAndNonePrimaryThenNoDecoratorAndStartUpNamesThem(CapturedOutput output) {
+		this.runner.withBean("resultsConnector", CouchDbConnector.class, () -> this.connector)
+			.withBean("targetsConnector", CouchDbConnector.class, () -> mock(CouchDbConnector.class))
+			.run((context) -> {
+				assertThat(context).hasNotFailed().doesNotHaveBean("fencedCouchDbConnector");
+				assertThat(output).contains("2 CouchDbConnector beans (resultsConnector, targetsConnector) and none "
+						+ "primary: no fenced connector is auto-configured");
+			});
+	}
+
+	@Test
+	void whenSeveralConnectorsAndOnePrimaryThenThePrimaryIsFencedAndNothingIsReported(CapturedOutput output) {
+		this.runner.withBean("resultsConnector", CouchDbConnector.class, () -> this.connector, (bd) -> bd.setPrimary(true))
+			.withBean("targetsConnector", CouchDbConnector.class, () -> mock(CouchDbConnector.class))
+			.withPropertyValues("starintel.lease.fence.couchdb.install-design-document=false")
+			.run((context) -> {
+				assertThat(context.getBean("fencedCouchDbConnector", FencedCouchDbConnector.class).delegate())
+					.isSameAs(this.connector);
+				assertThat(output).doesNotContain("CouchDbConnector beans");
+			});
 	}
 
 	@Test
