@@ -5,10 +5,16 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.security.config.annotation.web.configuration.EnableWebSecurity;
+import org.springframework.security.web.DefaultSecurityFilterChain;
+import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.security.web.util.matcher.AnyRequestMatcher;
 
 import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;
 import io.starintel.lease.autoconfigure.LeaseJobAutoConfiguration;
@@ -119,6 +125,84 @@ class WorkerHttpAutoConfigurationTests {
 				.rootCause()
 				.hasMessageContaining("credentials[0].secret-hash")
 				.hasMessageNotContaining("secret}"));
+	}
+
+
+	@Test
+	void whenSpringSecurityIsActiveThenTheWorkerApiHasItsOwnPermittingChainAheadOfTheDefault() {
+		this.runner.withConfiguration(AutoConfigurations.of(WorkerHttpSecurityAutoConfiguration.class))
+			.withUserConfiguration(WebSecurity.class)
+			.withPropertyValues("starintel.lease.worker-http.enabled=true")
+			.run((context) -> {
+				assertThat(context).hasNotFailed().hasBean(WorkerHttpSecurityAutoConfiguration.FILTER_CHAIN_BEAN);
+				SecurityFilterChain chain = context.getBean(WorkerHttpSecurityAutoConfiguration.FILTER_CHAIN_BEAN,
+						SecurityFilterChain.class);
+				assertThat(chain.matches(post("/lease/v1/leases/acquire"))).isTrue();
+				assertThat(chain.matches(post("/lease/v1"))).isTrue();
+				assertThat(chain.matches(post("/actuator/health"))).isFalse();
+				assertThat(chain.matches(post("/lease/v10/x"))).isFalse();
+			});
+	}
+
+	@Test
+	void whenTheWorkerApiIsOffThenNoChain() {
+		this.runner.withConfiguration(AutoConfigurations.of(WorkerHttpSecurityAutoConfiguration.class))
+			.withUserConfiguration(WebSecurity.class)
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean(WorkerHttpSecurityAutoConfiguration.FILTER_CHAIN_BEAN));
+	}
+
+	@Test
+	void whenSpringSecurityIsAbsentThenNoChain() {
+		this.runner.withConfiguration(AutoConfigurations.of(WorkerHttpSecurityAutoConfiguration.class))
+			.withClassLoader(new FilteredClassLoader("org.springframework.security.web",
+					"org.springframework.security.config"))
+			.withPropertyValues("starintel.lease.worker-http.enabled=true")
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(WorkerController.class)
+				.doesNotHaveBean(WorkerHttpSecurityAutoConfiguration.FILTER_CHAIN_BEAN));
+	}
+
+	@Test
+	void whenSpringSecurityIsOnTheClassPathButNotActiveThenNoChain() {
+		this.runner.withConfiguration(AutoConfigurations.of(WorkerHttpSecurityAutoConfiguration.class))
+			.withPropertyValues("starintel.lease.worker-http.enabled=true")
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean(WorkerHttpSecurityAutoConfiguration.FILTER_CHAIN_BEAN));
+	}
+
+	@Test
+	void whenTheUserNamesAChainLikeOursThenOursBacksOff() {
+		this.runner.withConfiguration(AutoConfigurations.of(WorkerHttpSecurityAutoConfiguration.class))
+			.withUserConfiguration(WebSecurity.class, UserWorkerChain.class)
+			.withPropertyValues("starintel.lease.worker-http.enabled=true")
+			.run((context) -> assertThat(context.getBean(WorkerHttpSecurityAutoConfiguration.FILTER_CHAIN_BEAN))
+				.isSameAs(UserWorkerChain.CHAIN));
+	}
+
+	private static MockHttpServletRequest post(String path) {
+		MockHttpServletRequest request = new MockHttpServletRequest("POST", path);
+		request.setServletPath(path);
+		return request;
+	}
+
+	/** What Spring Boot's web security auto-configuration brings: {@code @EnableWebSecurity} (the HttpSecurity bean). */
+	@Configuration(proxyBeanMethods = false)
+	@EnableWebSecurity
+	static class WebSecurity {
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UserWorkerChain {
+
+		static final SecurityFilterChain CHAIN = new DefaultSecurityFilterChain(AnyRequestMatcher.INSTANCE);
+
+		@Bean(WorkerHttpSecurityAutoConfiguration.FILTER_CHAIN_BEAN)
+		SecurityFilterChain workerHttpSecurityFilterChain() {
+			return CHAIN;
+		}
+
 	}
 
 }

@@ -17,9 +17,22 @@ import org.springframework.test.context.DynamicPropertyRegistry;
  * class.
  */
 @SpringBootConfiguration
-@EnableAutoConfiguration
+@EnableAutoConfiguration(excludeName = { WorkerTestApplication.SECURITY, WorkerTestApplication.WEB_SECURITY,
+		WorkerTestApplication.SECURITY_FILTER, WorkerTestApplication.USER_DETAILS })
 @Import(RedisContainerConnection.class)
 public class WorkerTestApplication {
+
+	// the worker API without Spring Security, as the module needs it (Spring Security is on the test class path for
+	// WorkerApiBehindSpringSecurityTests only)
+	static final String SECURITY = "org.springframework.boot.security.autoconfigure.SecurityAutoConfiguration";
+
+	static final String WEB_SECURITY =
+			"org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration";
+
+	static final String SECURITY_FILTER =
+			"org.springframework.boot.security.autoconfigure.web.servlet.SecurityFilterAutoConfiguration";
+
+	static final String USER_DETAILS = "org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration";
 
 	static final String TENANT = "tenant-worker-tests";
 

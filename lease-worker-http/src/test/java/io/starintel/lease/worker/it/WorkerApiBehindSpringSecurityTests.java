@@ -1,0 +1,93 @@
+package io.starintel.lease.worker.it;
+
+import java.util.Map;
+import java.util.UUID;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Import;
+import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import io.starintel.lease.test.RedisContainerConnection;
+import io.starintel.lease.worker.autoconfigure.WorkerHttpSecurityAutoConfiguration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The worker API in an application that has Spring Security and declares no security of its own, so that Spring
+ * Boot's default web security (HTTP Basic against its generated user, every request authenticated) is on: the worker
+ * API's own filter chain lets its requests through to it (its credentials, its envelopes, its audit), and the default
+ * chain still protects every other path. Real HTTP, the auto-configured Redis store on real Redis.
+ */
+@SpringBootTest(classes = WorkerApiBehindSpringSecurityTests.SecuredApplication.class,
+		webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class WorkerApiBehindSpringSecurityTests {
+
+	/** A user's application: every auto-configuration, Spring Boot's web security included. */
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	@Import(RedisContainerConnection.class)
+	static class SecuredApplication {
+
+	}
+
+	@DynamicPropertySource
+	static void credentials(DynamicPropertyRegistry registry) {
+		WorkerTestApplication.register(registry);
+	}
+
+	@LocalServerPort
+	int port;
+
+	@Autowired
+	Map<String, SecurityFilterChain> chains;
+
+	WorkerHttp http;
+
+	@BeforeEach
+	void client() {
+		this.http = new WorkerHttp(this.port);
+	}
+
+	@Test
+	void aWorkerAcquiresAndReleasesThroughSpringBootsDefaultSecurity() {
+		assertThat(this.chains).containsKey(WorkerHttpSecurityAutoConfiguration.FILTER_CHAIN_BEAN).hasSizeGreaterThan(1);
+		String auth = WorkerHttp.basic("key_worker_a", WorkerTestApplication.SECRET_A);
+		String target = "t-" + UUID.randomUUID();
+		WorkerHttp.Reply acquired = this.http.post("/lease/v1/leases/acquire",
+				WorkerApiTests.acquireBody(target, "req-" + UUID.randomUUID(), "inst-1").toString(), auth);
+		assertThat(acquired.status()).as(acquired.body()).isEqualTo(200);
+		assertThat(acquired.code()).isEqualTo("lease_acquired");
+		assertThat(acquired.headers()).doesNotContainKey("set-cookie");
+		WorkerHttp.Reply released = this.http.post("/lease/v1/leases/release",
+				WorkerApiTests.handleBody(acquired.json().path("lease"), "req-" + UUID.randomUUID(), "inst-1")
+					.toString(),
+				auth);
+		assertThat(released.status()).as(released.body()).isEqualTo(200);
+		assertThat(released.code()).isEqualTo("lease_released");
+	}
+
+	@Test
+	void aCallerWithoutCredentialsGetsTheWorkerApisOwnRefusalNotSpringSecuritys() {
+		WorkerHttp.Reply anonymous = this.http.post("/lease/v1/leases/acquire", "{}", null);
+		assertThat(anonymous.status()).isEqualTo(401);
+		assertThat(anonymous.code()).isEqualTo("invalid_credential");
+		assertThat(anonymous.headers()).containsKey("x-correlation-id");
+	}
+
+	@Test
+	void everyOtherPathIsStillBehindTheDefaultSecurity() {
+		WorkerHttp.Reply other = this.http.send("GET", "/not-the-worker-api", null, null, null, Map.of());
+		assertThat(other.status()).isEqualTo(401);
+		assertThat(other.headers().get("www-authenticate")).anySatisfy((value) -> assertThat(value).startsWith("Basic"));
+	}
+
+}
