@@ -14,6 +14,7 @@ import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.worker.internal.WorkerController;
 import io.starintel.lease.worker.internal.WorkerCredentials;
+import io.starintel.lease.worker.internal.WorkerMultipartExceptionResolver;
 import io.starintel.lease.worker.WorkerHttpProperties;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -44,6 +45,12 @@ public final class WorkerHttpAutoConfiguration {
 	@ConditionalOnMissingBean
 	WorkerCredentials workerCredentials(WorkerHttpProperties properties) {
 		return new WorkerCredentials(properties.credentials());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	WorkerMultipartExceptionResolver workerMultipartExceptionResolver(WorkerController controller) {
+		return new WorkerMultipartExceptionResolver(controller);
 	}
 
 	@Bean

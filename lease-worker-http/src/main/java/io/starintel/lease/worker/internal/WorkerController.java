@@ -12,6 +12,7 @@ import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -147,6 +148,27 @@ public class WorkerController {
 	@RequestMapping(path = { BASE_PATH, BASE_PATH + "/**" }, method = RequestMethod.OPTIONS)
 	ResponseEntity<String> options(HttpServletRequest request) {
 		return dispatch(request);
+	}
+
+	/**
+	 * Answers a request under {@value #BASE_PATH} whose body the servlet container could not even parse before this
+	 * controller was chosen (a {@code multipart/*} body the {@code DispatcherServlet}'s multipart resolution failed
+	 * on): the same checks as any request, so 401 without valid credentials, else the content type's 400, audited;
+	 * {@code false} for a request outside the worker API (left to the application).
+	 */
+	public boolean answerUnparsedRequest(HttpServletRequest request, HttpServletResponse response) throws IOException {
+		String path = request.getRequestURI().substring(request.getContextPath().length());
+		if (!path.equals(BASE_PATH) && !path.startsWith(BASE_PATH + "/")) {
+			return false;
+		}
+		ResponseEntity<String> answer = dispatch(request);
+		response.setStatus(answer.getStatusCode().value());
+		answer.getHeaders().forEach((name, values) -> values.forEach((value) -> response.addHeader(name, value)));
+		byte[] body = (answer.getBody() != null) ? answer.getBody().getBytes(StandardCharsets.UTF_8) : new byte[0];
+		response.setContentLength(body.length);
+		response.getOutputStream().write(body);
+		response.flushBuffer();
+		return true;
 	}
 
 	private ResponseEntity<String> dispatch(HttpServletRequest request) {

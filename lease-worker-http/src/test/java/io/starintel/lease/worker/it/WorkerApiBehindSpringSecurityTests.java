@@ -84,6 +84,15 @@ class WorkerApiBehindSpringSecurityTests {
 	}
 
 	@Test
+	void anUnparsableMultipartBodyIsTheWorkerApisRefusalHereToo() {
+		String auth = WorkerHttp.basic("key_worker_a", WorkerTestApplication.SECRET_A);
+		WorkerHttp.Reply malformed = this.http.send("POST", "/lease/v1/leases/acquire", "--x\r\n\r\n--x--", auth,
+				"multipart/form-data; boundary=x", Map.of());
+		assertThat(malformed.status()).as(malformed.body()).isEqualTo(400);
+		assertThat(malformed.code()).isEqualTo("invalid_lease_request");
+	}
+
+	@Test
 	void everyOtherPathIsStillBehindTheDefaultSecurity() {
 		WorkerHttp.Reply other = this.http.send("GET", "/not-the-worker-api", null, null, null, Map.of());
 		assertThat(other.status()).isEqualTo(401);

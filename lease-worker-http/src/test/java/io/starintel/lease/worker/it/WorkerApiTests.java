@@ -568,6 +568,34 @@ class WorkerApiTests {
 		}
 	}
 
+	/**
+	 * A multipart body the servlet container cannot parse fails before any handler is chosen (the DispatcherServlet's
+	 * multipart resolution): still the worker API's answers, 401 first, then 400, audited; never Spring MVC's 500.
+	 */
+	@Test
+	void anUnparsableMultipartBodyIsAnEnvelopeNotA500() {
+		String broken = "--x\r\n\r\n--x--";
+		for (String contentType : List.of("multipart/form-data; boundary=x", "multipart/form-data",
+				"multipart/mixed; boundary=x")) {
+			WorkerHttp.Reply anonymous = this.http.send("POST", "/lease/v1/leases/acquire", broken, null, contentType,
+					Map.of());
+			assertThat(anonymous.status()).as(contentType + ": " + anonymous.body()).isEqualTo(401);
+			assertThat(anonymous.code()).isEqualTo("invalid_credential");
+			WorkerHttp.Reply malformed = this.http.send("POST", "/lease/v1/leases/acquire", broken, A, contentType,
+					Map.of());
+			assertThat(malformed.status()).as(contentType + ": " + malformed.body()).isEqualTo(400);
+			assertThat(malformed.code()).isEqualTo("invalid_lease_request");
+			String correlation = malformed.json().path("correlation_id").asString();
+			assertThat(malformed.headers().get("x-correlation-id")).containsExactly(correlation);
+			Awaitility.await()
+				.atMost(Duration.ofSeconds(30))
+				.until(() -> this.audit.events.stream()
+					.anyMatch((e) -> correlation.equals(e.correlationId())
+							&& e.resultCode() == ResultCode.INVALID_LEASE_REQUEST
+							&& "prn_worker_a".equals(e.principalId())));
+		}
+	}
+
 	@Test
 	void unknownPathsMethodsAndContentTypesAreEnvelopes() {
 		for (WorkerHttp.Reply reply : List.of(this.http.send("GET", "/lease/v1/leases/acquire", null, A, null, Map.of()),
