@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Predicate;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
@@ -22,7 +23,9 @@ import io.starintel.lease.core.AttachListRequest;
 import io.starintel.lease.core.AttachPutRequest;
 import io.starintel.lease.core.AttachmentResult;
 import io.starintel.lease.core.CommitRequest;
+import io.starintel.lease.audit.internal.AuditingLeaseStore;
 import io.starintel.lease.core.InspectRequest;
+import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.LeasePage;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.ListRequest;
@@ -204,6 +207,17 @@ public final class LeaseService {
 	}
 
 	/**
+	 * Inspect for a caller that may see only some leases (the worker API: a worker sees its own lease only): a
+	 * success whose lease is not {@code visible} is answered {@code lease_not_found}, and audited as answered, so that
+	 * the audit never records a lease the caller was not shown.
+	 */
+	public LeaseResult inspect(InspectRequest request, Predicate<LeaseRecord> visible) {
+		return this.runner.observed("inspect", request.scope().programId(), ResultCode.LEASE_BACKEND_UNAVAILABLE,
+				() -> (this.store instanceof AuditingLeaseStore audited) ? audited.inspect(request, visible)
+						: AuditingLeaseStore.visibleOnly(this.store.inspect(request), visible));
+	}
+
+	/**
 	 * A health probe: inspects an identity on the undecorated store (timed as {@code probe}, no audit event: a probe is
 	 * not a lease request of any caller).
 	 */
@@ -240,6 +254,16 @@ public final class LeaseService {
 	public LeaseResult resolve(ResolveRequest request) {
 		return this.runner.observed("resolve", request.identity().programId(), ResultCode.LEASE_BACKEND_UNAVAILABLE,
 				() -> this.store.resolve(request));
+	}
+
+	/**
+	 * As {@link #resolve(ResolveRequest)} for a caller that may see only some leases: a result whose lease is not
+	 * {@code visible} is answered, and audited, as {@code lease_not_found}.
+	 */
+	public LeaseResult resolve(ResolveRequest request, Predicate<LeaseRecord> visible) {
+		return this.runner.observed("resolve", request.identity().programId(), ResultCode.LEASE_BACKEND_UNAVAILABLE,
+				() -> (this.store instanceof AuditingLeaseStore audited) ? audited.resolve(request, visible)
+						: AuditingLeaseStore.visibleOnly(this.store.resolve(request), visible));
 	}
 
 	/** put-with-lease (docs/attachments.md): a key attached to the exact lease of the request's handle. */

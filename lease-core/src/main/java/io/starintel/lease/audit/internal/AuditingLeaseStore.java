@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 import org.jspecify.annotations.Nullable;
 
@@ -178,15 +179,34 @@ public final class AuditingLeaseStore implements LeaseStore {
 
 	@Override
 	public LeaseResult inspect(InspectRequest request) {
-		return this.operations.run(AuditEventType.INSPECT, request.deadlineAt(), () -> this.delegate.inspect(request), (b, r) -> {
-			b.scope(request.scope()).ids(null, request.correlationId());
-			if (request.identity() != null) {
-				b.identity(request.identity());
-			}
-			if (r.lease() != null && r.isSuccess()) {
-				b.record(r.lease());
-			}
-		});
+		return inspect(request, (lease) -> true);
+	}
+
+	/**
+	 * Inspect for a caller that may see only some leases (a worker: its own): a success whose lease is not
+	 * {@code visible} is answered, and audited, as {@code lease_not_found} (the contract's answer that does not
+	 * disclose protected existence), so that the event records what the caller was answered and never a lease it was
+	 * not shown.
+	 */
+	public LeaseResult inspect(InspectRequest request, Predicate<LeaseRecord> visible) {
+		return this.operations.run(AuditEventType.INSPECT, request.deadlineAt(),
+				() -> visibleOnly(this.delegate.inspect(request), visible), (b, r) -> {
+					b.scope(request.scope()).ids(null, request.correlationId());
+					if (request.identity() != null) {
+						b.identity(request.identity());
+					}
+					if (r.lease() != null && r.isSuccess()) {
+						b.record(r.lease());
+					}
+				});
+	}
+
+	/** {@code result}, or {@code lease_not_found} when it is a success whose lease is not visible. */
+	public static LeaseResult visibleOnly(LeaseResult result, Predicate<LeaseRecord> visible) {
+		if (result.isSuccess() && result.lease() != null && !visible.test(result.lease())) {
+			return LeaseResult.failure(ResultCode.LEASE_NOT_FOUND, Reason.NONE, result.decidedAt());
+		}
+		return result;
 	}
 
 	@Override
@@ -281,14 +301,20 @@ public final class AuditingLeaseStore implements LeaseStore {
 	/** A resolve by request id is a request of its own ({@code target_lease_resolve}), audited like a read. */
 	@Override
 	public LeaseResult resolve(ResolveRequest request) {
-		return this.operations.run(AuditEventType.RESOLVE, request.deadlineAt(), () -> this.delegate.resolve(request), (b, r) -> {
-			b.identity(request.identity())
-				.ids(request.requestId(), null)
-				.principal(PrincipalClass.WORKER, request.principalId(), null, null);
-			if (r.lease() != null && r.isSuccess()) {
-				b.record(r.lease());
-			}
-		});
+		return resolve(request, (lease) -> true);
+	}
+
+	/** As {@link #resolve(ResolveRequest)}, answering and auditing a result whose lease is not visible as not found. */
+	public LeaseResult resolve(ResolveRequest request, Predicate<LeaseRecord> visible) {
+		return this.operations.run(AuditEventType.RESOLVE, request.deadlineAt(),
+				() -> visibleOnly(this.delegate.resolve(request), visible), (b, r) -> {
+					b.identity(request.identity())
+						.ids(request.requestId(), null)
+						.principal(PrincipalClass.WORKER, request.principalId(), null, null);
+					if (r.lease() != null && r.isSuccess()) {
+						b.record(r.lease());
+					}
+				});
 	}
 
 	/**

@@ -20,7 +20,6 @@ import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.Operation;
 import io.starintel.lease.core.OperationClasses;
-import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.core.ResolveRequest;
@@ -191,12 +190,9 @@ final class WorkerOperations {
 	/** Inspect own lease: the identity's active lease, only when it is the given lease id and the caller principal's. */
 	private LeaseResult inspect(WorkerCaller caller, WorkerRequest parsed, String correlationId) {
 		String leaseId = (String) parsed.input();
-		LeaseResult result = this.service
-			.inspect(InspectRequest.byIdentity(parsed.identity(), correlationId, parsed.deadline()));
-		if (result.isSuccess() && !(ownedBy(result.lease(), caller) && leaseId.equals(result.lease().leaseId()))) {
-			return LeaseResult.failure(ResultCode.LEASE_NOT_FOUND, Reason.NONE, result.decidedAt());
-		}
-		return result;
+		// decided inside the audited call, so that a refused inspect is audited as lease_not_found, without the lease
+		return this.service.inspect(InspectRequest.byIdentity(parsed.identity(), correlationId, parsed.deadline()),
+				(lease) -> ownedBy(lease, caller) && leaseId.equals(lease.leaseId()));
 	}
 
 	/**
@@ -205,12 +201,8 @@ final class WorkerOperations {
 	 * {@code target_lease_resolve}.
 	 */
 	private LeaseResult resolve(WorkerCaller caller, WorkerRequest parsed) {
-		LeaseResult result = this.service.resolve(new ResolveRequest((Operation) parsed.input(), parsed.identity(),
-				caller.principalId(), parsed.requestId(), parsed.deadline()));
-		if (result.isSuccess() && !ownedBy(result.lease(), caller)) {
-			return LeaseResult.failure(ResultCode.LEASE_NOT_FOUND, Reason.NONE, result.decidedAt());
-		}
-		return result;
+		return this.service.resolve(new ResolveRequest((Operation) parsed.input(), parsed.identity(),
+				caller.principalId(), parsed.requestId(), parsed.deadline()), (lease) -> ownedBy(lease, caller));
 	}
 
 	/**

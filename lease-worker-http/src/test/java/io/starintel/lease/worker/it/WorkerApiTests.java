@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -29,6 +30,7 @@ import org.springframework.test.context.DynamicPropertySource;
 
 import io.starintel.lease.core.InspectRequest;
 import io.starintel.lease.audit.AuditEvent;
+import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.core.AdminRequest;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.LockIdentity;
@@ -333,7 +335,20 @@ class WorkerApiTests {
 		assertThat(post("release", handleBody(lease, rid(), "inst-1"), B).code()).isEqualTo("lease_lost");
 		ObjectNode inspect = handleBody(lease, null, "inst-1");
 		inspect.remove("fencing_token");
-		assertThat(post("inspect", inspect, B).status()).isEqualTo(404);
+		WorkerHttp.Reply refused = post("inspect", inspect, B);
+		assertThat(refused.status()).isEqualTo(404);
+		// audited as answered: lease_not_found, without the other worker's lease id or token
+		String refusedId = refused.json().path("correlation_id").asString();
+		AuditEvent refusal = Awaitility.await()
+			.atMost(Duration.ofSeconds(30))
+			.until(() -> this.audit.events.stream().filter((e) -> refusedId.equals(e.correlationId())).findFirst(),
+					Optional::isPresent)
+			.get();
+		assertThat(refusal.eventType()).isEqualTo(AuditEventType.INSPECT);
+		assertThat(refusal.resultCode()).isEqualTo(ResultCode.LEASE_NOT_FOUND);
+		assertThat(refusal.principalId()).isEqualTo("prn_worker_b");
+		assertThat(refusal.leaseId()).isNull();
+		assertThat(refusal.fencingToken()).isNull();
 		// the wrong instance of the right worker: lease_lost too
 		assertThat(post("renew", handleBody(lease, rid(), "inst-9"), A).code()).isEqualTo("lease_lost");
 		WorkerHttp.Reply own = post("inspect", inspect, A);
