@@ -164,9 +164,17 @@ public record LeasePolicy(Duration minimumTtl, Duration maximumTtl, Duration max
 	 * @throws InvalidLeaseRequestException naming {@code deadline_at}
 	 */
 	public void checkDeadline(Instant deadlineAt, Instant now) {
-		if (deadlineAt.isAfter(now.plus(this.maximumDeadline))) {
+		if (isBeyondMaximumDeadline(deadlineAt, now)) {
 			throw new InvalidLeaseRequestException("deadline_at", "further ahead than the policy allows");
 		}
+	}
+
+	/**
+	 * Whether a deadline is later than {@code maximumDeadline} after {@code now}: such a call is invalid, whatever
+	 * its operation (no call waits on the backend longer than the maximum deadline).
+	 */
+	public boolean isBeyondMaximumDeadline(Instant deadlineAt, Instant now) {
+		return deadlineAt.isAfter(now.plus(this.maximumDeadline));
 	}
 
 	/** The effective page size: the request's, capped at the server maximum. */

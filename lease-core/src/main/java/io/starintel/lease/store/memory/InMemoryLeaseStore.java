@@ -180,8 +180,9 @@ public final class InMemoryLeaseStore implements LeaseStore {
 
 	@Override
 	public LeasePage list(ListRequest request) {
-		return this.point.locked(now -> now.isAfter(request.deadlineAt())
-				? LeasePage.failure(ResultCode.DEADLINE_EXCEEDED, Reason.NONE, now)
+		return this.point.locked(now -> this.policy.isBeyondMaximumDeadline(request.deadlineAt(), now)
+				? LeasePage.failure(ResultCode.INVALID_LEASE_REQUEST, Reason.NONE, now)
+				: now.isAfter(request.deadlineAt()) ? LeasePage.failure(ResultCode.DEADLINE_EXCEEDED, Reason.NONE, now)
 				: this.pager.page(request, this.policy.pageSize(request.pageSize()), now,
 						() -> this.table.currentRecords(now)));
 	}

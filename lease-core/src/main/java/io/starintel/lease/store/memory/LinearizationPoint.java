@@ -73,6 +73,12 @@ final class LinearizationPoint {
 	LeaseResult decideOnce(Instant deadlineAt, Decision decision) {
 		synchronized (this.lock) {
 			Instant now = backendNow();
+			try {
+				this.policy.checkDeadline(deadlineAt, now);
+			}
+			catch (InvalidLeaseRequestException ex) {
+				return LeaseResult.invalid(ex);
+			}
 			if (now.isAfter(deadlineAt)) {
 				return LeaseResult.failure(ResultCode.DEADLINE_EXCEEDED, Reason.NONE, now);
 			}
@@ -188,6 +194,12 @@ final class LinearizationPoint {
 	AttachmentResult readAttached(Instant deadlineAt, Function<Instant, AttachmentResult> decision) {
 		synchronized (this.lock) {
 			Instant now = backendNow();
+			try {
+				this.policy.checkDeadline(deadlineAt, now);
+			}
+			catch (InvalidLeaseRequestException ex) {
+				return AttachmentResult.invalid(ex);
+			}
 			if (now.isAfter(deadlineAt)) {
 				return AttachmentResult.failure(ResultCode.DEADLINE_EXCEEDED, Reason.NONE, now);
 			}

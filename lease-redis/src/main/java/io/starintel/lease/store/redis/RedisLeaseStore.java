@@ -228,6 +228,19 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
 				target, request.deadlineAt(), request, leaseId));
 	}
 
+	/**
+	 * Contract: every call has a finite deadline, and one further ahead than the policy's maximum is
+	 * {@code invalid_lease_request}. The functions that change a lease check it at backend time; every call is
+	 * checked here too, before anything is sent, so that no call (a read, a commit authorization) waits on a silent
+	 * server longer than the maximum deadline.
+	 */
+	private boolean beyondMaximumDeadline(Instant deadlineAt) {
+		return this.policy.isBeyondMaximumDeadline(deadlineAt, Instant.now());
+	}
+
+	private static final InvalidLeaseRequestException TOO_FAR_AHEAD = new InvalidLeaseRequestException("deadline_at",
+			"further ahead than the policy allows");
+
 	/** Reports the program of a granted or renewed lease to the registry the expiry sweeper reads. */
 	private LeaseResult reported(LeaseResult result) {
 		if ((result.code() == ResultCode.LEASE_ACQUIRED || result.code() == ResultCode.LEASE_RENEWED)
@@ -261,6 +274,9 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
 
 	@Override
 	public LeaseResult release(ReleaseRequest request) {
+		if (beyondMaximumDeadline(request.deadlineAt())) {
+			return LeaseResult.invalid(TOO_FAR_AHEAD);
+		}
 		IdentityKeys target = IdentityKeys.of(request.handle().identity());
 		return this.calls.lease(this.arguments.release(target, request), "release", true, target,
 				request.deadlineAt(), null, null);
@@ -277,6 +293,9 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
 	}
 
 	private LeaseResult administer(AdminRequest request) {
+		if (beyondMaximumDeadline(request.deadlineAt())) {
+			return LeaseResult.invalid(TOO_FAR_AHEAD);
+		}
 		IdentityKeys target = IdentityKeys.of(request.identity());
 		return this.calls.lease(this.arguments.administer(target, request),
 				request.operation().wireName(), true, target, request.deadlineAt(), null, null);
@@ -284,6 +303,9 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
 
 	@Override
 	public LeaseResult authorizeCommit(CommitRequest request) {
+		if (beyondMaximumDeadline(request.deadlineAt())) {
+			return LeaseResult.invalid(TOO_FAR_AHEAD);
+		}
 		IdentityKeys target = IdentityKeys.of(request.handle().identity());
 		return this.calls.lease(this.arguments.authorize(target, request), "authorize_commit", true, target,
 				request.deadlineAt(), null, null);
@@ -291,6 +313,9 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
 
 	@Override
 	public LeaseResult inspect(InspectRequest request) {
+		if (beyondMaximumDeadline(request.deadlineAt())) {
+			return LeaseResult.invalid(TOO_FAR_AHEAD);
+		}
 		if (request.identity() != null) {
 			if (!request.identity().scope().equals(request.scope())) {
 				return LeaseResult.failure(ResultCode.LEASE_NOT_FOUND, Reason.NONE, null);
@@ -310,6 +335,9 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
 
 	@Override
 	public LeasePage list(ListRequest request) {
+		if (beyondMaximumDeadline(request.deadlineAt())) {
+			return LeasePage.failure(ResultCode.INVALID_LEASE_REQUEST, Reason.NONE, null);
+		}
 		return this.listing.list(request);
 	}
 
@@ -320,16 +348,25 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
 
 	@Override
 	public AttachmentResult deleteAttached(AttachDeleteRequest request) {
+		if (beyondMaximumDeadline(request.deadlineAt())) {
+			return AttachmentResult.invalid(TOO_FAR_AHEAD);
+		}
 		return this.attachedKeys.delete(request);
 	}
 
 	@Override
 	public AttachmentResult getAttached(AttachGetRequest request) {
+		if (beyondMaximumDeadline(request.deadlineAt())) {
+			return AttachmentResult.invalid(TOO_FAR_AHEAD);
+		}
 		return this.attachedKeys.get(request);
 	}
 
 	@Override
 	public AttachmentResult listAttached(AttachListRequest request) {
+		if (beyondMaximumDeadline(request.deadlineAt())) {
+			return AttachmentResult.invalid(TOO_FAR_AHEAD);
+		}
 		return this.attachedKeys.list(request);
 	}
 
@@ -341,6 +378,9 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
 
 	@Override
 	public LeaseResult resolve(ResolveRequest request) {
+		if (beyondMaximumDeadline(request.deadlineAt())) {
+			return LeaseResult.invalid(TOO_FAR_AHEAD);
+		}
 		IdentityKeys target = IdentityKeys.of(request.identity());
 		return this.calls.lease(this.arguments.resolve(target, request.operation(), request.principalId(),
 				request.requestId(), request.deadlineAt()), "resolve", false, target, request.deadlineAt(), null,

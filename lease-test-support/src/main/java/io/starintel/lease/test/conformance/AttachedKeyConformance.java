@@ -15,6 +15,12 @@ import io.starintel.lease.core.AttachmentResult;
 import io.starintel.lease.core.InvalidLeaseRequestException;
 import io.starintel.lease.core.LeaseHandle;
 import io.starintel.lease.core.LeaseRecord;
+import io.starintel.lease.core.RenewRequest;
+import io.starintel.lease.core.AttachListRequest;
+import io.starintel.lease.core.ListFilter;
+import io.starintel.lease.core.ListRequest;
+import io.starintel.lease.core.CommitRequest;
+import io.starintel.lease.core.InspectRequest;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.Operation;
 import io.starintel.lease.core.ProgramScope;
@@ -240,6 +246,39 @@ public abstract class AttachedKeyConformance {
 		Instant farAhead = Instant.now().plus(Duration.ofDays(1));
 		assertThat(this.kit.store().putAttached(new AttachPutRequest(lease.handle(), "k", "v", "request_f", farAhead))
 			.code()).isEqualTo(ResultCode.INVALID_LEASE_REQUEST);
+	}
+
+	/**
+	 * Contract: every call has a finite deadline, and one beyond the server's maximum is invalid, whatever the call:
+	 * reads and commit authorizations too (none of them may wait on a silent backend longer than the maximum
+	 * deadline). Nothing changes: the lease is still the holder's.
+	 */
+	@Test
+	void everyCallWithADeadlineBeyondTheMaximumIsInvalidAndChangesNothing() {
+		LeaseRecord lease = this.kit.acquired(this.kit.identity("t1"), "alice");
+		assertThat(this.kit.put(lease.handle(), "k", "v").code()).isEqualTo(ResultCode.ATTACHMENT_STORED);
+		Instant farAhead = Instant.now().plus(Duration.ofDays(1));
+		ProgramScope scope = lease.identity().scope();
+		assertThat(this.kit.store().inspect(InspectRequest.byIdentity(lease.identity(), "corr_f", farAhead)).code())
+			.isEqualTo(ResultCode.INVALID_LEASE_REQUEST);
+		assertThat(this.kit.store().inspect(InspectRequest.byLeaseId(scope, lease.leaseId(), "corr_f", farAhead))
+			.code()).isEqualTo(ResultCode.INVALID_LEASE_REQUEST);
+		assertThat(this.kit.store().authorizeCommit(new CommitRequest(lease.handle(), "corr_f", farAhead)).code())
+			.isEqualTo(ResultCode.INVALID_LEASE_REQUEST);
+		assertThat(this.kit.store().list(new ListRequest(new ListFilter.ByProgram(scope), null, 10, "corr_f",
+				farAhead)).code()).isEqualTo(ResultCode.INVALID_LEASE_REQUEST);
+		assertThat(this.kit.store().getAttached(new AttachGetRequest(scope, "k", "corr_f", farAhead)).code())
+			.isEqualTo(ResultCode.INVALID_LEASE_REQUEST);
+		assertThat(this.kit.store().listAttached(new AttachListRequest(scope, lease.leaseId(), "corr_f", farAhead))
+			.code()).isEqualTo(ResultCode.INVALID_LEASE_REQUEST);
+		assertThat(this.kit.store().deleteAttached(new AttachDeleteRequest(lease.handle(), "k",
+				Identifiers.generate("request"), farAhead)).code()).isEqualTo(ResultCode.INVALID_LEASE_REQUEST);
+		assertThat(this.kit.store().renew(new RenewRequest(lease.handle(), Identifiers.generate("request"), farAhead))
+			.code()).isEqualTo(ResultCode.INVALID_LEASE_REQUEST);
+		assertThat(this.kit.store().release(new ReleaseRequest(lease.handle(), Identifiers.generate("request"),
+				farAhead)).code()).isEqualTo(ResultCode.INVALID_LEASE_REQUEST);
+		assertThat(this.kit.inspect(lease.identity()).lease()).isEqualTo(lease);
+		assertThat(this.kit.get(scope, "k").value()).isEqualTo("v");
 	}
 
 }
