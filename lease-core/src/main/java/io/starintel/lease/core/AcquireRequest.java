@@ -95,13 +95,13 @@ public record AcquireRequest(LockIdentity identity, String requestId, Instant de
 
 		/** Requested TTL. */
 		public Builder ttl(Duration ttl) {
-			this.ttlMs = ttl.toMillis();
+			this.ttlMs = RequestFields.millis("ttl_ms", ttl);
 			return this;
 		}
 
 		/** Maximum lifetime: no renewal extends the lease past acquisition plus this. */
 		public Builder maximumLifetime(Duration maximumLifetime) {
-			this.maximumLifetimeMs = maximumLifetime.toMillis();
+			this.maximumLifetimeMs = RequestFields.millis("maximum_lifetime_ms", maximumLifetime);
 			return this;
 		}
 

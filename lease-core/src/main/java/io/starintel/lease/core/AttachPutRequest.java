@@ -22,6 +22,7 @@ public record AttachPutRequest(LeaseHandle handle, String name, String value, St
 		if (value == null) {
 			throw new InvalidLeaseRequestException("attached_value", "missing");
 		}
+		RequestFields.requireWellFormed("attached_value", value);
 		Identifiers.require("request_id", requestId);
 		RequestFields.requireDeadline(deadlineAt);
 	}

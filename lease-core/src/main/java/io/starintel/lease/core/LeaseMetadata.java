@@ -7,6 +7,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Pattern;
 
+import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -74,7 +75,42 @@ public final class LeaseMetadata {
 
 	/** Validates a map of simple values (strings, numbers, booleans, nested maps/lists). */
 	public static LeaseMetadata of(Map<String, ?> values) {
-		return ofNode(MAPPER.valueToTree(values));
+		requireTree(values, 1);
+		JsonNode node;
+		try {
+			node = MAPPER.valueToTree(values);
+		}
+		catch (JacksonException | IllegalArgumentException ex) {
+			throw new InvalidLeaseRequestException("metadata", "not representable as JSON");
+		}
+		return ofNode(node);
+	}
+
+	/**
+	 * Walks the maps and collections of a value before Jackson does: deeper than {@link #MAX_DEPTH} (a map that
+	 * contains itself is infinitely deep) or with a map key that is not a string is refused here, typed, rather than
+	 * as a stack overflow or a serializer error inside Jackson.
+	 */
+	private static void requireTree(@Nullable Object value, int depth) {
+		if (value instanceof Map<?, ?> map) {
+			if (depth > MAX_DEPTH) {
+				throw new InvalidLeaseRequestException("metadata", "deeper than " + MAX_DEPTH);
+			}
+			for (Map.Entry<?, ?> entry : map.entrySet()) {
+				if (!(entry.getKey() instanceof String)) {
+					throw new InvalidLeaseRequestException("metadata", "keys must be strings");
+				}
+				requireTree(entry.getValue(), depth + 1);
+			}
+		}
+		else if (value instanceof Iterable<?> items) {
+			if (depth > MAX_DEPTH) {
+				throw new InvalidLeaseRequestException("metadata", "deeper than " + MAX_DEPTH);
+			}
+			for (Object item : items) {
+				requireTree(item, depth + 1);
+			}
+		}
 	}
 
 	static LeaseMetadata ofNode(JsonNode node) {

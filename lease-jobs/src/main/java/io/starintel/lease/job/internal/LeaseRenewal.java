@@ -11,6 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.starintel.lease.context.LeaseContext;
+import io.starintel.lease.core.InvalidLeaseRequestException;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.ReleaseRequest;
@@ -212,9 +213,19 @@ public final class LeaseRenewal implements AutoCloseable {
 			return LeaseResult.failure(ResultCode.LEASE_LOST, this.context.lossReason().orElse(Reason.STALE_LEASE),
 					null);
 		}
-		LeaseResult result = this.scheduler.renewNow(this.context, ttl.toMillis());
+		long ttlMs;
+		LeaseResult result;
+		try {
+			ttlMs = ttl.toMillis();
+			result = this.scheduler.renewNow(this.context, ttlMs);
+		}
+		catch (ArithmeticException | InvalidLeaseRequestException ex) {
+			// a TTL the request cannot carry (zero, negative, beyond a long of milliseconds): typed, the lease untouched
+			return LeaseResult.invalid((ex instanceof InvalidLeaseRequestException invalid) ? invalid
+					: new InvalidLeaseRequestException("ttl_ms", "out of range"));
+		}
 		if (result.isSuccess() && result.lease() != null) {
-			this.context.renewed(result.lease().expiresAt(), ttl.toMillis());
+			this.context.renewed(result.lease().expiresAt(), ttlMs);
 			RenewalTimer.Planned planned = this.next;
 			if (planned != null) {
 				planned.cancel();

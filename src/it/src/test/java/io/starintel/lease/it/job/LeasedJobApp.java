@@ -131,7 +131,8 @@ class LeasedJobApp {
 		}
 
 		/**
-		 * Renews with a TTL above the policy's maximum (refused), then with {@code ttl} through its context, and holds
+		 * Renews with a TTL above the policy's maximum, a zero and an unrepresentable one (all refused), then with
+		 * {@code ttl} through its context, and holds
 		 * the lease until {@link Shared#release} opens.
 		 */
 		@TargetLeased(target = "#target", actor = "usernamegen", ttl = "2s", maxLifetime = "1m")
@@ -139,6 +140,9 @@ class LeasedJobApp {
 			LeaseContext context = LeaseContext.current().orElseThrow();
 			this.shared.context = context;
 			this.shared.renewals.add(context.renew(Duration.ofHours(1)));
+			// TTLs no request can carry: typed refusals too, not exceptions
+			this.shared.renewals.add(context.renew(Duration.ZERO));
+			this.shared.renewals.add(context.renew(Duration.ofSeconds(Long.MAX_VALUE)));
 			this.shared.renewals.add(context.renew(ttl));
 			this.shared.started.countDown();
 			this.shared.release.await(30, TimeUnit.SECONDS);
