@@ -59,10 +59,23 @@ local function acquire_result_key(base, lease_id)
   return key
 end
 
+-- whether the numbers of an identity are what the library writes: the fencing counter c, the high-water mark h and
+-- the next history slot n each absent or decimal digits (a number as large as digits go stays a number: a counter
+-- ahead of backend time is the acquire's backend_clock_behind). Calls compute with them, a release after its
+-- idempotency claim (end_lease: n), so anything else is a corrupt identity, decided here, before any call acts on it.
+-- The other fields are compared, never computed with (e, p, a, v); m's numbers are M_PATTERN's digits.
+local function numbers_intact(id)
+  local c, h, n = id.c, id.h, id.n
+  return (not c or s_find(c, '^%d+$') ~= nil) and (not h or s_find(h, '^%d+$') ~= nil)
+    and (not n or s_find(n, '^%d+$') ~= nil)
+end
+
 -- the identity of D: { key, base, digest, m, f, c, h, e, p, a, n, r (the record table of m and f, or nil), status
 -- ('none' | 'active' | 'corrupt'), v2 (true when the state was read from storage v2 and not written yet) }. identity
 -- (prefix) may be nil when unknown (list, sweep, recovery, lease-id lookups). An identity hash that does not exist
--- yet is looked up in storage v2 (record, counter, mark); a writer then stores it in v3 (store_identity).
+-- yet is looked up in storage v2 (record, counter, mark); a writer then stores it in v3 (store_identity). corrupt: not
+-- a hash, a v2 record that does not decode, numbers that are not intact (numbers_intact), or an m that is not an
+-- active record of the requested identity.
 local FIELDS = { 'm', 'f', 'c', 'h', 'e', 'p', 'a', 'n' }
 local function load_identity(key, base, digest, identity)
   local v = r_pcall('HMGET', key, 'm', 'f', 'c', 'h', 'e', 'p', 'a', 'n', 'v')
@@ -71,6 +84,7 @@ local function load_identity(key, base, digest, identity)
   end
   local id = { key = key, base = base, digest = digest, m = v[1] or nil, f = v[2] or nil, c = v[3] or nil,
     h = v[4] or nil, e = v[5] or nil, p = v[6] or nil, a = v[7] or nil, n = v[8] or nil, from_v2 = v[9] or nil }
+  local numbers_key = key -- where c, h and n were read (a v2 identity's counter and mark: its fence key)
   if not (id.m or id.f or id.c or id.h or id.e or id.p or id.n) then
     -- no v3 hash: the identity's storage v2 keys, if any (read only here; store_identity converts)
     local text = r_pcall('GET', base .. 'lease:' .. digest)
@@ -86,11 +100,21 @@ local function load_identity(key, base, digest, identity)
       id.status, id.quarantine_key = 'corrupt', base .. 'lease:' .. digest
       return id
     end
-    local fence = r_call('HMGET', base .. 'fence:' .. digest, 'counter', 'hwm')
+    numbers_key = base .. 'fence:' .. digest
+    local fence = r_pcall('HMGET', numbers_key, 'counter', 'hwm')
+    if fence['err'] then -- not a hash
+      id.status, id.quarantine_key = 'corrupt', numbers_key
+      return id
+    end
     id.c, id.h = fence[1] or nil, fence[2] or nil
     if v2 and v2.state == 'active' then id.m, id.f, id.a = m_of(v2), v2.fixed, v2.attached and '1' or nil end
     id.v2 = (text ~= nil and text ~= false and text ~= TOMBSTONE) or id.c ~= nil or id.h ~= nil
     id.fresh = text == nil or text == false
+  end
+  if not numbers_intact(id) then
+    id.status = 'corrupt'
+    if numbers_key ~= key then id.quarantine_key = numbers_key end
+    return id
   end
   if id.m and id.m ~= '' then
     local r = record_of(id.m, id.f, id.a)
@@ -188,16 +212,20 @@ local RING = { 't0', 't1', 't2', 't3', 't4', 't5', 't6', 't7', 't8', 't9', 't10'
 -- the ring's slot numbers as text (n, the next slot)
 local SLOTS = { '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12', '13', '14', '15' }
 
--- ends the active lease of id: attached keys deleted, the record cleared and a terminal entry written into the
--- history ring in one HSET (with the epoch stamp), the lease's terminal state recorded, the expiry queue entry
--- removed. Never touches the fencing counter. A lease found expired outside the sweeper (reported = nil) is also
+-- ends the active lease of id: the record cleared and a terminal entry written into the history ring in one HSET
+-- (with the epoch stamp), the lease's terminal state recorded, the expiry queue entry removed, the attached keys
+-- deleted. Never touches the fencing counter. A lease found expired outside the sweeper (reported = nil) is also
 -- queued on the expired outbox, so that exactly one sweep call reports and audits it. Returns the number of attached
 -- keys deleted and the ended record table (its state the terminal one; encode gives the wire form).
+-- A release calls it after its idempotency claim, so the HSET is the first write and nothing before it fails on
+-- stored data: n was checked by load_identity (numbers_intact), the key is the hash load_identity read, the lease id
+-- is the holder's (release) or the expected one (administer; elsewhere a fixed part without one fails the call here,
+-- before any write, and no claim precedes). What follows the HSET only tidies around an end already recorded: the
+-- attached keys come last, the one part kept under keys of their own (a value of another type there fails the call
+-- after the end, which the claim then reports truly).
 local function end_lease(id, p, state, now, reported)
   local r = id.r
   local lease_id = lease_id_of(r)
-  local deleted = 0
-  if r.attached then deleted = delete_attached(id.base, lease_id, r.token) end
   r.state = state
   local slot = (id.n or '0') + 0
   if slot >= p.history_length then slot = 0 end
@@ -218,6 +246,8 @@ local function end_lease(id, p, state, now, reported)
     r_call('PEXPIRE', outbox, p.history_ms_text)
   end
   id.r, id.m, id.f, id.status = nil, '', '', 'none'
+  local deleted = 0
+  if r.attached then deleted = delete_attached(id.base, lease_id, r.token) end
   return deleted, r
 end
 
@@ -375,6 +405,8 @@ end
 local function replay(id, p, now, key, request_digest, stored)
   if stored == nil then stored = r_call('GET', key) end
   if not stored then return nil end
+  -- a claim's error reply: the key holds another type (nothing was written)
+  if type(stored) ~= 'string' then return refuse('lease_backend_unavailable', 'corrupt_record', now) end
   local sdigest, code, decided, sd, record
   if s_byte(stored, 1) == 51 and s_byte(stored, 3) == 31 then -- '3' state SEP: v3
     sdigest, code, decided, sd, record = s_match(stored,
@@ -453,13 +485,7 @@ local function acquire(keys, args, now)
       return replay(id, p, now, keys[2], args[4]) or refuse('lease_rate_limited', 'active_lease_limit_reached', now)
     end
   end
-  local counter = 0
-  if id.c then
-    if not s_match(id.c, '^%d+$') then
-      return replay(id, p, now, keys[2], args[4]) or refuse('lease_backend_unavailable', 'corrupt_record', now)
-    end
-    counter = id.c + 0
-  end
+  local counter = id.c and (id.c + 0) or 0 -- decimal digits (load_identity)
   if counter > (now + p.skew) * TOKENS_PER_MS then
     return replay(id, p, now, keys[2], args[4]) or refuse('lease_backend_unavailable', 'backend_clock_behind', now)
   end
@@ -623,12 +649,10 @@ end
 -- ---- fenced-write authorization, inspection, resolution --------------------------------------------------------------
 
 -- the fenced-write high-water mark of an identity (h: the highest token a fenced write was authorized with; raised
--- by authorize and by fence.lua's checkpoint, never lowered) and whether token (text) is refused by it: nil |
--- 'corrupt_record' (not decimal digits) | 'token_below_high_water_mark'
+-- by authorize and by fence.lua's checkpoint, never lowered; decimal digits: load_identity) and whether token (text)
+-- is refused by it: nil | 'token_below_high_water_mark'
 local function below_mark(id, token)
-  if not id.h then return nil end
-  if not s_match(id.h, '^%d+$') then return 'corrupt_record' end
-  if token + 0 < id.h + 0 then return 'token_below_high_water_mark' end
+  if id.h and token + 0 < id.h + 0 then return 'token_below_high_water_mark' end
   return nil
 end
 
@@ -645,7 +669,6 @@ local function authorize(keys, args, now)
   local base = base_of_identity_key(keys[1], args[2])
   local id, refused = load_held(keys[1], base, args[2], args[4], args[5], p, now, args[6], keys[2], args[7])
   local below = id and below_mark(id, args[5])
-  if below == 'corrupt_record' then return refuse('lease_backend_unavailable', 'corrupt_record', now) end
   if below then return refuse('lease_lost', below, now) end
   if refused then return refused end
   r_call('HSET', keys[1], unpack(stamp_fields(id, { 'h', args[5] })))

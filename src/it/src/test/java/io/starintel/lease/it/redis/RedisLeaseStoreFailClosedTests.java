@@ -9,6 +9,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import io.starintel.lease.core.AcquireRequest;
+import io.starintel.lease.core.AttachPutRequest;
+import io.starintel.lease.core.AttachmentResult;
+import io.starintel.lease.core.CommitRequest;
 import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.InspectRequest;
 import io.starintel.lease.core.LeaseMetadata;
@@ -20,8 +23,11 @@ import io.starintel.lease.core.LeaseState;
 import io.starintel.lease.core.ListFilter;
 import io.starintel.lease.core.ListRequest;
 import io.starintel.lease.core.LockIdentity;
+import io.starintel.lease.core.Operation;
 import io.starintel.lease.core.Reason;
+import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.RenewRequest;
+import io.starintel.lease.core.ResolveRequest;
 import io.starintel.lease.core.SweepRequest;
 import io.starintel.lease.core.SweepResult;
 import io.starintel.lease.core.ResultCode;
@@ -174,6 +180,105 @@ class RedisLeaseStoreFailClosedTests extends SharedRedisTests {
 		LeaseResult result = this.store.acquire(acquireRequest(identity, "bob", 60_000));
 		assertThat(result.code()).isEqualTo(ResultCode.LEASE_BACKEND_UNAVAILABLE);
 		assertThat(result.reason()).isEqualTo(Reason.CORRUPT_RECORD);
+	}
+
+	@Test
+	void nextHistorySlotThatIsNotDecimalDigitsFailsEveryCallClosed() {
+		everyCallFailsClosedOverACorruptNumber("n", "notanumber");
+	}
+
+	@Test
+	void fencingCounterThatIsNotDecimalDigitsFailsEveryCallClosed() {
+		everyCallFailsClosedOverACorruptNumber("c", "12abc");
+	}
+
+	@Test
+	void highWaterMarkThatIsNotDecimalDigitsFailsEveryCallClosed() {
+		everyCallFailsClosedOverACorruptNumber("h", "zz9");
+	}
+
+	@Test
+	void emptyNumberFailsEveryCallClosed() {
+		everyCallFailsClosedOverACorruptNumber("n", "");
+	}
+
+	/**
+	 * A number of the identity hash (c the counter, h the mark, n the next history slot) that is not decimal digits,
+	 * on an active lease: every call answers corrupt_record (quarantined, alerted), nothing changes, and no
+	 * idempotency result claims a renewal or release that did not happen (before, a release wrote its claim and then
+	 * failed on n: the claim said released while the lease stayed active).
+	 */
+	private void everyCallFailsClosedOverACorruptNumber(String number, String value) {
+		LockIdentity identity = identity("t1");
+		LeaseRecord lease = acquired(identity);
+		String m = field(identity, "m");
+		setField(identity, number, value);
+		RedisKeys keys = RedisKeys.of(identity);
+
+		assertCorrupt(this.store.inspect(InspectRequest.byIdentity(identity, "c", Instant.now().plusSeconds(5))),
+				identity);
+		RenewRequest renew = new RenewRequest(lease.handle(), Identifiers.generate("request"),
+				Instant.now().plusSeconds(5));
+		assertCorrupt(this.store.renew(renew), identity);
+		ReleaseRequest release = new ReleaseRequest(lease.handle(), Identifiers.generate("request"),
+				Instant.now().plusSeconds(5));
+		assertCorrupt(this.store.release(release), identity);
+		assertCorrupt(this.store.release(release), identity); // a retry with the same request id
+		assertCorrupt(this.store.authorizeCommit(new CommitRequest(lease.handle(), "corr_1",
+				Instant.now().plusSeconds(5))), identity);
+		assertCorrupt(this.store.acquire(acquireRequest(identity, "bob", 60_000)), identity);
+
+		LeaseResult resolvedRelease = this.store.resolve(ResolveRequest.of(release, Instant.now().plusSeconds(5)));
+		assertThat(resolvedRelease.code()).isNotEqualTo(ResultCode.LEASE_RELEASED);
+		assertCorrupt(resolvedRelease, identity);
+		assertThat(this.store.resolve(ResolveRequest.of(renew, Instant.now().plusSeconds(5))).code())
+			.isNotEqualTo(ResultCode.LEASE_RENEWED);
+		assertThat(redis.hasKey(keys.idempotency(Operation.RELEASE, identity.lockKey(), "alice", release.requestId())))
+			.as("no idempotency result of the refused release").isFalse();
+		assertThat(redis.hasKey(keys.idempotency(Operation.RENEW, identity.lockKey(), "alice", renew.requestId())))
+			.as("no idempotency result of the refused renewal").isFalse();
+		assertThat(field(identity, "m")).as("the lease is left as it was, for an operator").isEqualTo(m);
+		assertThat(field(identity, number)).isEqualTo(value);
+		assertThat(field(identity, "t0")).as("no terminal entry").isNull();
+		assertThat(this.alerts).extracting(LeaseAlert::reason).containsOnly(Reason.CORRUPT_RECORD);
+	}
+
+	@Test
+	void counterOfDigitsTooLargeForTheClockIsClockBehindNotCorrupt() {
+		LockIdentity identity = identity("t1");
+		LeaseRecord lease = acquired(identity);
+		setField(identity, "c", "99999999999999999999999");
+		assertThat(this.store.release(new ReleaseRequest(lease.handle(), Identifiers.generate("request"),
+				Instant.now().plusSeconds(5))).code()).isEqualTo(ResultCode.LEASE_RELEASED);
+		LeaseResult result = this.store.acquire(acquireRequest(identity, "bob", 60_000));
+		assertThat(result.code()).isEqualTo(ResultCode.LEASE_BACKEND_UNAVAILABLE);
+		assertThat(result.reason()).isEqualTo(Reason.BACKEND_CLOCK_BEHIND);
+		assertThat(redis.hasKey(RedisKeys.of(identity).quarantine(identity.keyDigest()))).isFalse();
+	}
+
+	@Test
+	void releaseWhoseAttachedKeysCannotBeDeletedStillEndsTheLeaseItsResultClaims() {
+		LockIdentity identity = identity("t1");
+		LeaseRecord lease = acquired(identity);
+		AttachmentResult put = this.store.putAttached(new AttachPutRequest(lease.handle(), "step", "1",
+				Identifiers.generate("request"), Instant.now().plusSeconds(5)));
+		assertThat(put.code()).isEqualTo(ResultCode.ATTACHMENT_STORED);
+		// the lease's attached set (a hash) replaced by a value of another type: its deletion fails inside the release
+		String att = RedisKeys.of(identity).base() + "att:" + lease.leaseId() + ":" + lease.fencingToken();
+		assertThat(redis.type(att)).isEqualTo(DataType.HASH);
+		redis.delete(att);
+		redis.opsForValue().set(att, "not a set");
+		ReleaseRequest release = new ReleaseRequest(lease.handle(), Identifiers.generate("request"),
+				Instant.now().plusSeconds(5));
+		LeaseResult released = this.store.release(release);
+		assertThat(released.code()).isIn(ResultCode.LEASE_RELEASED, ResultCode.LEASE_OUTCOME_UNKNOWN);
+		// whatever the reply, the release's result and the lease's state agree: it ended
+		LeaseResult resolved = this.store.resolve(ResolveRequest.of(release, Instant.now().plusSeconds(5)));
+		assertThat(resolved.code()).isEqualTo(ResultCode.LEASE_RELEASED);
+		assertThat(this.store.inspect(InspectRequest.byIdentity(identity, "c", Instant.now().plusSeconds(5))).code())
+			.isEqualTo(ResultCode.LEASE_NOT_FOUND);
+		assertThat(field(identity, "m")).isEmpty();
+		assertThat(acquired(identity).fencingToken()).isGreaterThan(lease.fencingToken());
 	}
 
 	@Test
