@@ -1,5 +1,7 @@
 package io.starintel.lease.admin.autoconfigure;
 
+import java.time.Clock;
+
 import io.starintel.lease.admin.AdminCaller;
 import io.starintel.lease.admin.AdminProperties;
 import io.starintel.lease.admin.internal.AdminAuditor;
@@ -82,7 +84,18 @@ public final class TargetLeaseAdminAutoConfiguration {
 	@ConditionalOnMissingBean
 	AdminAuditor targetLeaseAdminAuditor(ObjectProvider<AuditSink> sinks,
 			ObjectProvider<AsyncAuditPipeline> pipeline, Environment environment) {
-		return TargetLeaseAdminSecurityAutoConfiguration.auditor(sinks, pipeline, environment);
+		return auditor(sinks, pipeline, environment);
+	}
+
+	/**
+	 * The auditor of refused admin requests: every sink bean, nothing at all with audit disabled. Here, not in
+	 * {@link TargetLeaseAdminSecurityAutoConfiguration}, whose class cannot be loaded without Spring Security.
+	 */
+	static AdminAuditor auditor(ObjectProvider<AuditSink> sinks, ObjectProvider<AsyncAuditPipeline> pipeline,
+			Environment environment) {
+		boolean enabled = environment.getProperty("starintel.lease.audit.enabled", Boolean.class, true);
+		return new AdminAuditor(() -> sinks.orderedStream().toList(), enabled, Clock.systemUTC(),
+				pipeline.getIfAvailable());
 	}
 
 	@Bean

@@ -1,6 +1,5 @@
 package io.starintel.lease.admin.autoconfigure;
 
-import java.time.Clock;
 import java.util.List;
 
 import io.starintel.lease.admin.AdminCaller;
@@ -73,15 +72,7 @@ public final class TargetLeaseAdminSecurityAutoConfiguration {
 	@ConditionalOnMissingBean
 	AdminAuditor targetLeaseAdminAuditor(ObjectProvider<AuditSink> sinks,
 			ObjectProvider<AsyncAuditPipeline> pipeline, Environment environment) {
-		return auditor(sinks, pipeline, environment);
-	}
-
-	/** The auditor of refused admin requests: every sink bean, nothing at all with audit disabled. */
-	static AdminAuditor auditor(ObjectProvider<AuditSink> sinks, ObjectProvider<AsyncAuditPipeline> pipeline,
-			Environment environment) {
-		boolean enabled = environment.getProperty("starintel.lease.audit.enabled", Boolean.class, true);
-		return new AdminAuditor(() -> sinks.orderedStream().toList(), enabled, Clock.systemUTC(),
-				pipeline.getIfAvailable());
+		return TargetLeaseAdminAutoConfiguration.auditor(sinks, pipeline, environment);
 	}
 
 	@Bean

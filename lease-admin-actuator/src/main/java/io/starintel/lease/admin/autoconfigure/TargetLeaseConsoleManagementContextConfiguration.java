@@ -4,6 +4,7 @@ import io.starintel.lease.admin.AdminCaller;
 import io.starintel.lease.admin.AdminProperties;
 import io.starintel.lease.admin.console.ConsoleProperties;
 import io.starintel.lease.admin.console.internal.ConsoleAuditReader;
+import io.starintel.lease.admin.console.internal.ConsoleMultipartShield;
 import io.starintel.lease.admin.console.internal.TargetLeaseConsoleController;
 import io.starintel.lease.admin.internal.AdminAuditFilter;
 import io.starintel.lease.admin.internal.AdminAuditor;
@@ -34,6 +35,9 @@ import org.springframework.core.Ordered;
 @ConditionalOnBean({ ConsoleAuditReader.class, TargetLeaseAdminEndpoint.class, PathMappedEndpoints.class })
 final class TargetLeaseConsoleManagementContextConfiguration {
 
+	/** Name of the console's multipart shield registration ({@link ConsoleMultipartShield}). */
+	static final String MULTIPART_SHIELD_BEAN = "targetLeaseConsoleMultipartShield";
+
 	@Bean
 	@ConditionalOnMissingBean
 	TargetLeaseConsoleController targetLeaseConsoleController(TargetLeaseAdminOperations operations,
@@ -54,6 +58,22 @@ final class TargetLeaseConsoleManagementContextConfiguration {
 				new AdminAuditFilter(auditor));
 		registration.addUrlPatterns(basePath(endpoints) + TargetLeaseConsoleAutoConfiguration.PATH + "/api/*");
 		registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);
+		return registration;
+	}
+
+	/**
+	 * After Spring Security, for the console's paths: a multipart request reaches the dispatcher without its
+	 * multipart content type, so its body is never parsed (a malformed one would fail before the console's handlers)
+	 * and the console refuses it as any non-JSON body.
+	 */
+	@Bean(MULTIPART_SHIELD_BEAN)
+	@ConditionalOnMissingBean(name = MULTIPART_SHIELD_BEAN)
+	FilterRegistrationBean<ConsoleMultipartShield> targetLeaseConsoleMultipartShield(PathMappedEndpoints endpoints) {
+		FilterRegistrationBean<ConsoleMultipartShield> registration = new FilterRegistrationBean<>(
+				new ConsoleMultipartShield());
+		String console = basePath(endpoints) + TargetLeaseConsoleAutoConfiguration.PATH;
+		registration.addUrlPatterns(console, console + "/*");
+		registration.setOrder(Ordered.LOWEST_PRECEDENCE - 10);
 		return registration;
 	}
 

@@ -23,6 +23,17 @@ public final class AdminHttp {
 	private AdminHttp() {
 	}
 
+	/** The detail of a write operation refused for its query string. */
+	public static final String QUERY_NOT_ACCEPTED = "query: not accepted by this operation";
+
+	/**
+	 * Whether the request carries a query string, even an empty or undecodable one: the write operations take their
+	 * input from the JSON body only, so any query is refused (never ignored).
+	 */
+	public static boolean hasQuery(HttpServletRequest request) {
+		return request.getQueryString() != null;
+	}
+
 	/** Whether the request's content type is {@code application/json} (with optional parameters). */
 	public static boolean isJson(HttpServletRequest request) {
 		String contentType = request.getContentType();

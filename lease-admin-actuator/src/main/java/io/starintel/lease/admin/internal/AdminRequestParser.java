@@ -58,6 +58,12 @@ final class AdminRequestParser {
 	private static final Pattern NODE = Pattern
 		.compile("(\\[[0-9A-Fa-f:.]{2,45}\\]|[A-Za-z0-9][A-Za-z0-9.-]{0,252}):[0-9]{1,5}");
 
+	private static final Pattern DIGITS_AND_DOTS = Pattern.compile("[0-9.]+");
+
+	private static final Pattern HOST_LABEL = Pattern.compile("[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?");
+
+	private static final Pattern HEX_GROUP = Pattern.compile("[0-9A-Fa-f]{1,4}");
+
 	/** Fields of a lock identity object (an administrator names all of them). */
 	private static final Set<String> IDENTITY_FIELDS = Set.copyOf(LockIdentity.COMPONENTS);
 
@@ -170,6 +176,13 @@ final class AdminRequestParser {
 			if (!NODE.matcher(node).matches()) {
 				throw new InvalidLeaseRequestException("node", "must be host:port");
 			}
+			int colon = node.lastIndexOf(':');
+			if (!validPort(node.substring(colon + 1))) {
+				throw new InvalidLeaseRequestException("node", "port must be 1-65535");
+			}
+			if (!validHost(node.substring(0, colon))) {
+				throw new InvalidLeaseRequestException("node", "invalid host");
+			}
 		}
 		else if (!allNodes) {
 			throw oneTarget();
@@ -199,6 +212,76 @@ final class AdminRequestParser {
 	/** What {@link #recoverDocument} parsed. */
 	record RecoverDocumentQuery(ProgramScope scope, String documentId, String reason) {
 
+	}
+
+	private static boolean validPort(String digits) {
+		int port = Integer.parseInt(digits); // 1-5 digits (NODE)
+		return port >= 1 && port <= 65535;
+	}
+
+	/**
+	 * A host as a cluster names its nodes: a bracketed IPv6 address, a dotted-quad IPv4 address (each part 0-255), or
+	 * a host name of labels of 1-63 letters, digits and inner hyphens.
+	 */
+	static boolean validHost(String host) {
+		if (host.startsWith("[")) {
+			return validIpv6(host.substring(1, host.length() - 1));
+		}
+		if (DIGITS_AND_DOTS.matcher(host).matches()) {
+			return validIpv4(host);
+		}
+		for (String label : host.split("\\.", -1)) {
+			if (!HOST_LABEL.matcher(label).matches()) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	private static boolean validIpv4(String address) {
+		String[] parts = address.split("\\.", -1);
+		if (parts.length != 4) {
+			return false;
+		}
+		for (String part : parts) {
+			if (part.isEmpty() || part.length() > 3 || (part.length() > 1 && part.charAt(0) == '0')
+					|| Integer.parseInt(part) > 255) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	private static boolean validIpv6(String address) {
+		int gap = address.indexOf("::");
+		if (gap >= 0 && address.indexOf("::", gap + 1) >= 0) {
+			return false;
+		}
+		int groups = 0;
+		String[] sides = (gap >= 0) ? new String[] { address.substring(0, gap), address.substring(gap + 2) }
+				: new String[] { address };
+		for (int side = 0; side < sides.length; side++) {
+			if (sides[side].isEmpty()) {
+				continue;
+			}
+			String[] parts = sides[side].split(":", -1);
+			for (int i = 0; i < parts.length; i++) {
+				boolean last = side == sides.length - 1 && i == parts.length - 1;
+				if (last && parts[i].indexOf('.') >= 0) {
+					if (!validIpv4(parts[i])) {
+						return false;
+					}
+					groups += 2;
+				}
+				else if (HEX_GROUP.matcher(parts[i]).matches()) {
+					groups++;
+				}
+				else {
+					return false;
+				}
+			}
+		}
+		return (gap >= 0) ? groups < 8 : groups == 8;
 	}
 
 	private static InvalidLeaseRequestException oneTarget() {

@@ -135,6 +135,11 @@ public final class TargetLeaseAdminEndpoint {
 	}
 
 	private AdminResponse withBody(HttpServletRequest request, String correlationId, BodyOperation operation) {
+		if (AdminHttp.hasQuery(request)) {
+			// the write operations take no query parameter: refused before anything is parsed or changed
+			return this.operations.refused(AdminRequestAudit.type(request), ResultCode.INVALID_LEASE_REQUEST,
+					correlationId, AdminHttp.QUERY_NOT_ACCEPTED);
+		}
 		if (!AdminHttp.isJson(request)) {
 			return this.operations.refused(AdminRequestAudit.type(request), ResultCode.INVALID_LEASE_REQUEST,
 					correlationId, "content_type: must be application/json");

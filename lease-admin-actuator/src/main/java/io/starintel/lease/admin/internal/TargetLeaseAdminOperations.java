@@ -8,6 +8,7 @@ import io.starintel.lease.admin.AdminCaller;
 import io.starintel.lease.admin.AdminGrant;
 import io.starintel.lease.admin.AdminProperties;
 import io.starintel.lease.audit.AuditEventType;
+import io.starintel.lease.core.ActivePrograms;
 import io.starintel.lease.core.AdminRequest;
 import io.starintel.lease.core.InspectRequest;
 import io.starintel.lease.core.InvalidLeaseRequestException;
@@ -213,8 +214,11 @@ public final class TargetLeaseAdminOperations {
 					// the store's recovery is not behind the service's exception mapping: answered (and audited) here
 					response = AdminResponse.error(ResultCode.LEASE_BACKEND_UNAVAILABLE, correlationId, 0, null);
 				}
-				call.audit((response.status() == 200) ? ResultCode.LEASE_REVOKED
-						: ResultCode.LEASE_BACKEND_UNAVAILABLE);
+				call.audit(switch (response.status()) {
+					case 200 -> ResultCode.LEASE_REVOKED;
+					case 400 -> ResultCode.INVALID_LEASE_REQUEST;
+					default -> ResultCode.LEASE_BACKEND_UNAVAILABLE;
+				});
 				return response;
 			});
 		});
@@ -295,9 +299,30 @@ public final class TargetLeaseAdminOperations {
 		}
 		RecoveryReport report = redis.recoverPromotedPrograms(query.node(), grant.principalId(), grant.credentialId(),
 				query.reason(), query.deadline());
-		return report.complete()
-				? new AdminResponse(200, AdminEnvelope.recovered(correlationId, query.node(), report), 0)
-				: AdminResponse.error(ResultCode.LEASE_BACKEND_UNAVAILABLE, correlationId, 0, null);
+		if (report.complete()) {
+			return new AdminResponse(200, AdminEnvelope.recovered(correlationId, query.node(), report), 0);
+		}
+		if (query.node() != null && report.nodes() == 0 && deploymentAnswers(redis, query.deadline())) {
+			// no primary the store reaches is named so, while the deployment answers: the same request can never
+			// succeed (on standalone and Sentinel the one primary has no node name: all_nodes recovers it)
+			return AdminResponse.error(ResultCode.INVALID_LEASE_REQUEST, correlationId, 0,
+					"node: not a primary of the deployment");
+		}
+		return AdminResponse.error(ResultCode.LEASE_BACKEND_UNAVAILABLE, correlationId, 0, null);
+	}
+
+	/**
+	 * Whether the deployment answers now: one bounded read of the store's program registry (the same call the expiry
+	 * sweeper makes). A named node that matched no primary is then not a primary at all; otherwise the store could
+	 * not tell (its primaries did not answer) and the recovery stays 503, retryable.
+	 */
+	private static boolean deploymentAnswers(RedisLeaseStore redis, java.time.Instant deadline) {
+		try {
+			return redis.activePrograms(1, deadline).status() == ActivePrograms.Status.LISTED;
+		}
+		catch (RuntimeException ex) {
+			return false;
+		}
 	}
 
 	private AdminResponse administer(Operation operation, AuditEventType type, String capability, byte[] body,

@@ -4,6 +4,7 @@ import java.util.Collection;
 import java.util.List;
 
 import io.starintel.lease.admin.AdminCaller;
+import io.starintel.lease.admin.internal.AdminFailClosedFilter;
 import io.starintel.lease.admin.internal.BootAuditEventSink;
 import io.starintel.lease.admin.internal.TargetLeaseAdminEndpoint;
 import io.starintel.lease.admin.internal.TargetLeaseAdminOperations;
@@ -251,10 +252,50 @@ class TargetLeaseAdminAutoConfigurationTests {
 	void whenSpringSecurityIsAbsentThenTheEndpointFailsClosed() {
 		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
 			.withClassLoader(new FilteredClassLoader("org.springframework.security"))
+			.withPropertyValues("management.endpoints.web.base-path=/manage")
 			.run((context) -> {
 				assertThat(context).hasSingleBean(TargetLeaseAdminEndpoint.class);
 				assertThat(context.getBean(AdminCaller.class).current()).isNull();
+				// every request under the endpoint is answered 401 right after the audit filter
+				FilterRegistrationBean<?> failClosed = context.getBean(
+						TargetLeaseAdminManagementContextConfiguration.FAIL_CLOSED_FILTER_BEAN,
+						FilterRegistrationBean.class);
+				assertThat(failClosed.getFilter()).isInstanceOf(AdminFailClosedFilter.class);
+				assertThat(failClosed.getUrlPatterns()).containsExactly("/manage/targetleases",
+						"/manage/targetleases/*");
+				assertThat(failClosed.getOrder()).isGreaterThan(context
+					.getBean(TargetLeaseAdminAutoConfiguration.AUDIT_FILTER_BEAN, FilterRegistrationBean.class)
+					.getOrder());
 			});
+	}
+
+	@Test
+	void whenSpringSecurityIsPresentThenNoFailClosedFilter() {
+		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
+			.run((context) -> assertThat(context).hasBean(TargetLeaseAdminSecurityAutoConfiguration.FILTER_CHAIN_BEAN)
+				.hasBean(TargetLeaseAdminAutoConfiguration.AUDIT_FILTER_BEAN)
+				.doesNotHaveBean(TargetLeaseAdminManagementContextConfiguration.FAIL_CLOSED_FILTER_BEAN));
+	}
+
+	@Test
+	void whenSpringSecurityIsAbsentAndTheEndpointIsNotExposedThenNoFailClosedFilter() {
+		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
+			.withClassLoader(new FilteredClassLoader("org.springframework.security"))
+			.withPropertyValues("management.endpoints.web.exposure.include=health")
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean(TargetLeaseAdminManagementContextConfiguration.FAIL_CLOSED_FILTER_BEAN));
+	}
+
+	@Test
+	void whenTheUserDefinesTheFailClosedFilterThenOursBacksOff() {
+		FilterRegistrationBean<?> own = new FilterRegistrationBean<>();
+		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
+			.withClassLoader(new FilteredClassLoader("org.springframework.security"))
+			.withBean(TargetLeaseAdminManagementContextConfiguration.FAIL_CLOSED_FILTER_BEAN,
+					FilterRegistrationBean.class, () -> own)
+			.run((context) -> assertThat(
+					context.getBean(TargetLeaseAdminManagementContextConfiguration.FAIL_CLOSED_FILTER_BEAN))
+				.isSameAs(own));
 	}
 
 	@Test

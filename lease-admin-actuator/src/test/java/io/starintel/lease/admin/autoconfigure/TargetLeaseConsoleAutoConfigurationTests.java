@@ -1,6 +1,7 @@
 package io.starintel.lease.admin.autoconfigure;
 
 import io.starintel.lease.admin.console.internal.ConsoleAuditReader;
+import io.starintel.lease.admin.console.internal.ConsoleMultipartShield;
 import io.starintel.lease.admin.console.internal.TargetLeaseConsoleController;
 import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;
 import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
@@ -13,6 +14,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.convert.ApplicationConversionService;
 import org.springframework.boot.security.autoconfigure.SecurityAutoConfiguration;
 import org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration;
+import org.springframework.boot.security.autoconfigure.web.servlet.SecurityFilterProperties;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableWebApplicationContext;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
@@ -62,13 +64,41 @@ class TargetLeaseConsoleAutoConfigurationTests {
 	}
 
 	@Test
+	void whenTheConsoleIsServedThenItsMultipartShieldCoversItsPathsAfterSpringSecurity() {
+		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
+			.withPropertyValues("management.endpoints.web.base-path=/manage")
+			.run((context) -> {
+				FilterRegistrationBean<?> shield = context.getBean(
+						TargetLeaseConsoleManagementContextConfiguration.MULTIPART_SHIELD_BEAN,
+						FilterRegistrationBean.class);
+				assertThat(shield.getFilter()).isInstanceOf(ConsoleMultipartShield.class);
+				assertThat(shield.getUrlPatterns()).containsExactly("/manage/targetleases-console",
+						"/manage/targetleases-console/*");
+				// after Spring Security's filter (the caller is known and CSRF checked when the console refuses it)
+				assertThat(shield.getOrder()).isGreaterThan(SecurityFilterProperties.DEFAULT_FILTER_ORDER);
+			});
+	}
+
+	@Test
+	void whenTheUserDefinesTheMultipartShieldThenOursBacksOff() {
+		FilterRegistrationBean<?> own = new FilterRegistrationBean<>();
+		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
+			.withBean(TargetLeaseConsoleManagementContextConfiguration.MULTIPART_SHIELD_BEAN,
+					FilterRegistrationBean.class, () -> own)
+			.run((context) -> assertThat(
+					context.getBean(TargetLeaseConsoleManagementContextConfiguration.MULTIPART_SHIELD_BEAN))
+				.isSameAs(own));
+	}
+
+	@Test
 	void whenTheAdminEndpointIsNotExposedThenThereIsNoConsole() {
 		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
 			.withPropertyValues("management.endpoints.web.exposure.include=health")
 			.run((context) -> assertThat(context).hasNotFailed()
 				.doesNotHaveBean(TargetLeaseConsoleController.class)
 				.doesNotHaveBean(TargetLeaseConsoleAutoConfiguration.FILTER_CHAIN_BEAN)
-				.doesNotHaveBean(TargetLeaseConsoleAutoConfiguration.AUDIT_FILTER_BEAN));
+				.doesNotHaveBean(TargetLeaseConsoleAutoConfiguration.AUDIT_FILTER_BEAN)
+				.doesNotHaveBean(TargetLeaseConsoleManagementContextConfiguration.MULTIPART_SHIELD_BEAN));
 	}
 
 	@Test
@@ -123,7 +153,8 @@ class TargetLeaseConsoleAutoConfigurationTests {
 	void whenSpringSecurityIsAbsentThenThereIsNoConsole() {
 		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
 			.withClassLoader(new FilteredClassLoader("org.springframework.security"))
-			.run((context) -> assertThat(context).doesNotHaveBean(TargetLeaseConsoleController.class));
+			.run((context) -> assertThat(context).doesNotHaveBean(TargetLeaseConsoleController.class)
+				.doesNotHaveBean(TargetLeaseConsoleManagementContextConfiguration.MULTIPART_SHIELD_BEAN));
 	}
 
 	@Test

@@ -96,6 +96,10 @@ class BackendDownAndAdmissionTests {
 		body.put("reason", "backend down");
 		body.put("deadline_at", Instant.now().plusSeconds(2).toString());
 		replies.add(http.post("/revoke", AbstractAdminEndpointTests.text(body), admin));
+		// a node recovery the store could not run: retryable 503, never the "not a primary" 400 of a deployment that
+		// answers (admitted under the node-wide bucket, not the tenant's)
+		replies.add(http.post("/recover", "{\"node\":\"10.0.0.12:6379\",\"reason\":\"backend down\",\"deadline_at\":\""
+				+ Instant.now().plusSeconds(2) + "\"}", admin));
 		for (AdminHttp.Reply reply : replies) {
 			assertThat(reply.status()).as(reply.body()).isEqualTo(503);
 			assertThat(reply.code()).isIn("lease_backend_unavailable", "lease_outcome_unknown");

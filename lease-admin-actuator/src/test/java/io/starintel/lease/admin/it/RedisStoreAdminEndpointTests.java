@@ -16,6 +16,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.AuditEventType;
+import io.starintel.lease.audit.BackendHealth;
+import io.starintel.lease.audit.PrincipalClass;
 import io.starintel.lease.audit.redis.RedisStreamAuditSink;
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.LeaseOwner;
@@ -26,6 +28,7 @@ import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.store.LeaseAlerts;
 import io.starintel.lease.store.LeaseStore;
 import io.starintel.lease.service.LeaseService;
@@ -328,6 +331,101 @@ class RedisStoreAdminEndpointTests extends AbstractAdminEndpointTests {
 				"{\"node\":\"h:1\",\"all_nodes\":true,\"reason\":\"x\"}", "{\"all_nodes\":false,\"reason\":\"x\"}",
 				"{\"all_nodes\":\"true\",\"reason\":\"x\"}")) {
 			assertError(this.http.post("/recover", body, ADMIN), 400, "invalid_lease_request");
+		}
+		assertThat(this.http.get("/" + lease.leaseId() + "?" + scopeQuery(), ADMIN).status()).isEqualTo(200);
+	}
+
+	/**
+	 * D5: a node whose port is outside 1-65535 or whose host is no valid host name or address is 400, not 503; a
+	 * well-formed node that is no primary of the deployment (a foreign address, another name of the server, and on
+	 * this standalone server any node: its one primary has no node name) is 400 {@code node: not a primary of the
+	 * deployment}, not retryable, audited with that result and a healthy backend; nothing is revoked.
+	 */
+	@Test
+	void recoverOfABadNodeOrOfANodeThatIsNoPrimaryIs400NotBackendUnavailable() {
+		LeaseRecord lease = acquire(identity("t-recover-node"));
+		for (String node : List.of("127.0.0.1:99999", "127.0.0.1:0", "999.999.999.999:99999", "127.0.0.1:65536",
+				"999.999.999.999:6379", "256.0.0.1:6379", "10.0.0:6379", "01.2.3.4:6379", "a..b:6379", "-a:6379",
+				"a-:6379", "[1::2::3]:6379", "[12345::1]:6379", "[1:2:3:4:5:6:7:8:9]:6379")) {
+			AdminHttp.Reply reply = this.http.post("/recover", "{\"node\":\"" + node + "\",\"reason\":\"x\"}", ADMIN);
+			assertError(reply, 400, "invalid_lease_request");
+			// refused by the node's syntax (before any store call), not as a node the deployment lacks
+			assertThat(reply.json().get("msg").asString()).as(node)
+				.containsAnyOf("node: must be host:port", "node: port must be 1-65535", "node: invalid host");
+			assertThat(reply.json().get("retryable").asBoolean()).isFalse();
+		}
+		for (String node : List.of("10.0.0.12:6379", "localhost:6379", "127.0.0.1" + redisPort, "[::1]:6379",
+				"[::ffff:10.0.0.1]:6379", "redis-0.redis.svc:6379")) {
+			AdminHttp.Reply reply = this.http.post("/recover", "{\"node\":\"" + node + "\",\"reason\":\"x\"}", ADMIN);
+			assertError(reply, 400, "invalid_lease_request");
+			assertThat(reply.json().get("msg").asString()).as(node).contains("node: not a primary of the deployment");
+			assertThat(reply.json().get("retryable").asBoolean()).isFalse();
+			String correlationId = reply.json().get("correlation_id").asString();
+			Awaitility.await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(this.counter.events
+				.get(correlationId)).singleElement().satisfies((event) -> {
+					assertThat(event.eventType()).isEqualTo(AuditEventType.REVOKE);
+					assertThat(event.resultCode()).isEqualTo(ResultCode.INVALID_LEASE_REQUEST);
+					assertThat(event.backendHealth()).isNotEqualTo(BackendHealth.UNAVAILABLE);
+					assertThat(event.principalClass()).isEqualTo(PrincipalClass.ADMINISTRATOR);
+				}));
+		}
+		assertThat(this.http.get("/" + lease.leaseId() + "?" + scopeQuery(), ADMIN).status()).isEqualTo(200);
+	}
+
+	/**
+	 * D4: the write operations take no query string. Any query (unknown, empty, undecodable, a body field moved to
+	 * the query) is 400 {@code invalid_lease_request} before the body is parsed or anything changes, audited once
+	 * with the caller; a valid revoke with a query revokes nothing.
+	 */
+	@Test
+	void aQueryStringOnAWriteOperationIs400BeforeAnyMutation() throws Exception {
+		LeaseRecord lease = acquire(identity("t-write-query"));
+		String revoke = text(adminBody(lease, Identifiers.generate("req"), "query"));
+		String inspect = "{\"lock_identity\":" + text(identityJson(lease.identity())) + "}";
+		List<String[]> cases = List.of(new String[] { "/revoke?x=1", revoke }, new String[] { "/revoke?", revoke },
+				new String[] { "/revoke?%zz", revoke }, new String[] { "/force-release?x=1", revoke },
+				new String[] { "/force-release?%zz", revoke },
+				new String[] { "/inspect?%zz", inspect },
+				new String[] { "/inspect?deadline_at=2000-01-01T00:00:00Z", inspect },
+				new String[] { "/recover?x=1", recoverBody("query") },
+				new String[] { "/recover-document?x=1", "{}" });
+		for (String[] c : cases) {
+			String correlationId = "corr-wq-" + UUID.randomUUID().toString().substring(0, 8);
+			String response = rawRequest("POST", c[0], c[1], "application/json", ADMIN, correlationId);
+			assertThat(response).as(c[0]).startsWith("HTTP/1.1 400 ");
+			assertThat(response).as(c[0]).contains("\"code\":\"invalid_lease_request\"", "query: not accepted",
+					"\"correlation_id\":\"" + correlationId + "\"");
+			Awaitility.await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(this.counter.events
+				.get(correlationId)).as(c[0]).singleElement().satisfies((event) -> {
+					assertThat(event.resultCode()).isEqualTo(ResultCode.INVALID_LEASE_REQUEST);
+					assertThat(event.principalClass()).isEqualTo(PrincipalClass.ADMINISTRATOR);
+					assertThat(event.principalId()).isEqualTo("admin-alice");
+				}));
+		}
+		assertThat(this.http.get("/" + lease.leaseId() + "?" + scopeQuery(), ADMIN).status()).isEqualTo(200);
+		// the same revoke without a query revokes: the refusals above were the query's
+		assertThat(this.http.post("/revoke", revoke, ADMIN).code()).isEqualTo("lease_revoked");
+	}
+
+	/**
+	 * D2 (the endpoint's side): a malformed multipart body on every write operation is the content-type refusal,
+	 * 400 {@code invalid_lease_request}, audited once with the caller; never a 500.
+	 */
+	@Test
+	void aMalformedMultipartWriteIsTheContentTypeRefusal() {
+		LeaseRecord lease = acquire(identity("t-write-multipart"));
+		for (String path : List.of("/inspect", "/force-release", "/revoke", "/recover", "/recover-document")) {
+			for (String contentType : List.of("multipart/form-data; boundary=x", "multipart/form-data")) {
+				AdminHttp.Reply reply = this.http.post(path, "--x\r\n\r\n--x--", ADMIN, contentType);
+				assertError(reply, 400, "invalid_lease_request");
+				assertThat(reply.json().get("msg").asString()).contains("content_type: must be application/json");
+				String correlationId = reply.json().get("correlation_id").asString();
+				Awaitility.await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(this.counter.events
+					.get(correlationId)).as(path).singleElement().satisfies((event) -> {
+						assertThat(event.resultCode()).isEqualTo(ResultCode.INVALID_LEASE_REQUEST);
+						assertThat(event.principalClass()).isEqualTo(PrincipalClass.ADMINISTRATOR);
+					}));
+			}
 		}
 		assertThat(this.http.get("/" + lease.leaseId() + "?" + scopeQuery(), ADMIN).status()).isEqualTo(200);
 	}

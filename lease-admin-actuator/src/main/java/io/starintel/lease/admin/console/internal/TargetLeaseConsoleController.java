@@ -224,6 +224,11 @@ public class TargetLeaseConsoleController {
 			// management.endpoint.targetleases.access (or max-permitted) is read-only: the console is no way around it
 			return respond(this.operations.refused(type, ResultCode.ACCESS_DENIED, correlationId, null), correlationId);
 		}
+		if (AdminHttp.hasQuery(request)) {
+			// the writes take no query parameter: refused before anything is parsed or changed
+			return respond(this.operations.refused(type, ResultCode.INVALID_LEASE_REQUEST, correlationId,
+					AdminHttp.QUERY_NOT_ACCEPTED), correlationId);
+		}
 		if (!AdminHttp.isJson(request)) {
 			return respond(this.operations.refused(type, ResultCode.INVALID_LEASE_REQUEST, correlationId,
 					"content_type: must be application/json"), correlationId);
