@@ -123,8 +123,14 @@ public final class DocumentMarkStore {
 		String digest = text(reply.get(0));
 		String token = text(reply.get(1));
 		String counter = text(reply.get(2));
-		return new Mark(digest.isEmpty() ? null : digest, token.isEmpty() ? 0 : Long.parseLong(token),
-				counter.isEmpty() ? -1 : Long.parseLong(counter));
+		try {
+			return new Mark(digest.isEmpty() ? null : digest, token.isEmpty() ? 0 : Long.parseLong(token),
+					counter.isEmpty() ? -1 : Long.parseLong(counter));
+		}
+		catch (NumberFormatException ex) {
+			// a mark or counter that is not a number (a corrupt identity): no usable answer, never a guess
+			throw new IllegalStateException("mark read: not a number");
+		}
 	}
 
 	/** A stored mark ({@code digest == null}: none) and the issued counter ({@code -1}: none). */

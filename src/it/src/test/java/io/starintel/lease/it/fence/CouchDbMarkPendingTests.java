@@ -171,6 +171,21 @@ class CouchDbMarkPendingTests {
 			.isEqualTo(a.fencingToken());
 	}
 
+	/**
+	 * A counter that is not a number (a corrupt identity hash) gives a mark read no usable answer: the documented
+	 * {@code IllegalStateException}, which the fenced reader reports as {@code BACKEND_UNAVAILABLE}; never a
+	 * {@code NumberFormatException} to the caller, never a guess.
+	 */
+	@Test
+	void aMarkReadOfACorruptCounterHasNoAnswer() {
+		LeaseContext a = this.fixture.acquire(this.fixture.identity("couch-mark-corrupt"), "alice", 30_000);
+		DocumentMarkStore marks = new DocumentMarkStore(this.fixture.redis);
+		this.fixture.redis.opsForHash().put(FenceCalls.identityKey(a.identity()), "c", "12abc");
+		assertThatIllegalStateException()
+			.isThrownBy(() -> marks.read(a.identity().scope(), this.database, "any-doc", a.identity().keyDigest()))
+			.withMessage("mark read: not a number");
+	}
+
 	static Map<String, Object> doc(String id) {
 		Map<String, Object> doc = new LinkedHashMap<>();
 		doc.put("_id", id);
