@@ -153,7 +153,14 @@ public final class LeaseMetadata {
 			checkString(node.asString());
 			return node;
 		}
-		if (node.isNumber() || node.isBoolean() || node.isNull()) {
+		if (node.isNumber()) {
+			// JSON has no infinity or NaN: 1e1000000 parses as a double that would be stored as the text "Infinity"
+			if (node.isFloatingPointNumber() && !Double.isFinite(node.asDouble())) {
+				throw new InvalidLeaseRequestException("metadata", "a number out of range");
+			}
+			return node;
+		}
+		if (node.isBoolean() || node.isNull()) {
 			return node;
 		}
 		throw new InvalidLeaseRequestException("metadata", "unsupported JSON value");

@@ -58,6 +58,10 @@ class RequestInputTests {
 		Map<String, ?> cast = (Map<String, ?>) (Map<?, ?>) numberKey;
 		assertInvalid("metadata", () -> LeaseMetadata.of(cast));
 		assertThat(LeaseMetadata.of(Map.of("a", Map.of("b", List.of(1, 2)))).json()).isEqualTo("{\"a\":{\"b\":[1,2]}}");
+		// JSON has no infinity: a number beyond a double is refused, not stored as the text "Infinity"
+		assertInvalid("metadata", () -> LeaseMetadata.parse("{\"a\":1e1000000}"));
+		assertInvalid("metadata", () -> LeaseMetadata.of(Map.of("a", Double.NaN)));
+		assertThat(LeaseMetadata.parse("{\"a\":1.5e300}").json()).isEqualTo("{\"a\":1.5E300}");
 	}
 
 	private static void assertInvalid(String field, Runnable call) {
