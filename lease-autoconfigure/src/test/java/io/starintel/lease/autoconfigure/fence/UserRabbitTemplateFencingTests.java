@@ -136,12 +136,7 @@ class UserRabbitTemplateFencingTests {
 
 	@Test
 	void whenUserDeclaresRabbitOperationsThatIsNotATemplateThenStartUpSaysItPublishesUnfenced(CapturedOutput output) {
-		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(LeaseStoreAutoConfiguration.class,
-					LeaseAuditAutoConfiguration.class, FenceAutoConfiguration.class, FenceAmqpAutoConfiguration.class,
-					RabbitAutoConfiguration.class))
-			.withPropertyValues("starintel.lease.store=memory", "starintel.lease.tenant=tenant-main",
-					"starintel.lease.program=program-a", "starintel.lease.owner.service-principal=prn_test")
+		chain()
 			.withBean("myOperations", RabbitOperations.class, () -> mock(RabbitOperations.class))
 			.run((context) -> {
 				assertThat(context).hasNotFailed().doesNotHaveBean(FencedRabbitTemplate.class);
@@ -162,16 +157,21 @@ class UserRabbitTemplateFencingTests {
 
 	@Test
 	void whenSpringRabbitIsAbsentThenTheChainStartsWithoutAmqp() {
-		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(LeaseStoreAutoConfiguration.class,
-					LeaseAuditAutoConfiguration.class, FenceAutoConfiguration.class, FenceAmqpAutoConfiguration.class,
-					RabbitAutoConfiguration.class))
-			.withPropertyValues("starintel.lease.store=memory", "starintel.lease.tenant=tenant-main",
-					"starintel.lease.program=program-a", "starintel.lease.owner.service-principal=prn_test")
+		chain()
 			.withClassLoader(new FilteredClassLoader("org.springframework.amqp", "com.rabbitmq"))
 			.run((context) -> assertThat(context).hasNotFailed()
 				.doesNotHaveBean(UserRabbitTemplateFencing.class)
 				.doesNotHaveBean("rabbitTemplate"));
+	}
+
+	/** The auto-configuration chain with the lease settings only: no broker address, no user template. */
+	private static ApplicationContextRunner chain() {
+		return new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(LeaseStoreAutoConfiguration.class,
+					LeaseAuditAutoConfiguration.class, FenceAutoConfiguration.class, FenceAmqpAutoConfiguration.class,
+					RabbitAutoConfiguration.class))
+			.withPropertyValues("starintel.lease.store=memory", "starintel.lease.tenant=tenant-main",
+					"starintel.lease.program=program-a", "starintel.lease.owner.service-principal=prn_test");
 	}
 
 	private static String queue(AssertableApplicationContext context) {
