@@ -1,5 +1,6 @@
 package io.starintel.lease.admin.internal;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -316,7 +317,7 @@ public final class TargetLeaseAdminOperations {
 	 * sweeper makes). A named node that matched no primary is then not a primary at all; otherwise the store could
 	 * not tell (its primaries did not answer) and the recovery stays 503, retryable.
 	 */
-	private static boolean deploymentAnswers(RedisLeaseStore redis, java.time.Instant deadline) {
+	private static boolean deploymentAnswers(RedisLeaseStore redis, Instant deadline) {
 		try {
 			return redis.activePrograms(1, deadline).status() == ActivePrograms.Status.LISTED;
 		}

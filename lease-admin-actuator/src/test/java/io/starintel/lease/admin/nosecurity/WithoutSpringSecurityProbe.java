@@ -15,6 +15,7 @@ import io.starintel.lease.admin.internal.TargetLeaseAdminOperations;
 import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.service.LeaseService;
 import org.apache.catalina.webresources.TomcatURLStreamHandlerFactory;
+import org.awaitility.Awaitility;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -54,6 +55,31 @@ public final class WithoutSpringSecurityProbe {
 	 * (the start-up failure, if any), {@code beans}, and per request {@code <request> -> <status> <body>} and the audit
 	 * events of its correlation id ({@code <result code> <principal class>}).
 	 */
+	private static HttpRequest request(int port, String correlationId, String[] request) {
+		HttpRequest.Builder builder = HttpRequest
+			.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/targetleases" + request[1]))
+			.header("X-Correlation-Id", correlationId)
+			.timeout(Duration.ofSeconds(10));
+		if (request.length > 2) {
+			builder.header("Content-Type", request[2]).method(request[0], HttpRequest.BodyPublishers.ofString(request[3]));
+		}
+		else {
+			builder.method(request[0], HttpRequest.BodyPublishers.noBody());
+		}
+		if (request.length > 4) {
+			builder.header("Authorization", request[4]);
+		}
+		return builder.build();
+	}
+
+	/** The audit events of one correlation id: {@code <result code> <principal class>} each. */
+	private static List<String> audited(App app, String correlationId) {
+		return app.events.stream()
+			.filter((event) -> correlationId.equals(event.correlationId()))
+			.map((event) -> event.resultCode().wireName() + " " + event.principalClass().wireName())
+			.toList();
+	}
+
 	public static Map<String, String> run(List<String[]> requests) {
 		Map<String, String> report = new LinkedHashMap<>();
 		// the JVM's URL stream handler factory is set once: by the Tomcat of an earlier test of this fork (another
@@ -90,46 +116,25 @@ public final class WithoutSpringSecurityProbe {
 					.version(HttpClient.Version.HTTP_1_1)
 					.connectTimeout(Duration.ofSeconds(5))
 					.build();
+				Map<String, String> correlations = new LinkedHashMap<>();
 				int n = 0;
 				for (String[] request : requests) {
 					String correlationId = "corr-nosec-" + (n++);
-					HttpRequest.Builder builder = HttpRequest
-						.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/targetleases" + request[1]))
-						.header("X-Correlation-Id", correlationId)
-						.timeout(Duration.ofSeconds(10));
-					if (request.length > 2) {
-						builder.header("Content-Type", request[2])
-							.method(request[0], HttpRequest.BodyPublishers.ofString(request[3]));
-					}
-					else {
-						builder.method(request[0], HttpRequest.BodyPublishers.noBody());
-					}
-					if (request.length > 4) {
-						builder.header("Authorization", request[4]);
-					}
-					HttpResponse<String> response = http.send(builder.build(), HttpResponse.BodyHandlers.ofString());
 					String key = String.join(" ", request[0], request[1]);
+					HttpResponse<String> response = http.send(request(port, correlationId, request),
+							HttpResponse.BodyHandlers.ofString());
 					report.put(key, response.statusCode() + " " + response.body());
-					long until = System.currentTimeMillis() + 10_000;
-					List<String> audited = List.of();
-					while (System.currentTimeMillis() < until) {
-						audited = app.events.stream()
-							.filter((event) -> correlationId.equals(event.correlationId()))
-							.map((event) -> event.resultCode().wireName() + " " + event.principalClass().wireName())
-							.toList();
-						if (!audited.isEmpty()) {
-							Thread.sleep(200); // a second event would show up meanwhile
-							audited = app.events.stream()
-								.filter((event) -> correlationId.equals(event.correlationId()))
-								.map((event) -> event.resultCode().wireName() + " "
-										+ event.principalClass().wireName())
-								.toList();
-							break;
-						}
-						Thread.sleep(20);
-					}
-					report.put(key + " audit", String.join(",", audited));
+					correlations.put(key, correlationId);
 				}
+				// the audit pipeline delivers in order: once the marker's event is in, every earlier request's events
+				// are too, so each request's events are counted exactly, without waiting for a second one to show up
+				http.send(request(port, "corr-nosec-marker", new String[] { "GET", "" }),
+						HttpResponse.BodyHandlers.discarding());
+				Awaitility.await()
+					.atMost(Duration.ofSeconds(10))
+					.until(() -> !audited(app, "corr-nosec-marker").isEmpty());
+				correlations.forEach((key, correlationId) -> report.put(key + " audit",
+						String.join(",", audited(app, correlationId))));
 			});
 		return report;
 	}
