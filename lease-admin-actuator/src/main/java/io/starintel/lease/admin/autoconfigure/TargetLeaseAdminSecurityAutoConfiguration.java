@@ -8,12 +8,13 @@ import io.starintel.lease.admin.internal.AdminAuditor;
 import io.starintel.lease.admin.internal.TargetLeaseAdminEndpoint;
 import io.starintel.lease.admin.security.AdminGrantResolver;
 import io.starintel.lease.admin.security.internal.DefaultAdminGrantResolver;
-import io.starintel.lease.admin.security.internal.EnvelopeRequestRejectedHandler;
+import io.starintel.lease.admin.security.internal.AdminFirewallAnswer;
 import io.starintel.lease.admin.security.internal.JsonSecurityErrorHandler;
 import io.starintel.lease.admin.security.internal.PropertiesAdminCredentials;
 import io.starintel.lease.admin.security.internal.SecurityContextAdminCaller;
 import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.audit.internal.AsyncAuditPipeline;
+import io.starintel.lease.http.internal.FirewallRejections;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -82,11 +83,15 @@ public final class TargetLeaseAdminSecurityAutoConfiguration {
 	}
 
 	@Bean
-	@ConditionalOnMissingBean(RequestRejectedHandler.class)
-	EnvelopeRequestRejectedHandler targetLeaseAdminRequestRejectedHandler(Environment environment,
-			AdminAuditor auditor) {
-		return new EnvelopeRequestRejectedHandler(
+	AdminFirewallAnswer targetLeaseAdminFirewallAnswer(Environment environment, AdminAuditor auditor) {
+		return new AdminFirewallAnswer(
 				environment.getProperty("management.endpoints.web.base-path", "/actuator") + "/targetleases", auditor);
+	}
+
+	@Bean(FirewallRejections.BEAN_NAME)
+	@ConditionalOnMissingBean(RequestRejectedHandler.class)
+	FirewallRejections targetLeaseRequestRejectedHandler(ObjectProvider<FirewallRejections.Answer> answers) {
+		return new FirewallRejections(() -> answers.orderedStream().toList());
 	}
 
 	@Bean(FILTER_CHAIN_BEAN)

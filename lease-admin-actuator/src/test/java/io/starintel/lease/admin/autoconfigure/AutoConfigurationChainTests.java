@@ -24,10 +24,12 @@ import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.fence.FenceGuard;
+import io.starintel.lease.http.internal.FirewallRejections;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;
 import io.starintel.lease.store.redis.RedisLeaseStore;
 import io.starintel.lease.test.TestServers;
+import io.starintel.lease.worker.internal.WorkerController;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
@@ -41,6 +43,11 @@ import org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSec
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.mock.web.MockHttpServletResponse;
+import org.springframework.security.web.firewall.HttpStatusRequestRejectedHandler;
+import org.springframework.security.web.firewall.RequestRejectedException;
+import org.springframework.security.web.firewall.RequestRejectedHandler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -86,6 +93,54 @@ class AutoConfigurationChainTests {
 					"FenceAutoConfiguration", "TargetLeaseAdminAutoConfiguration",
 					"TargetLeaseAdminSecurityAutoConfiguration");
 		return classes.toArray(Class<?>[]::new);
+	}
+
+	/**
+	 * The admin module and the worker API in one application with Spring Security: Spring Security takes exactly one
+	 * {@link RequestRejectedHandler}, and the chain has one that answers a request the firewall refused with the
+	 * admin endpoint's envelope under the endpoint, the worker API's under {@code /lease/v1}, and Spring Security's
+	 * plain 400 elsewhere. A user's own handler replaces it.
+	 */
+	@Test
+	void theFirewallsRejectionsGetEachAdaptersAnswerThroughOneHandler() {
+		String[] worker = { "starintel.lease.store=memory", "starintel.lease.worker-http.enabled=true",
+				"starintel.lease.worker-http.credentials[0].principal=prn_w",
+				"starintel.lease.worker-http.credentials[0].credential-id=key_w",
+				"starintel.lease.worker-http.credentials[0].secret-hash={bcrypt}$2a$04$abcdefghijklmnopqrstuu5Jq2s9z3mG6Nf1o7tqk0b7G7gR0mE2.",
+				"starintel.lease.worker-http.credentials[0].tenant=tenant-main",
+				"starintel.lease.worker-http.credentials[0].program=program-a" };
+		this.runner.withPropertyValues(worker).run((context) -> {
+			assertThat(context).hasNotFailed()
+				.hasSingleBean(RequestRejectedHandler.class)
+				.hasBean(FirewallRejections.BEAN_NAME)
+				.hasSingleBean(WorkerController.class);
+			RequestRejectedHandler handler = context.getBean(RequestRejectedHandler.class);
+			for (String path : List.of("/actuator/targetleases;x=1", "/actuator/targetleases/inspect;x=1")) {
+				MockHttpServletResponse admin = rejected(handler, path);
+				assertThat(admin.getStatus()).as(path).isEqualTo(400);
+				assertThat(admin.getContentAsString()).as(path).contains("\"code\":\"invalid_lease_request\"");
+			}
+			for (String path : List.of("/lease/v1;x=1", "/lease/v1/leases/acquire;x=1")) {
+				MockHttpServletResponse workerApi = rejected(handler, path);
+				assertThat(workerApi.getStatus()).as(path).isEqualTo(401);
+				assertThat(workerApi.getContentAsString()).as(path).contains("\"code\":\"invalid_credential\"");
+			}
+			MockHttpServletResponse elsewhere = rejected(handler, "/elsewhere;x=1");
+			assertThat(elsewhere.getStatus()).isEqualTo(400);
+			assertThat(elsewhere.getContentAsString()).isEmpty();
+		});
+		this.runner.withPropertyValues(worker)
+			.withBean("usersHandler", RequestRejectedHandler.class, HttpStatusRequestRejectedHandler::new)
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(RequestRejectedHandler.class)
+				.doesNotHaveBean(FirewallRejections.BEAN_NAME));
+	}
+
+	private static MockHttpServletResponse rejected(RequestRejectedHandler handler, String uri) throws Exception {
+		MockHttpServletRequest request = new MockHttpServletRequest("POST", uri);
+		MockHttpServletResponse response = new MockHttpServletResponse();
+		handler.handle(request, response, new RequestRejectedException("rejected by the firewall"));
+		return response;
 	}
 
 	@Test

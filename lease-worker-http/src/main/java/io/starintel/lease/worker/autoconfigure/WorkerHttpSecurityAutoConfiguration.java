@@ -1,5 +1,6 @@
 package io.starintel.lease.worker.autoconfigure;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -11,7 +12,9 @@ import org.springframework.core.annotation.Order;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.http.SessionCreationPolicy;
 import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.security.web.firewall.RequestRejectedHandler;
 
+import io.starintel.lease.http.internal.FirewallRejections;
 import io.starintel.lease.worker.internal.WorkerController;
 
 /**
@@ -22,6 +25,10 @@ import io.starintel.lease.worker.internal.WorkerController;
  * sending their credential with every request, never a browser session), no request cache. It is ordered after Spring
  * Boot's web security auto-configuration, whose default chain therefore still protects the rest of the application.
  * Define a bean named {@value #FILTER_CHAIN_BEAN} to replace it.
+ *
+ * <p>Spring Security's firewall refuses some requests before any chain runs; under the worker API they get the worker
+ * API's answer (401 or 400 {@code invalid_lease_request}, audited), through the one {@link RequestRejectedHandler}
+ * that this module and the admin module share ({@link FirewallRejections}; an application's own handler replaces it).
  */
 @AutoConfiguration(after = WorkerHttpAutoConfiguration.class, afterName = {
 		"org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration",
@@ -44,6 +51,17 @@ public final class WorkerHttpSecurityAutoConfiguration {
 			.requestCache((cache) -> cache.disable())
 			.csrf((csrf) -> csrf.disable());
 		return http.build();
+	}
+
+	@Bean
+	FirewallRejections.Answer workerHttpFirewallAnswer(WorkerController controller) {
+		return controller::answerRejectedRequest;
+	}
+
+	@Bean(FirewallRejections.BEAN_NAME)
+	@ConditionalOnMissingBean(RequestRejectedHandler.class)
+	FirewallRejections targetLeaseRequestRejectedHandler(ObjectProvider<FirewallRejections.Answer> answers) {
+		return new FirewallRejections(() -> answers.orderedStream().toList());
 	}
 
 }

@@ -157,18 +157,53 @@ public class WorkerController {
 	 * {@code false} for a request outside the worker API (left to the application).
 	 */
 	public boolean answerUnparsedRequest(HttpServletRequest request, HttpServletResponse response) throws IOException {
-		String path = request.getRequestURI().substring(request.getContextPath().length());
-		if (!path.equals(BASE_PATH) && !path.startsWith(BASE_PATH + "/")) {
+		if (!underBasePath(request)) {
 			return false;
 		}
-		ResponseEntity<String> answer = dispatch(request);
+		write(dispatch(request), response);
+		return true;
+	}
+
+	/**
+	 * Answers a request under the worker API that Spring Security's firewall refused (an encoded {@code %} or
+	 * {@code /}, {@code ;}, {@code //}, {@code /./}, a non-printable header value: the admin module's and this module's
+	 * {@code FirewallRejections}) without processing it: 401 without valid credentials, else 400
+	 * {@code invalid_lease_request}, audited with the operation's type where the path names one.
+	 * @return {@code false} when the request is not under the worker API
+	 */
+	public boolean answerRejectedRequest(HttpServletRequest request, HttpServletResponse response) throws IOException {
+		if (!underBasePath(request)) {
+			return false;
+		}
+		String correlationId = correlationId(request);
+		String path = request.getRequestURI().substring(request.getContextPath().length());
+		WorkerOperation operation = WorkerOperation.at(path.substring(BASE_PATH.length()));
+		Instant started = Instant.now();
+		WorkerCaller caller = this.operations.authenticate(request.getHeader(HttpHeaders.AUTHORIZATION));
+		write((caller == null)
+				? respond(this.operations.unauthenticated(auditType(operation), correlationId, started), correlationId)
+				: malformed(operation, caller, correlationId, started, "request: rejected by the firewall"), response);
+		return true;
+	}
+
+	private static boolean underBasePath(HttpServletRequest request) {
+		String uri = request.getRequestURI();
+		String contextPath = request.getContextPath();
+		if (uri == null || contextPath == null || !uri.startsWith(contextPath + BASE_PATH)) {
+			return false;
+		}
+		// the base path itself, below it, or with a path parameter (";x=1": one reason the firewall refuses)
+		int end = contextPath.length() + BASE_PATH.length();
+		return uri.length() == end || uri.charAt(end) == '/' || uri.charAt(end) == ';';
+	}
+
+	private static void write(ResponseEntity<String> answer, HttpServletResponse response) throws IOException {
 		response.setStatus(answer.getStatusCode().value());
 		answer.getHeaders().forEach((name, values) -> values.forEach((value) -> response.addHeader(name, value)));
 		byte[] body = (answer.getBody() != null) ? answer.getBody().getBytes(StandardCharsets.UTF_8) : new byte[0];
 		response.setContentLength(body.length);
 		response.getOutputStream().write(body);
 		response.flushBuffer();
-		return true;
 	}
 
 	private ResponseEntity<String> dispatch(HttpServletRequest request) {

@@ -11,14 +11,19 @@ import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.mock.web.MockHttpServletResponse;
 import org.springframework.security.config.annotation.web.configuration.EnableWebSecurity;
 import org.springframework.security.web.DefaultSecurityFilterChain;
 import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.security.web.firewall.HttpStatusRequestRejectedHandler;
+import org.springframework.security.web.firewall.RequestRejectedException;
+import org.springframework.security.web.firewall.RequestRejectedHandler;
 import org.springframework.security.web.util.matcher.AnyRequestMatcher;
 
 import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;
 import io.starintel.lease.autoconfigure.LeaseJobAutoConfiguration;
 import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
+import io.starintel.lease.http.internal.FirewallRejections;
 import io.starintel.lease.worker.internal.WorkerController;
 import io.starintel.lease.worker.internal.WorkerCredentials;
 
@@ -178,6 +183,34 @@ class WorkerHttpAutoConfigurationTests {
 			.withPropertyValues("starintel.lease.worker-http.enabled=true")
 			.run((context) -> assertThat(context.getBean(WorkerHttpSecurityAutoConfiguration.FILTER_CHAIN_BEAN))
 				.isSameAs(UserWorkerChain.CHAIN));
+	}
+
+	@Test
+	void whenSpringSecurityIsActiveThenTheFirewallsRejectionsUnderTheWorkerApiGetItsAnswer() {
+		this.runner.withConfiguration(AutoConfigurations.of(WorkerHttpSecurityAutoConfiguration.class))
+			.withUserConfiguration(WebSecurity.class)
+			.withPropertyValues("starintel.lease.worker-http.enabled=true")
+			.run((context) -> {
+				assertThat(context).hasNotFailed()
+					.hasSingleBean(RequestRejectedHandler.class)
+					.hasBean(FirewallRejections.BEAN_NAME)
+					.hasSingleBean(FirewallRejections.Answer.class);
+				MockHttpServletResponse response = new MockHttpServletResponse();
+				context.getBean(RequestRejectedHandler.class)
+					.handle(post("/lease/v1/leases/release;x=1"), response, new RequestRejectedException("test"));
+				assertThat(response.getStatus()).isEqualTo(401);
+			});
+	}
+
+	@Test
+	void whenTheUserHasARequestRejectedHandlerThenOursBacksOff() {
+		this.runner.withConfiguration(AutoConfigurations.of(WorkerHttpSecurityAutoConfiguration.class))
+			.withUserConfiguration(WebSecurity.class)
+			.withBean("usersHandler", RequestRejectedHandler.class, HttpStatusRequestRejectedHandler::new)
+			.withPropertyValues("starintel.lease.worker-http.enabled=true")
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(RequestRejectedHandler.class)
+				.doesNotHaveBean(FirewallRejections.BEAN_NAME));
 	}
 
 	private static MockHttpServletRequest post(String path) {
