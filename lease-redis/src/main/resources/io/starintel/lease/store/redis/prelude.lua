@@ -40,10 +40,14 @@ local function bind()
   r_call, r_pcall = redis.call, redis.pcall
 end
 
+-- whether this call has read the node's replication id yet (current_node below); reset at every call
+local node_read = false
+
 -- registers function LIBRARY_name; every function of the library is registered through it
 local function register(name, f)
   redis.register_function(LIBRARY .. '_' .. name, function(keys, args)
     if not r_call then bind() end
+    node_read = false
     return f(keys, args)
   end)
 end
@@ -232,29 +236,28 @@ end
 -- run id and replication id, both of which change when a replica is promoted (new replication id) or a server
 -- restarts (new run id). A call that meets another node's stamp on an active lease (a promotion, restart or
 -- restore since) revokes that lease first (automatic recovery, audited) or refuses (recovery_required).
--- my_id lives in this library's Lua state, which is neither replicated nor persisted: a promoted replica, a
--- restarted server and a replica that took a full sync start without it; it is recomputed (INFO) whenever a stamp
--- differs from it, so a stamp equal to it was written by this very node in this very Lua state.
-local my_id = nil
+-- The run id changes only with a new process, which starts a new Lua state too: it is read once per Lua state. The
+-- replication id is read once per call (INFO replication): a primary demoted by a switchover keeps its Lua state
+-- through the partial resynchronization, and promoted again it has a new replication id, so an identity it stamped
+-- in its earlier term as primary (perhaps ended on the other node since, and not yet replicated back) reads as
+-- another node's, never as this node's.
+local my_run, my_id = nil, nil
 
-local function node_identity()
-  local info = r_call('INFO', 'server', 'replication')
-  local run = s_match(info, 'run_id:(%x+)') or '?'
-  local repl = s_match(info, 'master_replid:(%x+)') or '?'
-  return s_sub(run, 1, 12) .. ':' .. s_sub(repl, 1, 12)
+local function current_node()
+  if not node_read then
+    if not my_run then my_run = s_sub(s_match(r_call('INFO', 'server'), 'run_id:(%x+)') or '?', 1, 12) end
+    local info = r_call('INFO', 'replication')
+    local at = s_find(info, 'master_replid:', 1, true) -- a plain search: the pattern scan costs more than INFO
+    my_id = my_run .. ':' .. (at and s_sub(info, at + 14, at + 25) or '?')
+    node_read = true
+  end
+  return my_id
 end
 
 -- the state of a stamp: 'current' (this node's), 'fresh' (none yet: a new identity, or data from before stamps) or
 -- 'foreign' (another node's)
 local function stamp_state(stamp)
   if not stamp then return 'fresh' end
-  if stamp == my_id then return 'current' end
-  my_id = node_identity()
-  if stamp == my_id then return 'current' end
+  if stamp == current_node() then return 'current' end
   return 'foreign'
-end
-
-local function current_node()
-  if not my_id then my_id = node_identity() end
-  return my_id
 end

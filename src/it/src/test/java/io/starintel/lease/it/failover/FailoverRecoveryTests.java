@@ -54,7 +54,7 @@ class FailoverRecoveryTests {
 
 	private static LeaseRecord acquired(RedisLeaseStore store, LockIdentity identity, String owner) {
 		LeaseResult result = store.acquire(FailoverRequests.acquire(identity, owner, TTL, DEADLINE));
-		assertThat(result.code()).as("acquire %s by %s", identity.targetId(), owner)
+		assertThat(result.code()).as("acquire %s by %s (%s)", identity.targetId(), owner, result.reason())
 			.isEqualTo(ResultCode.LEASE_ACQUIRED);
 		return result.lease();
 	}
@@ -158,6 +158,47 @@ class FailoverRecoveryTests {
 					assertThat(event.get("credential_id")).isEqualTo("automatic-recovery");
 				});
 				promoted.close();
+			}
+		}
+	}
+
+	/**
+	 * A switchover and back: the primary, demoted to a replica of the node promoted in its place, keeps its Lua state
+	 * through the partial resynchronization; promoted again (the new primary lost, say), it has a new replication id.
+	 * A lease it granted in its first term (ended on the other node since, perhaps, and not replicated back) is another
+	 * node's now: revoked on first contact, never renewed or authorized under its old token (found by an outside probe
+	 * on a Redis Cluster: a demoted and re-promoted primary took its own first-term stamps for current).
+	 */
+	@Test
+	void aPrimaryDemotedAndPromotedAgainRevokesTheLeasesOfItsFirstTerm() {
+		String program = FailoverRequests.newProgram();
+		LockIdentity a = FailoverRequests.identity(program, "a");
+		try (ReplicatedRedis redis = ReplicatedRedis.start(this.kind)) {
+			int first = redis.primaryPort();
+			try (FailoverClients.Client client = FailoverClients.standalone(first)) {
+				RedisLeaseStore store = store(client, FailoverRecovery.automatic("prn_service"));
+				LeaseRecord leaseA = acquired(store, a, "alice");
+				assertThat(store.renew(FailoverRequests.renew(leaseA, DEADLINE)).code())
+					.isEqualTo(ResultCode.LEASE_RENEWED);
+				assertThat(redis.waitForReplicas(1, DEADLINE)).isEqualTo(1);
+				redis.promoteReplica();
+				redis.demoteFormerPrimary(first);
+				assertThat(redis.process(first).log()).as("the demoted primary kept its Lua state")
+					.contains("Successful partial resynchronization");
+				int second = redis.primaryPort();
+				redis.promoteReplica();
+				assertThat(redis.primaryPort()).isEqualTo(first);
+				redis.demoteFormerPrimary(second);
+				assertThat(store.renew(FailoverRequests.renew(leaseA, DEADLINE)).code())
+					.as("a lease of the node's first term as primary")
+					.isEqualTo(ResultCode.LEASE_LOST);
+				assertThat(store.authorizeCommit(FailoverRequests.commit(leaseA, DEADLINE)).code())
+					.isEqualTo(ResultCode.LEASE_LOST);
+				LeaseRecord next = acquired(store, a, "bob");
+				assertThat(next.fencingToken()).isGreaterThan(leaseA.fencingToken());
+				assertThat(audit(client, a)).singleElement()
+					.satisfies((record) -> assertThat(record.getValue().get("lease_id")).isEqualTo(leaseA.leaseId()));
+				store.close();
 			}
 		}
 	}
