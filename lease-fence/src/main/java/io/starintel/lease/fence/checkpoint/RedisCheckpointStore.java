@@ -12,6 +12,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -23,6 +24,7 @@ import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.audit.internal.AuditEventBuilder;
 import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.LeaseHandle;
+import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.ResultCode;
@@ -53,6 +55,8 @@ public final class RedisCheckpointStore implements CheckpointStore {
 	public static final Duration DEFAULT_RETENTION = Duration.ofHours(24);
 
 	private static final Logger logger = LoggerFactory.getLogger(RedisCheckpointStore.class);
+
+	private static final Pattern TOKEN = Pattern.compile("[0-9]{1,16}");
 
 	private final FenceCalls calls;
 
@@ -270,6 +274,9 @@ public final class RedisCheckpointStore implements CheckpointStore {
 		if (reply.isEmpty() || "deadline_exceeded".equals(text(reply.get(0)))) {
 			return CheckpointRead.of(CheckpointReadStatus.BACKEND_UNAVAILABLE);
 		}
+		if ("corrupt_record".equals(text(reply.get(0)))) {
+			return CheckpointRead.of(CheckpointReadStatus.CORRUPT_RECORD);
+		}
 		if (reply.size() == 1) {
 			return CheckpointRead.of(CheckpointReadStatus.NOT_FOUND);
 		}
@@ -280,13 +287,25 @@ public final class RedisCheckpointStore implements CheckpointStore {
 		try {
 			return new CheckpointRead(CheckpointReadStatus.FOUND,
 					new Checkpoint(CheckpointState.fromWireName(field(hash, "state")), field(hash, "progress"),
-							Long.parseLong(field(hash, "fencing_token")), field(hash, "lease_id"),
+							storedToken(field(hash, "fencing_token")), field(hash, "lease_id"),
 							field(hash, "execution_id"), field(hash, "trace_id"),
 							Instant.parse(field(hash, "updated_at"))));
 		}
 		catch (IllegalArgumentException | DateTimeParseException ex) {
 			return CheckpointRead.of(CheckpointReadStatus.CORRUPT_RECORD);
 		}
+	}
+
+	/** A stored token as fence.lua writes one: decimal digits, a valid fencing token; anything else is corrupt. */
+	private static long storedToken(String text) {
+		if (!TOKEN.matcher(text).matches()) {
+			throw new IllegalArgumentException("checkpoint token corrupt");
+		}
+		long token = Long.parseLong(text);
+		if (token < 1 || token >= LeaseRecord.MAX_FENCING_TOKEN) {
+			throw new IllegalArgumentException("checkpoint token corrupt");
+		}
+		return token;
 	}
 
 	private static String field(Map<String, String> hash, String name) {

@@ -7,6 +7,18 @@
 -- (arguments: CheckpointArguments), io.starintel.lease.fence.amqp.internal.FencedListenerAdvice and
 -- io.starintel.lease.fence.couchdb.DocumentMarkStore, all through the lease store's function calls.
 
+-- a fencing token this file stored in a hash of its own (a checkpoint's token, a consumer's mark), as it writes one:
+-- decimal digits below 2^53 - 1. Returns the text (false when absent), or nil and true when the key is not a hash or
+-- the value anything else: a corrupt record, which no call computes with or overwrites (contract: malformed or
+-- corrupt records fail closed with a stable typed result).
+local function stored_token(key, field)
+  local v = r_pcall('HGET', key, field)
+  if type(v) == 'table' then return nil, true end -- an error reply: WRONGTYPE
+  if not v then return false, false end
+  if not s_find(v, '^%d+$') or #v > 16 or v + 0 >= MAX_TOKEN then return nil, true end
+  return v, false
+end
+
 -- checkpoint: a checkpoint / terminal-state write, idempotent by its request id.
 -- KEYS[1] l:D   KEYS[2] checkpoint:D   KEYS[3] checkpoint:D:req:R (R = SHA-256 of the request id): the decision of
 --   this request, kept ARGV[14] ms   KEYS[4] audit
@@ -42,6 +54,8 @@ local function checkpoint(keys, args)
     if args[15] == '' then return { 'lease_backend_unavailable', 'recovery_required', fmt(now), '0' } end
     revoke_foreign(id, policy(args[17]), now, args[15], keys[4], args[16], 'recovery')
   end
+  local stored, corrupt = stored_token(keys[2], 'fencing_token')
+  if corrupt then return { 'lease_backend_unavailable', 'corrupt_record', fmt(now), '0' } end
   local token_text = args[6]
   local below = below_mark(id, token_text)
   if below then return decide('lease_lost', below) end
@@ -49,7 +63,6 @@ local function checkpoint(keys, args)
   if id.status ~= 'active' or not is_holder(id.r, args[5], token_text) then return decide('lease_lost', 'stale_lease') end
   if now >= id.r.expires then return decide('lease_lost', 'expired') end
   -- the checkpoint itself never goes back to a lower token
-  local stored = r_call('HGET', keys[2], 'fencing_token')
   if stored and token_text + 0 < stored + 0 then return decide('lease_lost', 'token_below_high_water_mark') end
   r_call('HSET', keys[1], unpack(stamp_fields(id, { 'h', token_text })))
   r_call('HSET', keys[2], 'state', args[7], 'progress', args[8], 'fencing_token', token_text,
@@ -60,12 +73,15 @@ end
 
 -- checkpoint_read: the stored checkpoint of one identity (RedisCheckpointStore.read).
 -- KEYS[1] checkpoint:D   ARGV[1] deadline_at
--- Reply: { backend time ms, field1, value1, ... } (no fields: no checkpoint), or { 'deadline_exceeded', ms }
+-- Reply: { backend time ms, field1, value1, ... } (no fields: no checkpoint), { 'deadline_exceeded', ms }, or
+-- { 'corrupt_record', ms } when the key is not a hash (the fields' values are judged by the Java side)
 local function checkpoint_read(keys, args)
   local now = now_ms()
   if deadline_refusal(args[1], now, nil) then return { 'deadline_exceeded', fmt(now) } end
+  local fields = r_pcall('HGETALL', keys[1])
+  if fields.err then return { 'corrupt_record', fmt(now) } end
   local out = { fmt(now) }
-  for _, v in ipairs(r_call('HGETALL', keys[1])) do out[#out + 1] = v end
+  for _, v in ipairs(fields) do out[#out + 1] = v end
   return out
 end
 
@@ -102,8 +118,8 @@ end
 local function consume(keys, args)
   local now = now_ms()
   if deadline_refusal(args[5], now, nil) then return { 'deadline_exceeded', '' } end
-  local stored = r_call('HGET', keys[1], 'hwm')
-  if stored and not s_match(stored, '^%d+$') then return { 'corrupt', '' } end
+  local stored, corrupt = stored_token(keys[1], 'hwm')
+  if corrupt then return { 'corrupt', '' } end
   local token = args[1] + 0
   if stored and token < stored + 0 then return { 'rejected', stored } end
   if stored and token == stored + 0 then

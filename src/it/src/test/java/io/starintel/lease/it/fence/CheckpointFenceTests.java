@@ -7,6 +7,7 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 
 import io.starintel.lease.fence.checkpoint.Checkpoint;
 import io.starintel.lease.fence.checkpoint.CheckpointReadStatus;
@@ -163,6 +164,37 @@ class CheckpointFenceTests {
 		finally {
 			nowhere.destroy();
 		}
+	}
+
+	/**
+	 * A checkpoint record that is not what the library writes (a token that is no decimal number below 2^53 - 1, or a
+	 * key of another type) is corrupt, and fails closed with that answer: the read is CORRUPT_RECORD, the holder's
+	 * write is refused as corrupt_record and changes nothing. Never outcome-unknown (a script error), never lease_lost
+	 * (the holder still holds), never a token compared as a float (found by an outside probe).
+	 */
+	@Test
+	void aCorruptCheckpointIsCorruptForTheReadAndTheWriteAndIsNeverOverwritten() {
+		int n = 0;
+		for (String corrupt : List.of("abc", "1e20", "12.5", "-5", "+5", "9007199254740993", "")) {
+			LeaseContext a = fixture.acquire(fixture.identity("cp-corrupt-" + n++), "alice", 30_000);
+			assertThat(checkpoints.write(a, CheckpointState.IN_PROGRESS, "10%").isAccepted()).isTrue();
+			String key = RedisCheckpointStore.key(a.identity());
+			fixture.redis.<String, String>opsForHash().put(key, "fencing_token", corrupt);
+			assertThat(checkpoints.read(a.identity()).status()).as(corrupt).isEqualTo(CheckpointReadStatus.CORRUPT_RECORD);
+			FencedWriteResult write = checkpoints.write(a, CheckpointState.COMPLETED, "done");
+			assertThat(write.outcome()).as(corrupt).isEqualTo(FenceOutcome.BACKEND_UNAVAILABLE);
+			assertThat(write.reason()).as(corrupt).isEqualTo(Reason.CORRUPT_RECORD);
+			assertThat(a.isLost()).as(corrupt).isFalse();
+			assertThat(fixture.redis.<String, String>opsForHash().get(key, "fencing_token")).isEqualTo(corrupt);
+		}
+		LeaseContext b = fixture.acquire(fixture.identity("cp-corrupt-type"), "bob", 30_000);
+		String key = RedisCheckpointStore.key(b.identity());
+		fixture.redis.opsForValue().set(key, "not a hash");
+		assertThat(checkpoints.read(b.identity()).status()).isEqualTo(CheckpointReadStatus.CORRUPT_RECORD);
+		FencedWriteResult write = checkpoints.write(b, CheckpointState.COMPLETED, "done");
+		assertThat(write.outcome()).isEqualTo(FenceOutcome.BACKEND_UNAVAILABLE);
+		assertThat(write.reason()).isEqualTo(Reason.CORRUPT_RECORD);
+		assertThat(fixture.redis.opsForValue().get(key)).isEqualTo("not a hash");
 	}
 
 	@Test
