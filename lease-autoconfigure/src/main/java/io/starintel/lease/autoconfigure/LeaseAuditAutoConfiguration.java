@@ -21,6 +21,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import io.starintel.lease.audit.internal.AsyncAuditPipeline;
+import io.starintel.lease.audit.internal.UnkeptEventsSink;
 import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.audit.internal.AuditingLeaseStore;
 import io.starintel.lease.audit.spring.ApplicationEventAuditSink;
@@ -98,9 +99,11 @@ public final class LeaseAuditAutoConfiguration {
 	static final String LOG_SINK = "targetLeaseLogAuditSink";
 
 	/**
-	 * The sinks of routine events: the log sink (the bean named {@value #LOG_SINK}) only when the setting says so
-	 * ({@code auto}: when no durable sink keeps the events; a line per lease operation costs more than the operation's
-	 * audit event itself on a busy service).
+	 * The sinks of routine events: the log sink (the bean named {@value #LOG_SINK}) for every event when the setting
+	 * says so ({@code auto}: when no durable sink keeps the events; a line per lease operation costs more than the
+	 * operation's audit event itself on a busy service), and otherwise, unless {@code off}, for the events no durable
+	 * sink keeps ({@link UnkeptEventsSink}: a request refused before any program scope was known, an admin refusal
+	 * outside the caller's scope), so that every refusal is kept somewhere lasting.
 	 */
 	static List<AuditSink> routineSinks(List<AuditSink> all, LeaseAuditProperties.LogSink setting,
 			@org.jspecify.annotations.Nullable Object logSink) {
@@ -110,7 +113,14 @@ public final class LeaseAuditAutoConfiguration {
 			case OFF -> false;
 			case AUTO -> !durable;
 		};
-		return keepLog ? all : all.stream().filter((sink) -> sink != logSink).toList();
+		if (keepLog || logSink == null) {
+			return all;
+		}
+		boolean unkept = setting == LeaseAuditProperties.LogSink.AUTO;
+		return all.stream()
+			.map((sink) -> (sink != logSink) ? sink : (unkept ? new UnkeptEventsSink(sink) : null))
+			.filter(java.util.Objects::nonNull)
+			.toList();
 	}
 
 	/**

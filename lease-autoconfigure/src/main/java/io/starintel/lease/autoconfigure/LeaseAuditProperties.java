@@ -14,8 +14,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * counts events.
  * @param dropLogInterval At most one WARN line per interval reports dropped events and sink failures.
  * @param logSink Whether routine events (jobs, fenced commits, worker calls) are also written as log lines: auto
- * writes them only when no durable sink (the Redis audit stream) keeps them; administrative decisions are always
- * logged.
+ * writes those no durable sink (the Redis audit stream) keeps (every one when there is no durable sink: with one,
+ * requests refused before a program scope was known and admin refusals outside the caller's scope); administrative
+ * decisions are always logged.
  * @param retryWindow How long routine events a durable sink (the Redis audit stream) failed to confirm are sent to it
  * again, with a back-off up to 2 s, before they count as failed (starintel.lease.audit.failed).
  */
@@ -27,7 +28,7 @@ public record LeaseAuditProperties(@DefaultValue("true") boolean enabled, @Defau
 	/** When routine events go to the log sink. */
 	public enum LogSink {
 
-		/** Only when no durable sink keeps them. */
+		/** Those no durable sink keeps (every one when there is none). */
 		AUTO,
 		/** Always. */
 		ON,

@@ -20,6 +20,9 @@ import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.store.DelegatingStore;
 import io.starintel.lease.audit.internal.AsyncAuditPipeline;
+import io.starintel.lease.audit.internal.AuditEventBuilder;
+import io.starintel.lease.audit.internal.UnkeptEventsSink;
+import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.audit.AuditSink;
@@ -89,12 +92,58 @@ class AuditWiringTests {
 	}
 
 	@Test
-	void whenADurableSinkKeepsRoutineEventsThenTheLogSinkIsLeftOutByDefault() {
+	void whenADurableSinkKeepsRoutineEventsThenTheLogSinkGetsOnlyTheEventsItDoesNotKeep() {
 		this.runner.withBean(DurableSink.class, DurableSink::new).run((context) -> {
 			AuditSink log = context.getBean(LeaseAuditAutoConfiguration.LOG_SINK, AuditSink.class);
 			assertThat(context.getBean(AsyncAuditPipeline.class).sinks()).doesNotContain(log)
-				.contains(context.getBean(DurableSink.class));
+				.contains(context.getBean(DurableSink.class))
+				.anySatisfy((sink) -> assertThat(sink).isInstanceOfSatisfying(UnkeptEventsSink.class,
+						(unkept) -> assertThat(unkept.delegate()).isSameAs(log)));
 		});
+	}
+
+	/**
+	 * With a durable sink and the default log-sink setting, the log still gets every event no durable sink keeps: one
+	 * without a program scope (a request refused before its scope was known) and one submitted for the non-durable
+	 * sinks only (an admin refusal naming a program outside the caller's scope); a scoped routine event goes to the
+	 * durable sink only (found by an outside probe: such refusals were kept nowhere but in application events).
+	 */
+	@Test
+	void everyEventNoDurableSinkKeepsReachesTheLog() {
+		RecordingSink log = new RecordingSink();
+		this.runner.withBean(DurableSink.class, DurableSink::new)
+			.withBean(LeaseAuditAutoConfiguration.LOG_SINK, AuditSink.class, () -> log)
+			.run((context) -> {
+				AsyncAuditPipeline pipeline = context.getBean(AsyncAuditPipeline.class);
+				AuditEvent scoped = event("corr_scoped", IDENTITY.scope());
+				AuditEvent unscoped = event("corr_unscoped", null);
+				AuditEvent outOfScope = event("corr_out_of_scope", IDENTITY.scope());
+				AuditEvent last = event("corr_last", null);
+				pipeline.submit(scoped);
+				pipeline.submit(unscoped);
+				pipeline.submitExceptDurable(outOfScope);
+				pipeline.submit(last);
+				await().atMost(Duration.ofSeconds(30)).until(() -> log.events.contains(last));
+				assertThat(log.events).containsExactly(unscoped, outOfScope, last);
+			});
+	}
+
+	private static AuditEvent event(String correlationId, io.starintel.lease.core.ProgramScope scope) {
+		return new AuditEventBuilder(AuditEventType.LIST, ResultCode.INVALID_CREDENTIAL).ids(null, correlationId)
+			.scope(scope)
+			.build();
+	}
+
+	/** A sink that keeps what it gets. */
+	static final class RecordingSink implements AuditSink {
+
+		final List<AuditEvent> events = new CopyOnWriteArrayList<>();
+
+		@Override
+		public void record(AuditEvent event) {
+			this.events.add(event);
+		}
+
 	}
 
 	@Test

@@ -292,14 +292,19 @@ public final class AsyncAuditPipeline implements AutoCloseable {
 	private void deliver(List<Object> batch) {
 		List<AuditEvent> all = new ArrayList<>(batch.size());
 		List<AuditEvent> durable = new ArrayList<>(batch.size());
+		List<AuditEvent> unkept = new ArrayList<>();
 		for (Object entry : batch) {
 			if (entry instanceof NotDurable notDurable) {
 				all.add(notDurable.event());
+				unkept.add(notDurable.event());
 			}
 			else {
 				AuditEvent event = (AuditEvent) entry;
 				all.add(event);
 				durable.add(event);
+				if (event.scope() == null) {
+					unkept.add(event);
+				}
 			}
 		}
 		for (AuditSink sink : this.sinks) {
@@ -311,7 +316,12 @@ public final class AsyncAuditPipeline implements AutoCloseable {
 				continue;
 			}
 			try {
-				sink.recordAll(all);
+				if (sink instanceof UnkeptEventsSink unkeptOnly) {
+					unkeptOnly.recordUnkept(unkept);
+				}
+				else {
+					sink.recordAll(all);
+				}
 			}
 			catch (RuntimeException ex) {
 				failed(sink, all.get(0), ex);
