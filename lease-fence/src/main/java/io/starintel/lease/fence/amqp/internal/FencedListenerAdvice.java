@@ -1,18 +1,30 @@
 package io.starintel.lease.fence.amqp.internal;
 
+import java.io.IOException;
+import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
 
+import com.rabbitmq.client.Channel;
+import org.aopalliance.aop.Advice;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.amqp.AmqpException;
 import org.springframework.amqp.AmqpRejectAndDontRequeueException;
+import org.springframework.amqp.core.AcknowledgeMode;
 import org.springframework.amqp.core.Message;
+import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
+import org.springframework.util.ReflectionUtils;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.starintel.lease.core.LeaseRecord;
@@ -44,8 +56,15 @@ import io.starintel.lease.store.redis.FenceFunction;
  * the container's default (requeue) applies. A call carries a deadline ({@link #DEFAULT_TIMEOUT} unless given) and
  * waits no longer, through the lease store's {@link FenceCalls} (its connections, replica acknowledgement and failover
  * recovery).
+ *
+ * <p>Put it in a container with {@link #fenceFirst(AbstractMessageListenerContainer)}: first in the chain, and bound
+ * to the container, so that a rejected message is dead-lettered whatever the acknowledge mode ({@code MANUAL}: the
+ * fence rejects it on the channel itself, the container never does) and a consumer batch is judged message by
+ * message (only its rejected messages are dead-lettered, the listener gets the accepted ones).
  */
 public final class FencedListenerAdvice implements MethodInterceptor {
+
+	private static final Logger logger = LoggerFactory.getLogger(FencedListenerAdvice.class);
 
 	private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z0-9._:@-]{1,128}");
 
@@ -89,21 +108,189 @@ public final class FencedListenerAdvice implements MethodInterceptor {
 		return LockIdentity.KEY_PREFIX + "{" + this.scope.hashTag() + "}:consumed:" + lockKeyDigest;
 	}
 
+	/**
+	 * Fences a delivery as a container with acknowledge mode {@code AUTO} needs it (the container settles every
+	 * delivery). Prefer {@link #fenceFirst(AbstractMessageListenerContainer)}, which binds the fence to its container
+	 * and so to the container's acknowledge mode.
+	 */
 	@Override
 	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
-		for (Object argument : invocation.getArguments()) {
-			if (argument instanceof Message message) {
-				check(message);
+		return fence(invocation, null);
+	}
+
+	/**
+	 * Puts this fence first in the container's advice chain (outside retry and any other advice, replacing a fence
+	 * already in it), bound to the container: a rejection is settled as the container's acknowledge mode requires
+	 * (with {@code MANUAL} the container never rejects on an exception, so the fence rejects the delivery itself). Call
+	 * it after the container is configured (after a factory's container customizer) and before it is initialized: the
+	 * container builds its listener proxy from the chain once, in {@code afterPropertiesSet()}.
+	 * @throws IllegalStateException when the container's advice chain cannot be read (the container is not fenced)
+	 */
+	public void fenceFirst(AbstractMessageListenerContainer container) {
+		List<Advice> chain = new ArrayList<>();
+		chain.add(new ContainerFence(this, container));
+		for (Advice advice : adviceChain(container)) {
+			if (!(advice instanceof FencedListenerAdvice) && !(advice instanceof ContainerFence)) {
+				chain.add(advice);
 			}
-			else if (argument instanceof List<?> batch) {
-				for (Object element : batch) {
-					if (element instanceof Message message) {
-						check(message);
-					}
+		}
+		container.setAdviceChain(chain.toArray(new Advice[0]));
+	}
+
+	/**
+	 * Whether this fence is first in the container's advice chain, bound to that container (what
+	 * {@link #fenceFirst(AbstractMessageListenerContainer)} leaves).
+	 */
+	public boolean isFirstIn(AbstractMessageListenerContainer container) {
+		Advice[] chain = adviceChain(container);
+		return chain.length > 0 && chain[0] instanceof ContainerFence fence && fence.advice == this
+				&& fence.container == container;
+	}
+
+	/**
+	 * The container's advice chain: {@code getAdviceChain()} is protected (the chain is only set from outside), so it
+	 * is read reflectively; without it a customizer's chain could not be kept behind the fence.
+	 */
+	private static Advice[] adviceChain(AbstractMessageListenerContainer container) {
+		Method getter = ReflectionUtils.findMethod(AbstractMessageListenerContainer.class, "getAdviceChain");
+		if (getter == null) {
+			throw new IllegalStateException("Cannot read the advice chain of listener container "
+					+ container.getClass().getName() + ": the consumer fence cannot be put first in it");
+		}
+		ReflectionUtils.makeAccessible(getter);
+		Object chain = ReflectionUtils.invokeMethod(getter, container);
+		return (chain instanceof Advice[] advices) ? advices : new Advice[0];
+	}
+
+	/**
+	 * Judges the delivery of one invocation of the container's listener (arguments: the consumer's channel, then a
+	 * message or a consumer batch). A single rejected message throws {@link FencedMessageRejectedException}; with
+	 * {@code MANUAL} acknowledgement it is first rejected on the channel ({@code requeue=false}). A batch is judged
+	 * message by message: see {@link #fenceBatch}.
+	 */
+	private @Nullable Object fence(MethodInvocation invocation, @Nullable AbstractMessageListenerContainer container)
+			throws Throwable {
+		Object[] arguments = invocation.getArguments();
+		Channel channel = (arguments.length > 0 && arguments[0] instanceof Channel consumer) ? consumer : null;
+		AcknowledgeMode mode = (container != null) ? container.getAcknowledgeMode() : AcknowledgeMode.AUTO;
+		boolean transacted = container != null && container.isChannelTransacted();
+		for (int i = 0; i < arguments.length; i++) {
+			if (arguments[i] instanceof Message message) {
+				try {
+					check(message);
 				}
+				catch (FencedMessageRejectedException ex) {
+					if (mode.isManual()) {
+						settle(channel, transacted, List.of(message), false);
+					}
+					throw ex;
+				}
+			}
+			else if (arguments[i] instanceof List<?> batch && !batch.isEmpty()
+					&& batch.stream().allMatch(Message.class::isInstance)) {
+				@SuppressWarnings("unchecked")
+				List<Message> messages = (List<Message>) batch;
+				return fenceBatch(invocation, i, messages, channel, mode, transacted);
 			}
 		}
 		return invocation.proceed();
+	}
+
+	/**
+	 * A consumer batch (one delivery tag per message): each message is judged; the listener gets the accepted ones
+	 * and only the rejected ones are dead-lettered (rejected with {@code requeue=false}). With {@code AUTO} the
+	 * container then acknowledges the batch with one {@code basicAck(lastTag, multiple=true)} (or, when the listener
+	 * throws, one {@code basicNack(lastTag, multiple=true, …)}), so the fence rejects every rejected message itself
+	 * except the one with the batch's last tag, which must stay unsettled for that call: when that message is the
+	 * rejected one, the fence acknowledges the accepted messages itself after the listener returned and throws the
+	 * rejection, and the container's {@code basicNack(lastTag, multiple=true, requeue=false)} dead-letters it. When no
+	 * message is accepted, the rejection is thrown for the whole batch; so it is when the batch holds several messages of
+	 * one delivery tag (fragments of a producer batch, which cannot be settled apart).
+	 */
+	private @Nullable Object fenceBatch(MethodInvocation invocation, int index, List<Message> batch,
+			@Nullable Channel channel, AcknowledgeMode mode, boolean transacted) throws Throwable {
+		List<Message> accepted = new ArrayList<>();
+		List<Message> rejected = new ArrayList<>();
+		FencedMessageRejectedException rejection = null;
+		for (Message message : batch) {
+			try {
+				check(message);
+				accepted.add(message);
+			}
+			catch (FencedMessageRejectedException ex) {
+				rejected.add(message);
+				rejection = (rejection != null) ? rejection : ex;
+			}
+		}
+		if (rejection == null) {
+			return invocation.proceed();
+		}
+		Set<Long> tags = new HashSet<>();
+		boolean tagPerMessage = batch.stream().allMatch((m) -> tags.add(m.getMessageProperties().getDeliveryTag()));
+		if (!tagPerMessage || accepted.isEmpty()) {
+			if (mode.isManual()) {
+				settle(channel, transacted, distinctTags(batch), false);
+			}
+			throw rejection;
+		}
+		invocation.getArguments()[index] = new ArrayList<>(accepted);
+		if (mode.isManual()) {
+			settle(channel, transacted, rejected, false);
+			return invocation.proceed();
+		}
+		if (mode.isAutoAck()) {
+			// NONE: the broker settled every delivery already; the rejected ones are only kept from the listener
+			return invocation.proceed();
+		}
+		long lastTag = batch.stream().mapToLong((m) -> m.getMessageProperties().getDeliveryTag()).max().getAsLong();
+		boolean lastRejected = rejected.stream().anyMatch((m) -> m.getMessageProperties().getDeliveryTag() == lastTag);
+		settle(channel, transacted,
+				rejected.stream().filter((m) -> m.getMessageProperties().getDeliveryTag() != lastTag).toList(), false);
+		Object result = invocation.proceed();
+		if (!lastRejected) {
+			return result;
+		}
+		settle(channel, transacted, accepted, true);
+		throw rejection;
+	}
+
+	private static List<Message> distinctTags(List<Message> messages) {
+		Set<Long> seen = new HashSet<>();
+		return messages.stream().filter((m) -> seen.add(m.getMessageProperties().getDeliveryTag())).toList();
+	}
+
+	/**
+	 * Acknowledges ({@code ack}) or rejects without requeue each message, one delivery tag at a time, on the
+	 * consumer's channel (committed when the container's channel is transacted, so that the container's rollback of
+	 * a failed delivery does not undo it). A failure is logged: the channel is then closed and the broker redelivers
+	 * the unsettled messages, judged again.
+	 */
+	private static void settle(@Nullable Channel channel, boolean transacted, List<Message> messages, boolean ack) {
+		if (messages.isEmpty()) {
+			return;
+		}
+		if (channel == null) {
+			logger.error("Fenced delivery not settled: no channel in the listener invocation");
+			return;
+		}
+		try {
+			for (Message message : messages) {
+				long tag = message.getMessageProperties().getDeliveryTag();
+				if (ack) {
+					channel.basicAck(tag, false);
+				}
+				else {
+					channel.basicReject(tag, false);
+				}
+			}
+			if (transacted) {
+				channel.txCommit();
+			}
+		}
+		catch (IOException | RuntimeException ex) {
+			logger.error("Fenced delivery not settled ({}): the broker redelivers it when the channel closes",
+					ex.getClass().getSimpleName());
+		}
 	}
 
 	/**
@@ -199,6 +386,25 @@ public final class FencedListenerAdvice implements MethodInterceptor {
 
 	private static String text(@Nullable Object value) {
 		return (value instanceof byte[] raw) ? new String(raw, StandardCharsets.UTF_8) : String.valueOf(value);
+	}
+
+	/** This fence bound to one container (its acknowledge mode, its transacted channel). */
+	private static final class ContainerFence implements MethodInterceptor {
+
+		private final FencedListenerAdvice advice;
+
+		private final AbstractMessageListenerContainer container;
+
+		ContainerFence(FencedListenerAdvice advice, AbstractMessageListenerContainer container) {
+			this.advice = advice;
+			this.container = container;
+		}
+
+		@Override
+		public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
+			return this.advice.fence(invocation, this.container);
+		}
+
 	}
 
 }

@@ -3,13 +3,20 @@ package io.starintel.lease.fence.amqp.internal;
 import java.time.Duration;
 import java.util.List;
 
+import java.util.ArrayList;
+
 import com.rabbitmq.client.Channel;
+import org.aopalliance.aop.Advice;
+import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.junit.jupiter.api.Test;
 import org.springframework.amqp.AmqpException;
 import org.springframework.amqp.AmqpRejectAndDontRequeueException;
+import org.springframework.amqp.core.AcknowledgeMode;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
+import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
+import org.springframework.beans.DirectFieldAccessor;
 
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.fence.amqp.FenceHeaders;
@@ -21,6 +28,8 @@ import io.starintel.lease.store.redis.FenceFunction;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyBoolean;
+import static org.mockito.ArgumentMatchers.anyLong;
 import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.never;
@@ -102,6 +111,116 @@ class FencedListenerAdviceTests {
 		assertThatExceptionOfType(AmqpException.class).isThrownBy(() -> advice.invoke(invocation))
 			.isNotInstanceOf(AmqpRejectAndDontRequeueException.class);
 		verify(invocation, never()).proceed();
+	}
+
+	@Test
+	@SuppressWarnings("unchecked")
+	void withManualAcknowledgementARejectedMessageIsRejectedOnTheChannelByTheFence() throws Throwable {
+		when(this.redis.run(eq(FenceFunction.CONSUME), any(), any(), any())).thenReturn(List.of("rejected", "43"));
+		MethodInterceptor fence = bound(AcknowledgeMode.MANUAL);
+		Channel channel = mock(Channel.class);
+		MethodInvocation invocation = invocation(channel, tagged(fenced(42L), 7));
+		assertThatExceptionOfType(AmqpRejectAndDontRequeueException.class).isThrownBy(() -> fence.invoke(invocation));
+		verify(channel).basicReject(7, false);
+		verify(invocation, never()).proceed();
+	}
+
+	@Test
+	@SuppressWarnings("unchecked")
+	void withAutomaticAcknowledgementTheContainerRejectsASingleMessage() throws Throwable {
+		when(this.redis.run(eq(FenceFunction.CONSUME), any(), any(), any())).thenReturn(List.of("rejected", "43"));
+		MethodInterceptor fence = bound(AcknowledgeMode.AUTO);
+		Channel channel = mock(Channel.class);
+		MethodInvocation invocation = invocation(channel, tagged(fenced(42L), 7));
+		assertThatExceptionOfType(AmqpRejectAndDontRequeueException.class).isThrownBy(() -> fence.invoke(invocation));
+		verifyNoInteractions(channel);
+	}
+
+	@Test
+	@SuppressWarnings("unchecked")
+	void aBatchWhoseLastMessageIsAcceptedRejectsTheOthersOneByOneAndLeavesTheAckToTheContainer() throws Throwable {
+		when(this.redis.run(eq(FenceFunction.CONSUME), any(), any(), any())).thenReturn(List.of("accepted", "42"),
+				List.of("rejected", "43"), List.of("accepted", "43"));
+		MethodInterceptor fence = bound(AcknowledgeMode.AUTO);
+		Channel channel = mock(Channel.class);
+		Message first = tagged(fenced(42L), 1);
+		Message stale = tagged(fenced(41L), 2);
+		Message last = tagged(fenced(43L), 3);
+		MethodInvocation invocation = invocation(channel, new ArrayList<>(List.of(first, stale, last)));
+		fence.invoke(invocation);
+		verify(channel).basicReject(2, false);
+		verify(channel, never()).basicAck(anyLong(), anyBoolean());
+		verify(invocation).proceed();
+		assertThat((List<Message>) invocation.getArguments()[1]).containsExactly(first, last);
+	}
+
+	@Test
+	@SuppressWarnings("unchecked")
+	void aBatchWhoseLastMessageIsRejectedAcksTheAcceptedOnesAndLeavesTheLastToTheContainersNack() throws Throwable {
+		when(this.redis.run(eq(FenceFunction.CONSUME), any(), any(), any())).thenReturn(List.of("accepted", "42"),
+				List.of("rejected", "43"), List.of("accepted", "43"), List.of("rejected", "43"));
+		MethodInterceptor fence = bound(AcknowledgeMode.AUTO);
+		Channel channel = mock(Channel.class);
+		MethodInvocation invocation = invocation(channel, new ArrayList<>(List.of(tagged(fenced(42L), 1),
+				tagged(fenced(41L), 2), tagged(fenced(43L), 3), tagged(fenced(40L), 4))));
+		assertThatExceptionOfType(AmqpRejectAndDontRequeueException.class).isThrownBy(() -> fence.invoke(invocation));
+		verify(invocation).proceed();
+		verify(channel).basicReject(2, false);
+		verify(channel).basicAck(1, false);
+		verify(channel).basicAck(3, false);
+		verify(channel, never()).basicReject(4, false);
+	}
+
+	@Test
+	@SuppressWarnings("unchecked")
+	void withManualAcknowledgementABatchRejectsItsRejectedMessagesAndPassesTheOthers() throws Throwable {
+		when(this.redis.run(eq(FenceFunction.CONSUME), any(), any(), any())).thenReturn(List.of("rejected", "43"),
+				List.of("accepted", "43"));
+		MethodInterceptor fence = bound(AcknowledgeMode.MANUAL);
+		Channel channel = mock(Channel.class);
+		Message accepted = tagged(fenced(43L), 2);
+		MethodInvocation invocation = invocation(channel, new ArrayList<>(List.of(tagged(fenced(41L), 1), accepted)));
+		fence.invoke(invocation);
+		verify(channel).basicReject(1, false);
+		verify(channel, never()).basicAck(anyLong(), anyBoolean());
+		assertThat((List<Message>) invocation.getArguments()[1]).containsExactly(accepted);
+	}
+
+	@Test
+	void fenceFirstKeepsTheContainersOtherAdviceBehindOneFence() {
+		SimpleMessageListenerContainer container = new SimpleMessageListenerContainer();
+		MethodInterceptor other = MethodInvocation::proceed;
+		FencedListenerAdvice advice = new FencedListenerAdvice(this.redis, Duration.ofSeconds(2), this.scope, true,
+				this.rejections);
+		container.setAdviceChain(advice, other);
+		advice.fenceFirst(container);
+		advice.fenceFirst(container);
+		assertThat(advice.isFirstIn(container)).isTrue();
+		Advice[] chain = (Advice[]) new DirectFieldAccessor(container).getPropertyValue("adviceChain");
+		assertThat(chain).hasSize(2);
+		assertThat(chain[1]).isSameAs(other);
+	}
+
+	/** The fence as {@code fenceFirst} binds it to a container of the given acknowledge mode. */
+	private MethodInterceptor bound(AcknowledgeMode mode) {
+		SimpleMessageListenerContainer container = new SimpleMessageListenerContainer();
+		container.setAcknowledgeMode(mode);
+		new FencedListenerAdvice(this.redis, Duration.ofSeconds(2), this.scope, true, this.rejections)
+			.fenceFirst(container);
+		return (MethodInterceptor) ((Advice[]) new DirectFieldAccessor(container).getPropertyValue("adviceChain"))[0];
+	}
+
+	private static Message tagged(Message message, long deliveryTag) {
+		message.getMessageProperties().setDeliveryTag(deliveryTag);
+		return message;
+	}
+
+	/** An invocation of the container's listener with real, modifiable arguments (channel, data). */
+	private static MethodInvocation invocation(Channel channel, Object data) {
+		MethodInvocation invocation = mock(MethodInvocation.class);
+		Object[] arguments = { channel, data };
+		when(invocation.getArguments()).thenReturn(arguments);
+		return invocation;
 	}
 
 	private static Message fenced(long token) {
