@@ -32,8 +32,9 @@ import io.starintel.lease.fence.amqp.FencedRabbitTemplate;
  * Auto-configures fenced RabbitMQ publication (the application's {@code RabbitTemplate} becomes a
  * {@link FencedRabbitTemplate}, configured like Boot's own; a {@code RabbitTemplate} the application declares itself
  * is fenced by {@link UserRabbitTemplateFencing}) and, when the consumer's program is configured, the
- * {@link FencedListenerAdvice} added to every listener container factory. Contract: Rabbit publication that makes
- * an exclusive result externally visible is fenced; lower tokens are rejected at consumption.
+ * {@link FencedListenerAdvice} put first in every listener container ({@link FencedListenerAdvicePostProcessor}).
+ * Contract: Rabbit publication that makes an exclusive result externally visible is fenced; lower tokens are
+ * rejected at consumption.
  */
 @AutoConfiguration(before = RabbitAutoConfiguration.class, after = FenceAutoConfiguration.class)
 @ConditionalOnClass(RabbitTemplate.class)

@@ -18,7 +18,16 @@ import io.starintel.lease.fence.amqp.internal.ConsumerRejectionRecorder;
 import io.starintel.lease.fence.amqp.internal.MicrometerFenceRejectionMeter;
 import java.util.Arrays;
 
+import org.aopalliance.aop.Advice;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
 import org.junit.jupiter.api.Test;
+import org.springframework.amqp.rabbit.annotation.RabbitListener;
+import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
+import org.springframework.amqp.rabbit.listener.DirectMessageListenerContainer;
+import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
+import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
+import org.springframework.beans.DirectFieldAccessor;
 import org.springframework.amqp.rabbit.config.SimpleRabbitListenerContainerFactory;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.amqp.rabbit.core.RabbitOperations;
@@ -163,17 +172,87 @@ class FenceAmqpAutoConfigurationTests {
 	}
 
 	@Test
-	void whenConsumerProgramConfiguredThenAdviceLeadsTheListenerContainerChain() {
-		this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
-			.withBean(StringRedisTemplate.class, () -> new StringRedisTemplate(mock(RedisConnectionFactory.class)))
-			.withPropertyValues("starintel.lease.fence.amqp.consumer.tenant-id=tenant-a",
-					"starintel.lease.fence.amqp.consumer.program-id=program-a")
+	void whenConsumerProgramConfiguredThenAdviceLeadsTheChainOfEveryContainerTheFactoryCreates() {
+		consumerRunner().run((context) -> {
+			FencedListenerAdvice advice = context.getBean(FencedListenerAdvice.class);
+			SimpleRabbitListenerContainerFactory factory = context.getBean(SimpleRabbitListenerContainerFactory.class);
+			assertThat(advice.isFirstIn(factory.createListenerContainer())).isTrue();
+		});
+	}
+
+	/**
+	 * A container customizer runs after the factory applied its advice chain and may replace the container's chain:
+	 * the fence is still first, the customizer's advice behind it.
+	 */
+	@Test
+	void whenAContainerCustomizerReplacesTheAdviceChainThenTheFenceIsStillFirst() {
+		MethodInterceptor mine = MethodInvocation::proceed;
+		consumerRunner().withBean("rabbitListenerContainerFactory", SimpleRabbitListenerContainerFactory.class, () -> {
+			SimpleRabbitListenerContainerFactory factory = new SimpleRabbitListenerContainerFactory();
+			factory.setConnectionFactory(new CachingConnectionFactory());
+			factory.setContainerCustomizer((container) -> container.setAdviceChain(mine));
+			return factory;
+		}).run((context) -> {
+			FencedListenerAdvice advice = context.getBean(FencedListenerAdvice.class);
+			SimpleRabbitListenerContainerFactory factory = context.getBean(SimpleRabbitListenerContainerFactory.class);
+			SimpleMessageListenerContainer container = factory.createListenerContainer();
+			assertThat(advice.isFirstIn(container)).isTrue();
+			assertThat(adviceChain(container)).hasSize(2).element(1).isSameAs(mine);
+		});
+	}
+
+	@Test
+	void whenARabbitListenerIsRegisteredThenItsContainerIsFenced() {
+		consumerRunner().withPropertyValues("spring.rabbitmq.listener.simple.auto-startup=false")
+			.withBean(Listening.class)
 			.run((context) -> {
 				FencedListenerAdvice advice = context.getBean(FencedListenerAdvice.class);
-				SimpleRabbitListenerContainerFactory factory = context.getBean(SimpleRabbitListenerContainerFactory.class);
-				assertThat(factory.getAdviceChain()).isNotNull();
-				assertThat(Arrays.asList(factory.getAdviceChain())).first().isSameAs(advice);
+				RabbitListenerEndpointRegistry registry = context.getBean(RabbitListenerEndpointRegistry.class);
+				assertThat(registry.getListenerContainers()).singleElement()
+					.satisfies((container) -> assertThat(
+							advice.isFirstIn((AbstractMessageListenerContainer) container)).isTrue());
 			});
+	}
+
+	@Test
+	void whenAListenerContainerIsABeanThenItIsFenced() {
+		consumerRunner().withBean("plainContainer", SimpleMessageListenerContainer.class, () -> {
+			SimpleMessageListenerContainer container = new SimpleMessageListenerContainer(new CachingConnectionFactory());
+			container.setAutoStartup(false);
+			container.setAdviceChain((MethodInterceptor) MethodInvocation::proceed);
+			return container;
+		})
+			.withBean("directContainer", DirectMessageListenerContainer.class, () -> {
+				DirectMessageListenerContainer container = new DirectMessageListenerContainer(
+						new CachingConnectionFactory());
+				container.setAutoStartup(false);
+				return container;
+			})
+			.run((context) -> {
+				FencedListenerAdvice advice = context.getBean(FencedListenerAdvice.class);
+				assertThat(advice.isFirstIn(context.getBean(SimpleMessageListenerContainer.class))).isTrue();
+				assertThat(adviceChain(context.getBean(SimpleMessageListenerContainer.class))).hasSize(2);
+				assertThat(advice.isFirstIn(context.getBean(DirectMessageListenerContainer.class))).isTrue();
+			});
+	}
+
+	private ApplicationContextRunner consumerRunner() {
+		return this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
+			.withBean(StringRedisTemplate.class, () -> new StringRedisTemplate(mock(RedisConnectionFactory.class)))
+			.withPropertyValues("starintel.lease.fence.amqp.consumer.tenant-id=tenant-a",
+					"starintel.lease.fence.amqp.consumer.program-id=program-a");
+	}
+
+	private static List<Advice> adviceChain(AbstractMessageListenerContainer container) {
+		return Arrays.asList((Advice[]) new DirectFieldAccessor(container).getPropertyValue("adviceChain"));
+	}
+
+	static class Listening {
+
+		@RabbitListener(queues = "work")
+		void onMessage(String body) {
+		}
+
 	}
 
 	@Test
