@@ -116,8 +116,9 @@ class RabbitFenceTests {
 		this.plain = new RabbitTemplate(this.connectionFactory);
 		this.container = new SimpleMessageListenerContainer(this.connectionFactory);
 		this.container.setQueueNames(this.work);
-		this.container.setAdviceChain(new FencedListenerAdvice(this.fixture.redis,
-				ProgramScope.of(this.fixture.tenant, this.fixture.program), true, this.rejections));
+		new FencedListenerAdvice(this.fixture.redis, ProgramScope.of(this.fixture.tenant, this.fixture.program), true,
+				this.rejections)
+			.fenceFirst(this.container);
 		this.container.setMessageListener(this.consumed::add);
 		this.container.start();
 	}
