@@ -113,7 +113,11 @@ public final class TargetLeaseAdminOperations {
 				LeasePage page = this.service.list(new ListRequest(query.filter(), query.cursor(), query.pageSize(),
 						correlationId, query.deadline()));
 				if (page.code() != ResultCode.LEASE_LISTED) {
-					return AdminResponse.error(page.code(), correlationId, 0, null);
+					// the parser checked every other input: a list the store calls invalid has a cursor it did not
+					// issue for this list (altered, expired, or another program's or filter's)
+					String detail = (page.code() == ResultCode.INVALID_LEASE_REQUEST && query.cursor() != null)
+							? "cursor: not a cursor of this list" : null;
+					return AdminResponse.error(page.code(), correlationId, 0, detail);
 				}
 				List<LeaseRecord> visible = new ArrayList<>();
 				for (LeaseRecord lease : page.leases()) {

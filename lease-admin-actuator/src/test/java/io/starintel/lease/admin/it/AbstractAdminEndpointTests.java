@@ -247,6 +247,12 @@ abstract class AbstractAdminEndpointTests {
 		List<String> ids = List.of(json1.get("leases").get(0).get("lease_id").asString(),
 				json2.get("leases").get(0).get("lease_id").asString());
 		assertThat(ids).containsExactlyInAnyOrder(first.leaseId(), second.leaseId());
+		// a cursor of another filter (or altered) is refused naming the field
+		AdminHttp.Reply foreign = this.http
+			.get("?" + scopeQuery() + "&owner_principal_id=worker-w&page_size=1&cursor=" + cursor, ADMIN);
+		assertThat(foreign.status()).as(foreign.body()).isEqualTo(400);
+		assertThat(foreign.json().get("code").asString()).isEqualTo("invalid_lease_request");
+		assertThat(foreign.json().get("msg").asString()).contains("cursor");
 		AdminHttp.Reply byTarget = this.http
 			.get("?" + scopeQuery() + "&target_namespace=starintel-target&target_id=t-2", WORKER);
 		assertThat(byTarget.json().get("leases")).hasSize(1);
