@@ -87,14 +87,20 @@ class RabbitFenceTests {
 
 	private String delay;
 
+	/** A connection factory to the test broker, with publisher confirms and returns (what the fenced template uses). */
+	static CachingConnectionFactory connectionFactory() {
+		CachingConnectionFactory factory = new CachingConnectionFactory(TestServers.rabbitHost(), TestServers.rabbitPort());
+		factory.setUsername("guest");
+		factory.setPassword("guest");
+		factory.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.CORRELATED);
+		factory.setPublisherReturns(true);
+		return factory;
+	}
+
 	@BeforeEach
 	void setUp() {
 		this.fixture = new FenceFixture(RedisServerKind.of(getClass()));
-		this.connectionFactory = new CachingConnectionFactory(TestServers.rabbitHost(), TestServers.rabbitPort());
-		this.connectionFactory.setUsername("guest");
-		this.connectionFactory.setPassword("guest");
-		this.connectionFactory.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.CORRELATED);
-		this.connectionFactory.setPublisherReturns(true);
+		this.connectionFactory = connectionFactory();
 		this.admin = new RabbitAdmin(this.connectionFactory);
 		String suffix = UUID.randomUUID().toString().substring(0, 8);
 		this.work = "fence-it-work-" + suffix;

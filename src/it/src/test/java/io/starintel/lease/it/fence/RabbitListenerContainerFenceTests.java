@@ -87,11 +87,7 @@ class RabbitListenerContainerFenceTests {
 	@BeforeEach
 	void setUp() {
 		this.fixture = new FenceFixture(RedisServerKind.of(getClass()));
-		this.connectionFactory = new CachingConnectionFactory(TestServers.rabbitHost(), TestServers.rabbitPort());
-		this.connectionFactory.setUsername("guest");
-		this.connectionFactory.setPassword("guest");
-		this.connectionFactory.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.CORRELATED);
-		this.connectionFactory.setPublisherReturns(true);
+		this.connectionFactory = RabbitFenceTests.connectionFactory();
 		this.admin = new RabbitAdmin(this.connectionFactory);
 		String suffix = UUID.randomUUID().toString().substring(0, 8);
 		this.work = "fence-it-container-work-" + suffix;
