@@ -86,11 +86,13 @@ local function checkpoint_read(keys, args)
 end
 
 -- the token the store issued with lease_id for identity id: its active record, its acquire's result (v3 lease ids,
--- kept for the idempotency retention: longer than any lease lives), the history ring, or the v2 history; or nil
+-- kept for the idempotency retention: longer than any lease lives; only when that result was granted for id: the
+-- result's key is the program's, and another identity's real pair is not this identity's), the history ring, or the
+-- v2 history; or nil
 local function issued_token(id, lease_id)
   if id.r and lease_id_of(id.r) == lease_id then return id.r.token end
-  local r = acquire_record(id.base, lease_id)
-  if r then return r.token end
+  local r, _, digest = acquire_record(id.base, lease_id)
+  if r and digest == id.digest then return r.token end
   local entry = ring_entry(id, lease_id)
   if entry then return s_match(entry, '^[^\31]*\31(%d+)') end
   if r_call('TYPE', id.base .. 'hist:' .. id.digest)['ok'] == 'list' then
@@ -145,52 +147,80 @@ local function consume(keys, args)
   return { 'accepted', args[1] }
 end
 
+-- a stored mark: '<lock_key_digest> <token>' or, written since the lease id is kept, '<lock_key_digest> <token>
+-- <lease_id>' (the lease that wrote the token); digest, token, lease id ('' when not kept), or nil when unreadable
+local function mark_of(stored)
+  local digest, token, lease_id = s_match(stored, '^(%S+) (%d+) ?(%S*)$')
+  return digest, token, lease_id
+end
+
 -- mark_raise: raises the durable mark of one fenced CouchDB document after an accepted write (FencedCouchDbConnector).
 -- The mark survives anything done to the document in CouchDB (_purge included), so a fenced read can tell a stale
--- re-creation from the current document. A mark never goes down and never changes its lock identity.
+-- re-creation from the current document. A mark never goes down and never changes its lock identity. It keeps the
+-- lease id of the write that raised it (one token belongs to one lease), so that a fenced read accepts the mark's
+-- token only with that lease id (a forged fence may copy the token, not name another lease).
 -- KEYS[1] couchdb:marks (hash: field = F, unpadded base64url SHA-256 of database + "\n" + document id, value =
---   '<lock_key_digest> <fencing_token>'; never deleted)
--- ARGV[1] deadline_at  ARGV[2] F  ARGV[3] lock_key_digest  ARGV[4] fencing_token (decimal text)
+--   '<lock_key_digest> <fencing_token> <lease_id>' (marks raised before the lease id was kept have none); never
+--   deleted)
+-- ARGV[1] deadline_at  ARGV[2] F  ARGV[3] lock_key_digest  ARGV[4] fencing_token (decimal text)  ARGV[5] lease_id
+--   (absent or '': none kept)
 -- Reply: { 'raised' | 'kept' | 'identity_differs' | 'deadline_exceeded', stored digest, stored token }
 local function mark_raise(keys, args)
   local now = now_ms()
   if deadline_refusal(args[1], now, nil) then return { 'deadline_exceeded', '', '' } end
+  local lease_id = args[5] or ''
+  if not s_match(lease_id, '^%S*$') then lease_id = '' end
+  local value = args[3] .. ' ' .. args[4] .. ((lease_id ~= '') and (' ' .. lease_id) or '')
   local stored = r_call('HGET', keys[1], args[2])
   if stored then
-    local digest, token = s_match(stored, '^(%S+) (%d+)$')
+    local digest, token, stored_lease = mark_of(stored)
     if digest and digest ~= args[3] then return { 'identity_differs', digest, token } end
     if digest and token + 0 >= args[4] + 0 then
+      -- the same token again: a mark kept without its lease id learns it (one token, one lease)
+      if token + 0 == args[4] + 0 and stored_lease == '' and lease_id ~= '' then stored = value end
       r_call('HSET', keys[1], args[2], stored) -- a write: the replica wait behind the call covers the mark
       return { 'kept', digest, token }
     end
   end
-  r_call('HSET', keys[1], args[2], args[3] .. ' ' .. args[4])
+  r_call('HSET', keys[1], args[2], value)
   return { 'raised', args[3], args[4] }
 end
 
--- mark_read: what a fenced CouchDB read compares a document with (FencedCouchDbReader): the document's durable mark
--- and the fencing counter of its lock identity (the highest token the lease store ever issued for it).
+-- mark_read: what a fenced CouchDB read compares a document with (FencedCouchDbReader, FencedDocumentRecovery): the
+-- document's durable mark, the fencing counter of its lock identity (the highest token the lease store ever issued
+-- for it), and for each (lease id, token) pair asked about whether the store issued that token with that lease id
+-- for the identity (issued_token: the rule of consume; a fenced read accepts a token above the mark only so).
 -- KEYS[1] couchdb:marks   KEYS[2] l:D of the identity to use when no mark is stored (the expected one)
 -- ARGV[1] deadline_at   ARGV[2] F   ARGV[3] base   ARGV[4] D of KEYS[2] ('' when none is expected)
--- Reply: { mark digest | '', mark token | '', counter | '' } (all decimal text), or { 'deadline_exceeded' }
+-- ARGV[5], ARGV[6], ...: pairs lease id, token (decimal text) to check
+-- Reply: { mark digest | '', mark token | '', counter | '', mark lease id | '', '1' | '0' per pair } (all decimal
+-- text; no pair answers when the identity is corrupt), or { 'deadline_exceeded' }
 -- A mark of another identity than KEYS[2]'s names its own identity hash, in the same program (same slot).
 local function mark_read(keys, args)
   local now = now_ms()
   if deadline_refusal(args[1], now, nil) then return { 'deadline_exceeded' } end
-  local digest, token = '', ''
+  local digest, token, mark_lease = '', '', ''
   local stored = r_call('HGET', keys[1], args[2])
   if stored then
-    local d, t = s_match(stored, '^(%S+) (%d+)$')
-    if d then digest, token = d, t end
+    local d, t, l = mark_of(stored)
+    if d then digest, token, mark_lease = d, t, l end
   end
   local identity = (digest ~= '') and digest or args[4]
   local counter = ''
+  local out = { digest, token, '', mark_lease }
   if identity ~= '' then
     local key = (identity == args[4]) and keys[2] or identity_key(args[3], identity)
     local id = load_identity(key, args[3], identity, nil)
     counter = id.c or ''
+    out[3] = counter
+    if id.status == 'corrupt' then return out end
+    for i = 5, #args - 1, 2 do
+      out[#out + 1] = (issued_token(id, args[i]) == args[i + 1]) and '1' or '0'
+    end
+  else
+    for _ = 5, #args - 1, 2 do out[#out + 1] = '0' end
   end
-  return { digest, token, counter }
+  return out
 end
 
 register('checkpoint', checkpoint)

@@ -349,13 +349,15 @@ local function ring_entry(id, lease_id)
 end
 
 -- the record a v3 lease id was granted with (its acquire's result, kept for the idempotency retention: longer than
--- any lease lives) and that result's key; nil for a v2 lease id or when the result is gone
+-- any lease lives), that result's key and the identity digest D it was granted for; nil for a v2 lease id or when
+-- the result is gone. The key is the program's, not the identity's: whoever asks about one identity compares D.
 local function acquire_record(base, lease_id)
   local key = acquire_result_key(base, lease_id)
   local text = key and r_call('GET', key)
-  local record = text and s_match(text, '^3.\31[^\31]*\31[^\31]*\31[^\31]*\31[^\31]*\31(.*)$')
+  local digest, record
+  if text then digest, record = s_match(text, '^3.\31[^\31]*\31[^\31]*\31[^\31]*\31([^\31]*)\31(.*)$') end
   local r = record and decode(record)
-  if r and lease_id_of(r) == lease_id then return r, key end
+  if r and lease_id_of(r) == lease_id then return r, key, digest end
   return nil
 end
 

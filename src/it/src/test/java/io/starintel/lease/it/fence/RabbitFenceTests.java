@@ -325,9 +325,12 @@ class RabbitFenceTests {
 
 	@Test
 	void forgedHigherTokensAreRejectedWithoutRaisingTheMarkSoTheHoldersNextPublishIsConsumed() {
+		LeaseContext other = this.fixture.acquire(this.fixture.identity("amqp-forged-other"), "carol", 30_000);
 		LeaseContext b = this.fixture.acquire(this.fixture.identity("amqp-forged"), "bob", 30_000);
 		// before B's first message: B's token (issued) under a lease id the store never issued
 		this.plain.send(this.work, forged("forged unknown lease", b, b.fencingToken(), "lease_never_issued"));
+		// another identity's real (lease id, token) under B's digest: issued, but not for B's identity
+		this.plain.send(this.work, forged("forged other identity's pair", b, other.fencingToken(), other.leaseId()));
 		try (LeaseContext.Scope scope = LeaseContext.bind(b)) {
 			assertThat(this.template.trySend("", this.work, message("B 1")).isAccepted()).isTrue();
 		}
@@ -338,7 +341,7 @@ class RabbitFenceTests {
 		this.plain.send(this.work, forged("forged 2^53-2", b, (1L << 53) - 2, b.leaseId()));
 		// B's current token under another lease id
 		this.plain.send(this.work, forged("forged lease id", b, b.fencingToken(), "lease_other"));
-		for (int i = 0; i < 4; i++) {
+		for (int i = 0; i < 5; i++) {
 			assertThat(await().atMost(Duration.ofSeconds(10)).until(() -> this.plain.receive(this.dead), m -> m != null))
 				.isNotNull();
 		}
@@ -351,10 +354,10 @@ class RabbitFenceTests {
 				ProgramScope.of(this.fixture.tenant, this.fixture.program), true, this.rejections);
 		assertThat(this.fixture.redis.<String, String>opsForHash()
 			.get(advice.key(b.identity().keyDigest()), "hwm")).isEqualTo(Long.toString(b.fencingToken()));
-		assertThat(counted(ConsumeRejection.FORGED_UNKNOWN_LEASE_ID)).isEqualTo(1);
+		assertThat(counted(ConsumeRejection.FORGED_UNKNOWN_LEASE_ID)).isEqualTo(2);
 		assertThat(counted(ConsumeRejection.FORGED_TOKEN_ABOVE_ISSUED_COUNTER)).isEqualTo(2);
 		assertThat(counted(ConsumeRejection.FORGED_LEASE_ID_MISMATCH)).isEqualTo(1);
-		assertThat(this.audited).hasSize(4).allSatisfy((event) -> {
+		assertThat(this.audited).hasSize(5).allSatisfy((event) -> {
 			assertThat(event.eventType()).isEqualTo(AuditEventType.COMMIT_REJECTED);
 			assertThat(event.programId()).isEqualTo(this.fixture.program);
 			assertThat(event.reason()).startsWith("amqp_consume:forged_");
