@@ -31,7 +31,12 @@ public enum FenceOutcome {
 	/** A mandatory publish found no queue (returned by the broker); no consumer will see it. */
 	UNROUTABLE("fenced_publish_unroutable"),
 	/** The write was submitted but its result is unknown (e.g. no publisher confirm in time). */
-	OUTCOME_UNKNOWN("lease_outcome_unknown");
+	OUTCOME_UNKNOWN("lease_outcome_unknown"),
+	/**
+	 * The request cannot be sent as a fenced write (a CouchDB bulk write naming one document id twice: its results
+	 * could not be told apart); nothing was authorized or sent.
+	 */
+	INVALID_REQUEST("fenced_write_invalid_request");
 
 	private final String wireName;
 

@@ -142,12 +142,13 @@ class DocumentRecoveryAdminTests {
 		LeaseRecord lease = acquire(identity);
 		String id = "doc-" + UUID.randomUUID();
 		HttpResponse<String> written = couch("PUT", "/" + DATABASE + "/" + id,
-				"{\"value\":\"holder\",\"starintel_fence\":" + fence(identity, lease.fencingToken()) + "}");
+				"{\"value\":\"holder\",\"starintel_fence\":" + fence(identity, lease.fencingToken(), lease.leaseId())
+						+ "}");
 		assertThat(written.statusCode()).as(written.body()).isEqualTo(201);
 		String rev = JSON.readTree(written.body()).path("rev").asString();
 		long forged = 9007199254740990L;
 		assertThat(couch("PUT", "/" + DATABASE + "/" + id, "{\"_rev\":\"" + rev
-				+ "\",\"value\":\"forged\",\"starintel_fence\":" + fence(identity, forged) + "}").statusCode())
+				+ "\",\"value\":\"forged\",\"starintel_fence\":" + fence(identity, forged, "lease_x") + "}").statusCode())
 			.isEqualTo(201);
 		AdminHttp http = new AdminHttp(this.port);
 		String body = "{\"tenant_id\":\"" + AbstractAdminEndpointTests.TENANT + "\",\"program_id\":\"" + PROGRAM
@@ -199,9 +200,13 @@ class DocumentRecoveryAdminTests {
 		return result.lease();
 	}
 
-	private static String fence(LockIdentity identity, long token) {
+	/**
+	 * A fence written over plain HTTP. The holder's own revision names its lease: only a (lease id, token) pair the
+	 * lease store issued is restored by a recovery (the fenced reader's rule, docs/fencing.md).
+	 */
+	private static String fence(LockIdentity identity, long token, String leaseId) {
 		return "{\"lock_key_digest\":\"" + identity.keyDigest() + "\",\"fencing_token\":" + token
-				+ ",\"lease_id\":\"lease_x\"}";
+				+ ",\"lease_id\":\"" + leaseId + "\"}";
 	}
 
 	private static HttpResponse<String> couch(String method, String path, String body) throws Exception {

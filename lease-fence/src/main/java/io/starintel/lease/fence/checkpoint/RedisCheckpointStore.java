@@ -200,6 +200,7 @@ public final class RedisCheckpointStore implements CheckpointStore {
 			case DEADLINE_EXCEEDED -> ResultCode.DEADLINE_EXCEEDED;
 			case CONFLICT -> ResultCode.IDEMPOTENCY_CONFLICT;
 			case OUTCOME_UNKNOWN -> ResultCode.LEASE_OUTCOME_UNKNOWN;
+			case INVALID_REQUEST -> ResultCode.INVALID_LEASE_REQUEST;
 			default -> ResultCode.LEASE_BACKEND_UNAVAILABLE;
 		};
 	}

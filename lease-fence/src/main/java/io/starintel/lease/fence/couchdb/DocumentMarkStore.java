@@ -5,6 +5,7 @@ import java.security.MessageDigest;
 import java.time.Duration;
 import java.time.Instant;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 
@@ -84,13 +85,25 @@ public final class DocumentMarkStore {
 
 	/**
 	 * Raises the mark within the given deadline (a bulk write's raises share one); {@code false} when Redis did not
-	 * confirm it in time, or the deadline had already passed (then nothing is sent).
+	 * confirm it in time, or the deadline had already passed (then nothing is sent). The mark keeps no lease id: a
+	 * fenced read then accepts the mark's token with any lease id (the fenced writes raise with their lease id).
 	 */
 	public boolean raise(ProgramScope scope, String database, String id, String digest, long token,
 			Instant deadline) {
+		return raise(scope, database, id, digest, token, "", deadline);
+	}
+
+	/**
+	 * Raises the mark with the lease id of the write (one token belongs to one lease): a fenced read accepts the
+	 * mark's token only with that lease id, so a forged fence that copies the token but names another lease is
+	 * reported as forged.
+	 */
+	boolean raise(ProgramScope scope, String database, String id, String digest, long token, String leaseId,
+			Instant deadline) {
 		try {
 			List<Object> reply = this.calls.run(FenceFunction.MARK_RAISE, deadline, bytes(key(scope)),
-					bytes(Long.toString(deadline.toEpochMilli()), field(database, id), digest, Long.toString(token)));
+					bytes(Long.toString(deadline.toEpochMilli()), field(database, id), digest, Long.toString(token),
+							leaseId));
 			String outcome = reply.isEmpty() ? "" : text(reply.get(0));
 			return "raised".equals(outcome) || "kept".equals(outcome);
 		}
@@ -105,14 +118,33 @@ public final class DocumentMarkStore {
 	 * @throws IllegalStateException when there is no usable answer (the reader turns it into a result)
 	 */
 	public Mark read(ProgramScope scope, String database, String id, @Nullable String fallbackDigest) {
+		return check(scope, database, id, fallbackDigest, List.of()).mark();
+	}
+
+	/**
+	 * The mark, the identity's issued counter and, for each claim, whether the lease store issued its token with its
+	 * lease id for the identity (the mark's, else {@code fallbackDigest}), in one call within the deadline.
+	 * @throws IllegalStateException when there is no usable answer (also: a corrupt identity, which cannot tell what
+	 * it issued)
+	 */
+	Checked check(ProgramScope scope, String database, String id, @Nullable String fallbackDigest,
+			List<Claim> claims) {
 		Instant deadline = Instant.now().plus(this.timeout);
 		String expected = (fallbackDigest != null) ? fallbackDigest : "";
+		List<String> args = new ArrayList<>();
+		args.add(Long.toString(deadline.toEpochMilli()));
+		args.add(field(database, id));
+		args.add(FenceCalls.base(scope));
+		args.add(expected);
+		for (Claim claim : claims) {
+			args.add(claim.leaseId());
+			args.add(Long.toString(claim.token()));
+		}
 		List<Object> reply;
 		try {
 			reply = this.calls.run(FenceFunction.MARK_READ, deadline,
 					bytes(key(scope), FenceCalls.identityKey(scope, expected.isEmpty() ? "none" : expected)),
-					bytes(Long.toString(deadline.toEpochMilli()), field(database, id), FenceCalls.base(scope),
-							expected));
+					bytes(args.toArray(String[]::new)));
 		}
 		catch (FenceCallException ex) {
 			throw new IllegalStateException("mark read: " + ex.kind());
@@ -123,18 +155,40 @@ public final class DocumentMarkStore {
 		String digest = text(reply.get(0));
 		String token = text(reply.get(1));
 		String counter = text(reply.get(2));
+		Mark mark;
 		try {
-			return new Mark(digest.isEmpty() ? null : digest, token.isEmpty() ? 0 : Long.parseLong(token),
+			mark = new Mark(digest.isEmpty() ? null : digest, token.isEmpty() ? 0 : Long.parseLong(token),
 					counter.isEmpty() ? -1 : Long.parseLong(counter));
 		}
 		catch (NumberFormatException ex) {
 			// a mark or counter that is not a number (a corrupt identity): no usable answer, never a guess
 			throw new IllegalStateException("mark read: not a number");
 		}
+		if (!claims.isEmpty() && reply.size() < 4 + claims.size()) {
+			// a corrupt identity answers no claim: what it issued is unknown, never assumed either way
+			throw new IllegalStateException("mark read: no issuance answer");
+		}
+		String leaseId = (reply.size() > 3) ? text(reply.get(3)) : "";
+		List<Boolean> issued = new ArrayList<>(claims.size());
+		for (int i = 0; i < claims.size(); i++) {
+			issued.add("1".equals(text(reply.get(4 + i))));
+		}
+		return new Checked(mark, leaseId.isEmpty() ? null : leaseId, issued);
 	}
 
 	/** A stored mark ({@code digest == null}: none) and the issued counter ({@code -1}: none). */
 	public record Mark(@Nullable String digest, long token, long issuedCounter) {
+	}
+
+	/** A lease id and token a document's fence claims, to be checked against what the lease store issued. */
+	record Claim(String leaseId, long token) {
+	}
+
+	/**
+	 * A mark read with claims: the mark, the lease id that wrote the mark's token ({@code null}: none kept), and per
+	 * claim (in order) whether the store issued it for the identity.
+	 */
+	record Checked(Mark mark, @Nullable String markLeaseId, List<Boolean> issued) {
 	}
 
 	private static byte[][] bytes(String... values) {

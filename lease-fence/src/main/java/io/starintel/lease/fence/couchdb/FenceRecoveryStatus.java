@@ -5,13 +5,19 @@ public enum FenceRecoveryStatus {
 
 	/** The forged fence was replaced: the document carries its identity's issued counter as token. */
 	RECOVERED("recovered"),
-	/** Nothing changed: the document's fence is of its identity and not above the issued counter. */
+	/**
+	 * Nothing changed: the lease store issued the document's fence for its identity (the fenced reader's rule: it
+	 * would read the revision, not report it forged).
+	 */
 	NOT_FORGED("not_forged"),
 	/** Nothing changed: the document carries no fence. */
 	NOT_FENCED("not_fenced"),
 	/** Nothing changed: no such document. */
 	NOT_FOUND("not_found"),
-	/** Nothing changed: the lease store never issued a token for the document's identity (no mark either). */
+	/**
+	 * Nothing changed: there is no identity to recover the document to: no mark and no well-formed digest, or the
+	 * lease store never issued a token for the identity. The fenced reader reports such a document as forged.
+	 */
 	UNKNOWN_IDENTITY("unknown_identity"),
 	/**
 	 * Nothing changed: CouchDB refused the recovery write (the connection's user lacks the role

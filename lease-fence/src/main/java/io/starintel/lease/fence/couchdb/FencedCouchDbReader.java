@@ -12,20 +12,23 @@ import org.ektorp.CouchDbConnector;
 import org.ektorp.DocumentNotFoundException;
 import org.ektorp.Options;
 
-import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.fence.FenceStamp;
 
 /**
- * Fenced reads of CouchDB documents: conflicts resolved deterministically to the highest accepted token, checked
- * against the document's durable mark ({@link DocumentMarkStore}) and its identity's issued fencing counter.
+ * Fenced reads of CouchDB documents: conflicts resolved deterministically to the highest issued token, checked
+ * against the document's durable mark ({@link DocumentMarkStore}) and what the lease store issued for its identity.
  *
- * <p>Why: CouchDB's own winner is chosen by revision depth, not by token, and {@code _purge} bypasses
- * {@code validate_doc_update}. So a read (1) loads every leaf revision ({@code conflicts=true}); (2) drops leaves
- * without a valid fence, with another lock identity than the mark's, or with a token above the highest token the
- * lease store ever issued for the identity (forged); (3) picks the highest token, ties broken by CouchDB's winner,
- * then by the greatest revision id; (4) reports {@link FencedReadStatus#BELOW_MARK} instead of the document when its
- * token is below the mark (a purged-and-re-created stale document), and every other leaf as a conflict.
+ * <p>Why: CouchDB's own winner is chosen by revision depth, not by token, {@code _purge} bypasses
+ * {@code validate_doc_update}, and the design document accepts any higher token from a client with database
+ * credentials. So a read (1) loads every leaf revision ({@code conflicts=true}); (2) drops every leaf whose fence the
+ * lease store did not issue for the document's identity ({@link DocumentFence#issued}: malformed, another identity
+ * than the mark's, an identity never issued a lease, above the issued counter, the mark's token with another lease id
+ * than the mark kept, or above the mark with a (lease id, token) pair the store never issued: forged); (3) picks the
+ * highest token, ties broken by CouchDB's winner, then by the greatest revision id; (4) reports
+ * {@link FencedReadStatus#BELOW_MARK} instead of the document when its token is below the mark (a
+ * purged-and-re-created stale document), {@link FencedReadStatus#FORGED} when no leaf is left, and every other leaf
+ * as a conflict.
  */
 public final class FencedCouchDbReader {
 
@@ -68,27 +71,51 @@ public final class FencedCouchDbReader {
 			return FencedRead.of(FencedReadStatus.BACKEND_UNAVAILABLE, "couchdb: " + ex.getClass().getSimpleName());
 		}
 		winner.remove("_conflicts");
-		if (leaves.stream().allMatch((leaf) -> fence(leaf) == null)) {
+		if (leaves.stream().noneMatch(DocumentFence::present)) {
 			return new FencedRead(FencedReadStatus.UNFENCED, winner, rev(winner), 0, 0, revs(leaves, winner), null);
 		}
-		DocumentMarkStore.Mark mark;
+		List<DocumentFence> fences = new ArrayList<>(leaves.size());
+		List<DocumentMarkStore.Claim> claims = new ArrayList<>();
+		String fallback = null;
+		for (ObjectNode leaf : leaves) {
+			DocumentFence fence = DocumentFence.of(leaf);
+			fences.add(fence);
+			if (fence != null) {
+				claims.add(fence.claim());
+				// the winner's identity, else the first well-formed leaf's (a malformed digest is never sent)
+				fallback = (fallback == null || leaf == winner) ? fence.digest() : fallback;
+			}
+		}
+		DocumentMarkStore.Checked checked;
 		try {
-			mark = this.marks.read(scope, this.connector.getDatabaseName(), id, digest(winner));
+			checked = this.marks.check(scope, this.connector.getDatabaseName(), id, fallback, claims);
 		}
 		catch (RuntimeException ex) {
 			return FencedRead.of(FencedReadStatus.BACKEND_UNAVAILABLE, "redis: " + ex.getClass().getSimpleName());
 		}
-		String identity = (mark.digest() != null) ? mark.digest() : digest(winner);
+		DocumentMarkStore.Mark mark = checked.mark();
+		String identity = (mark.digest() != null) ? mark.digest() : fallback;
 		String winnerRev = rev(winner);
-		ObjectNode best = leaves.stream()
-			.filter((leaf) -> accepted(leaf, identity, mark.issuedCounter()))
+		List<ObjectNode> accepted = new ArrayList<>();
+		int claim = 0;
+		for (int i = 0; i < leaves.size(); i++) {
+			DocumentFence fence = fences.get(i);
+			if (fence == null) {
+				continue;
+			}
+			boolean pairIssued = checked.issued().get(claim++);
+			if (fence.issued(identity, checked, () -> pairIssued)) {
+				accepted.add(leaves.get(i));
+			}
+		}
+		ObjectNode best = accepted.stream()
 			.max(Comparator.comparingLong(FencedCouchDbReader::token)
 				.thenComparing((leaf) -> Objects.equals(rev(leaf), winnerRev))
 				.thenComparing(FencedCouchDbReader::revisionOrder))
 			.orElse(null);
 		if (best == null) {
 			return new FencedRead(FencedReadStatus.FORGED, null, null, 0, mark.token(), revs(leaves, null),
-					"no revision carries a token the lease store issued for the document's identity");
+					"no revision carries a fence the lease store issued for the document's identity");
 		}
 		List<String> others = revs(leaves, best);
 		long token = token(best);
@@ -101,35 +128,9 @@ public final class FencedCouchDbReader {
 		return new FencedRead(status, best, rev(best), token, mark.token(), others, null);
 	}
 
-	private static boolean accepted(ObjectNode leaf, @Nullable String identity, long issuedCounter) {
-		JsonNode fence = fence(leaf);
-		if (fence == null || !fence.path("fencing_token").canConvertToLong()) {
-			return false;
-		}
-		long token = fence.path("fencing_token").asLong();
-		if (token < 1 || token > LeaseRecord.MAX_FENCING_TOKEN) {
-			return false;
-		}
-		if (identity == null || !identity.equals(fence.path("lock_key_digest").asText(null))) {
-			return false;
-		}
-		// a token the lease store never issued for this identity can only be forged
-		return issuedCounter < 0 || token <= issuedCounter;
-	}
-
-	private static @Nullable JsonNode fence(ObjectNode doc) {
-		JsonNode fence = doc.get(FenceStamp.FIELD);
-		return (fence != null && fence.isObject()) ? fence : null;
-	}
-
-	private static @Nullable String digest(ObjectNode doc) {
-		JsonNode fence = fence(doc);
-		return (fence != null) ? fence.path("lock_key_digest").asText(null) : null;
-	}
-
+	/** The token of a leaf whose fence is well formed ({@link DocumentFence#of}). */
 	private static long token(ObjectNode doc) {
-		JsonNode fence = fence(doc);
-		return (fence != null) ? fence.path("fencing_token").asLong(0) : 0;
+		return doc.path(FenceStamp.FIELD).path("fencing_token").asLong(0);
 	}
 
 	private static @Nullable String rev(ObjectNode doc) {

@@ -7,7 +7,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.regex.Pattern;
 
 import org.ektorp.CouchDbConnector;
 import org.ektorp.DbAccessException;
@@ -19,7 +18,6 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.fence.FenceStamp;
 
@@ -28,10 +26,11 @@ import io.starintel.lease.fence.FenceStamp;
  * wrote a token above anything the lease store issued (or another identity's fence on a new document), and the
  * design document now refuses the legitimate holder's lower token on that document for good.
  *
- * <p>A recovery reads the document's current revision, its durable mark and its identity's issued fencing counter
- * ({@link DocumentMarkStore#read}); when the fence is forged (its token is above the counter, or its identity is not
- * the mark's) it writes one new revision with the counter as token, the mark's identity, and the content of the newest
- * revision still on disk whose fence was issued (a fenced tombstone when there is none). The counter is the tightest
+ * <p>A recovery reads the document's current revision, its durable mark and its identity's issued fencing counter;
+ * when the fence is forged by the fenced reader's rule ({@link DocumentFence#issued}: one home; also a token below the
+ * counter whose (lease id, token) pair the lease store never issued, e.g. a forged token that a later lease's token
+ * has overtaken) it writes one new revision with the counter as token, the mark's identity, and the content of the
+ * newest revision still on disk whose fence was issued by the same rule (a fenced tombstone when there is none). The counter is the tightest
  * safe token: the current holder's token equals it and every later lease's is higher, so both write again, while
  * every earlier (stale) holder stays below it. The fence carries {@code recovery} ({@code recovery_id}, the replaced
  * token, the restored revision); the design document (version 3) accepts such a write only from a user with the role
@@ -47,8 +46,6 @@ public final class FencedDocumentRecovery {
 	public static final String RECOVERY_ROLE = "starintel_fence_recovery";
 
 	private static final Logger logger = LoggerFactory.getLogger(FencedDocumentRecovery.class);
-
-	private static final Pattern DIGEST = Pattern.compile("[A-Za-z0-9_-]{43}");
 
 	private final CouchDbConnector connector;
 
@@ -92,31 +89,34 @@ public final class FencedDocumentRecovery {
 		if (current == null) {
 			return FenceRecovery.of(FenceRecoveryStatus.NOT_FOUND, 0);
 		}
-		Map<?, ?> fence = fence(current);
-		if (fence == null) {
+		if (!(current.get(FenceStamp.FIELD) instanceof Map<?, ?>)) {
 			return FenceRecovery.of(FenceRecoveryStatus.NOT_FENCED, 0);
 		}
-		String found = digest(fence);
-		long replaced = token(fence);
-		DocumentMarkStore.Mark mark;
+		DocumentFence fence = DocumentFence.of(current);
+		String found = (fence != null) ? fence.digest() : null;
+		long replaced = (fence != null) ? fence.token() : 0;
+		List<DocumentMarkStore.Claim> claims = (fence != null) ? List.of(fence.claim()) : List.of();
+		DocumentMarkStore.Checked checked;
 		try {
-			mark = this.marks.read(scope, databaseName(), id, found);
+			checked = this.marks.check(scope, databaseName(), id, found, claims);
 		}
 		catch (RuntimeException ex) {
 			return FenceRecovery.of(FenceRecoveryStatus.BACKEND_UNAVAILABLE, replaced);
 		}
+		DocumentMarkStore.Mark mark = checked.mark();
 		String identity = (mark.digest() != null) ? mark.digest() : found;
 		long issued = mark.issuedCounter();
 		if (identity == null || issued < 1) {
 			return FenceRecovery.of(FenceRecoveryStatus.UNKNOWN_IDENTITY, replaced);
 		}
-		if (identity.equals(found) && replaced >= 1 && replaced <= issued) {
+		// the fenced reader's rule (DocumentFence#issued): a fence it would accept is not forged
+		if (fence != null && fence.issued(identity, checked, () -> checked.issued().get(0))) {
 			return FenceRecovery.of(FenceRecoveryStatus.NOT_FORGED, replaced);
 		}
 		String restoredFrom;
 		Map<String, Object> next;
 		try {
-			restoredFrom = newestIssuedRevision(id, (String) current.get("_rev"), identity, issued);
+			restoredFrom = newestIssuedRevision(scope, id, (String) current.get("_rev"), identity, checked);
 			next = (restoredFrom != null) ? content(readMap(id, restoredFrom)) : tombstone();
 		}
 		catch (RuntimeException ex) {
@@ -163,7 +163,12 @@ public final class FencedDocumentRecovery {
 				(String) next.get("_rev"));
 	}
 
-	private @Nullable String newestIssuedRevision(String id, String currentRev, String identity, long issued) {
+	/**
+	 * The newest revision still on disk whose fence the lease store issued for the identity (the reader's rule; a
+	 * token above the mark is asked about, one pair at a time: only a write whose mark is pending has one).
+	 */
+	private @Nullable String newestIssuedRevision(ProgramScope scope, String id, String currentRev, String identity,
+			DocumentMarkStore.Checked checked) {
 		List<Revision> revisions = this.connector.getRevisions(id);
 		for (Revision revision : revisions) {
 			// CouchDB reports a revision whose body is still stored as "available" (Ektorp's isOnDisk() expects "disk")
@@ -171,8 +176,11 @@ public final class FencedDocumentRecovery {
 				continue;
 			}
 			Map<String, Object> old = readMap(id, revision.getRev());
-			Map<?, ?> fence = (old != null) ? fence(old) : null;
-			if (fence != null && identity.equals(digest(fence)) && token(fence) >= 1 && token(fence) <= issued) {
+			DocumentFence fence = (old != null) ? DocumentFence.of(old) : null;
+			if (fence != null && fence.issued(identity, checked, () -> this.marks
+				.check(scope, databaseName(), id, identity, List.of(fence.claim()))
+				.issued()
+				.get(0))) {
 				return revision.getRev();
 			}
 		}
@@ -206,23 +214,6 @@ public final class FencedDocumentRecovery {
 		Map<String, Object> body = new LinkedHashMap<>();
 		body.put(FencedDocuments.DELETED_FIELD, Boolean.TRUE);
 		return body;
-	}
-
-	private static @Nullable Map<?, ?> fence(Map<String, Object> doc) {
-		return (doc.get(FenceStamp.FIELD) instanceof Map<?, ?> fence) ? fence : null;
-	}
-
-	private static @Nullable String digest(Map<?, ?> fence) {
-		return (fence.get("lock_key_digest") instanceof String digest && DIGEST.matcher(digest).matches()) ? digest
-				: null;
-	}
-
-	private static long token(Map<?, ?> fence) {
-		if (fence.get("fencing_token") instanceof Number number && number.doubleValue() == number.longValue()) {
-			long token = number.longValue();
-			return (token >= 1 && token <= LeaseRecord.MAX_FENCING_TOKEN) ? token : 0;
-		}
-		return 0;
 	}
 
 }

@@ -4,10 +4,12 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -22,6 +24,7 @@ import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.audit.internal.AuditEventBuilder;
 import io.starintel.lease.context.LeaseContext;
+import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.fence.FenceDecision;
@@ -143,10 +146,17 @@ public final class FencedDocuments {
 
 	/**
 	 * Writes many documents under one authorization; per-document errors ({@code forbidden}, {@code conflict}) become
-	 * typed results matched by id (servers may reorder bulk results). When the authorization is refused, nothing is
-	 * sent and every document gets the refusal.
+	 * typed results matched by id (servers may reorder bulk results, and Ektorp reports only the failed ones, so the
+	 * id is the only key). When the authorization is refused, nothing is sent and every document gets the refusal. A
+	 * bulk that names one document id twice is refused up front, nothing authorized or sent, every document
+	 * {@link FenceOutcome#INVALID_REQUEST}: CouchDB would store one of the two and refuse the other, and results
+	 * matched by id could not tell which (both would be reported refused, or both accepted).
 	 */
 	public List<FencedDocumentResult> tryExecuteBulk(Collection<?> documents) {
+		List<FencedDocumentResult> invalid = refuseDuplicateIds(documents);
+		if (invalid != null) {
+			return invalid;
+		}
 		FenceDecision decision = this.guard.authorizeCurrent();
 		FencedWriteResult authorized = decision.toWriteResult();
 		List<FencedDocumentResult> results = new ArrayList<>(documents.size());
@@ -191,6 +201,27 @@ public final class FencedDocuments {
 				auditServerRefusal(refused);
 				results.add(new FencedDocumentResult(id, null, refused));
 			}
+		}
+		return results;
+	}
+
+	/** Every document refused as {@link FenceOutcome#INVALID_REQUEST} when an id occurs twice, else {@code null}. */
+	private static @Nullable List<FencedDocumentResult> refuseDuplicateIds(Collection<?> documents) {
+		Set<String> ids = new HashSet<>();
+		boolean duplicate = false;
+		for (Object document : documents) {
+			String id = Documents.getId(document);
+			// documents without an id get one from the server each: never the same
+			duplicate |= id != null && !ids.add(id);
+		}
+		if (!duplicate) {
+			return null;
+		}
+		FencedWriteResult refused = FencedWriteResult.refused(FenceOutcome.INVALID_REQUEST, Reason.NONE,
+				Identifiers.generate("corr"), "a bulk write names a document id twice: nothing sent", null);
+		List<FencedDocumentResult> results = new ArrayList<>(documents.size());
+		for (Object document : documents) {
+			results.add(new FencedDocumentResult(String.valueOf(Documents.getId(document)), null, refused));
 		}
 		return results;
 	}
@@ -291,7 +322,7 @@ public final class FencedDocuments {
 			return true;
 		}
 		return this.marks.raise(context.identity().scope(), this.raw.getDatabaseName(), id, stamp.lockKeyDigest(),
-				stamp.fencingToken(), deadline);
+				stamp.fencingToken(), stamp.leaseId(), deadline);
 	}
 
 	@SuppressWarnings("unchecked")

@@ -17,8 +17,10 @@ public enum FencedReadStatus {
 	 */
 	BELOW_MARK,
 	/**
-	 * Every revision is forged: its token is above the highest token the lease store ever issued for its identity,
-	 * or its lock identity differs from the document's mark.
+	 * No revision carries a fence the lease store issued for the document's identity: a malformed fence, another
+	 * identity than the mark's, an identity never granted a lease, a token above its issued counter, the mark's token
+	 * with another lease id than the mark kept, or a token above the mark whose (lease id, token) pair the store never
+	 * issued ({@code DocumentFence}, docs/fencing.md).
 	 */
 	FORGED,
 	/** CouchDB or Redis could not answer: nothing is known. */

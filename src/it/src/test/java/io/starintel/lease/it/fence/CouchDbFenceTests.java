@@ -8,6 +8,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,6 +20,9 @@ import java.util.concurrent.TimeUnit;
 
 import io.starintel.lease.test.ServiceEnvironment;
 import io.starintel.lease.core.Reason;
+import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.core.ReleaseRequest;
+import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.fence.FenceOutcome;
 import io.starintel.lease.fence.FencedWriteRejectedException;
 import io.starintel.lease.fence.FencedWriteResult;
@@ -48,6 +52,7 @@ import org.junit.jupiter.api.TestInstance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * CouchDB enforcement point, run against both servers ({@link PouchDbServerFenceTests}: pouchdb-server,
@@ -559,6 +564,212 @@ abstract class CouchDbFenceTests {
 				assertThat(fenced.tryUpdate(again).outcome()).isEqualTo(FenceOutcome.ACCEPTED);
 			}
 			assertThat(reader.read(scope, "recover").document().get("value").asText()).isEqualTo("B again");
+		}
+		finally {
+			recoveryHttp.shutdown();
+			send("PUT", dbUri("_security"), "{}");
+			HttpResponse<String> current = send("GET", userUri, null);
+			String rev = JSON.readTree(current.body()).path("_rev").asText();
+			send("DELETE", URI.create(userUri + "?rev=" + rev), null);
+		}
+	}
+
+	/**
+	 * A forged fence whose token is a little above the identity's issued counter (a forger with database credentials
+	 * and the holder's digest) stays forged once a later lease's token has overtaken it: the pair (lease id, token)
+	 * was never issued. The holder's own untouched document on the same identity still reads as current, and the
+	 * recovery treats the forged one as forged (Apache CouchDB: recovered to the holder's content; pouchdb-server: no
+	 * user can recover, refused by the server, never {@code not_forged}).
+	 */
+	@Test
+	void aForgedTokenThatALaterLeaseOvertakesStaysForgedAndIsRecovered() throws Exception {
+		LeaseContext f1 = fixture.acquire(fixture.identity("couch-ahead"), "alice", 30_000);
+		Map<String, Object> ahead = doc("ahead", "from f1");
+		Map<String, Object> untouched = doc("ahead-untouched", "from f1");
+		try (LeaseContext.Scope scope = LeaseContext.bind(f1)) {
+			assertThat(fenced.tryCreate(ahead).outcome()).isEqualTo(FenceOutcome.ACCEPTED);
+			assertThat(fenced.tryCreate(untouched).outcome()).isEqualTo(FenceOutcome.ACCEPTED);
+		}
+		String f1Rev = (String) ahead.get("_rev");
+		// 300 ms of backend time ahead (tokens are backend ms * 1024): the next lease after that is above it
+		long forgedToken = f1.fencingToken() + 1024 * 300;
+		String forgedFence = "{\"lock_key_digest\":\"" + f1.identity().keyDigest() + "\",\"fencing_token\":"
+				+ forgedToken + ",\"lease_id\":\"lease_bogus\"}";
+		assertThat(put(client, "ahead", "{\"_rev\":\"" + f1Rev + "\",\"value\":\"FORGED-AHEAD\",\"starintel_fence\":"
+				+ forgedFence + "}").statusCode()).isEqualTo(201);
+		ProgramScope scope = f1.identity().scope();
+		assertThat(reader.read(scope, "ahead").status()).isEqualTo(FencedReadStatus.FORGED);
+		assertThat(fixture.store.release(new ReleaseRequest(f1.handle(), Identifiers.generate("request"),
+				Instant.now().plusSeconds(5))).code()).isEqualTo(ResultCode.LEASE_RELEASED);
+		await().atMost(Duration.ofSeconds(10))
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> fixture.serverMillis() * 1024 > forgedToken);
+		LeaseContext f2 = fixture.acquire(fixture.identity("couch-ahead"), "bob", 30_000);
+		assertThat(f2.fencingToken()).as("the next lease's token is above the forged one").isGreaterThan(forgedToken);
+		FencedRead read = reader.read(scope, "ahead");
+		assertThat(read.status()).isEqualTo(FencedReadStatus.FORGED);
+		assertThat(read.document()).isNull();
+		FencedRead legit = reader.read(scope, "ahead-untouched");
+		assertThat(legit.status()).as("the holder's write that no one overwrote").isEqualTo(FencedReadStatus.CURRENT);
+		assertThat(legit.fencingToken()).isEqualTo(f1.fencingToken());
+		assertThat(legit.document().get("value").asText()).isEqualTo("from f1");
+		if (!server().authenticated()) {
+			FenceRecovery refused = new FencedDocumentRecovery(raw, new DocumentMarkStore(fixture.redis),
+					Clock.systemUTC()).recover(scope, "ahead", "corr-ahead");
+			assertThat(refused.status()).as("forged, but nobody has the recovery role here")
+				.isEqualTo(FenceRecoveryStatus.REFUSED_BY_SERVER);
+			return;
+		}
+		FenceRecovery recovered = recoverWithTheRecoveryRole(scope, "ahead");
+		assertThat(recovered.status()).isEqualTo(FenceRecoveryStatus.RECOVERED);
+		assertThat(recovered.replacedToken()).isEqualTo(forgedToken);
+		assertThat(recovered.token()).as("the issued counter: f2's token").isEqualTo(f2.fencingToken());
+		assertThat(recovered.restoredFrom()).isEqualTo(f1Rev);
+		FencedRead after = reader.read(scope, "ahead");
+		assertThat(after.status()).isEqualTo(FencedReadStatus.CURRENT);
+		assertThat(after.document().get("value").asText()).isEqualTo("from f1");
+		Map<String, Object> next = new HashMap<>(raw.get(Map.class, "ahead"));
+		next.put("value", "from f2");
+		try (LeaseContext.Scope bound = LeaseContext.bind(f2)) {
+			assertThat(fenced.tryUpdate(next).outcome()).isEqualTo(FenceOutcome.ACCEPTED);
+		}
+		assertThat(reader.read(scope, "ahead").document().get("value").asText()).isEqualTo("from f2");
+	}
+
+	/**
+	 * A fence above the document's mark (a write whose mark is pending: here a writer without a mark store) reads as
+	 * current only with a (lease id, token) pair the lease store issued for the document's identity: the holder's own
+	 * write does after its lease ended; a later lease's token under the earlier lease id, and another identity's real
+	 * pair under this identity's digest, are forged (the counter alone would accept both).
+	 */
+	@Test
+	void aFenceAboveTheMarkIsCurrentOnlyWithAPairTheStoreIssuedForTheIdentity() throws Exception {
+		FencedCouchDbConnector unmarked = new FencedCouchDbConnector(raw, fixture.guard);
+		LeaseContext other = fixture.acquire(fixture.identity("couch-pair-other"), "carol", 30_000);
+		LeaseContext f1 = fixture.acquire(fixture.identity("couch-pair"), "alice", 30_000);
+		try (LeaseContext.Scope scope = LeaseContext.bind(f1)) {
+			assertThat(unmarked.tryCreate(doc("pair-own", "from f1")).outcome()).isEqualTo(FenceOutcome.ACCEPTED);
+		}
+		assertThat(fixture.store.release(new ReleaseRequest(f1.handle(), Identifiers.generate("request"),
+				Instant.now().plusSeconds(5))).code()).isEqualTo(ResultCode.LEASE_RELEASED);
+		LeaseContext f2 = fixture.acquire(fixture.identity("couch-pair"), "bob", 30_000);
+		String digest = f1.identity().keyDigest();
+		assertThat(put(client, "pair-mixed", "{\"value\":\"x\",\"starintel_fence\":{\"lock_key_digest\":\"" + digest
+				+ "\",\"fencing_token\":" + f2.fencingToken() + ",\"lease_id\":\"" + f1.leaseId() + "\"}}").statusCode())
+			.isEqualTo(201);
+		assertThat(put(client, "pair-other", "{\"value\":\"x\",\"starintel_fence\":{\"lock_key_digest\":\"" + digest
+				+ "\",\"fencing_token\":" + other.fencingToken() + ",\"lease_id\":\"" + other.leaseId() + "\"}}")
+			.statusCode()).isEqualTo(201);
+		ProgramScope scope = f1.identity().scope();
+		FencedRead own = reader.read(scope, "pair-own");
+		assertThat(own.status()).isEqualTo(FencedReadStatus.CURRENT);
+		assertThat(own.mark()).as("no mark was raised").isZero();
+		assertThat(reader.read(scope, "pair-mixed").status()).isEqualTo(FencedReadStatus.FORGED);
+		assertThat(reader.read(scope, "pair-other").status()).isEqualTo(FencedReadStatus.FORGED);
+	}
+
+	/**
+	 * Fences the lease store never issued are forged, never current: an identity that was never granted a lease, a
+	 * digest that is not one, a digest that is a JSON object, a token that is not an integer. The design document
+	 * refuses the last two, so they are written into a database without it (an admin can remove it), where the
+	 * reader must still fail closed. The recovery cannot pick an identity or a token for them:
+	 * {@code unknown_identity}.
+	 */
+	@Test
+	void fencesTheLeaseStoreNeverIssuedAreForgedNeverCurrent() throws Exception {
+		ProgramScope scope = fixture.identity("couch-never").scope();
+		String unknownDigest = "A".repeat(43);
+		assertThat(put(client, "never-unknown", "{\"value\":\"x\",\"starintel_fence\":{\"lock_key_digest\":\""
+				+ unknownDigest + "\",\"fencing_token\":5,\"lease_id\":\"lease_bogus\"}}").statusCode())
+			.isEqualTo(201);
+		assertThat(put(client, "never-malformed", "{\"value\":\"x\",\"starintel_fence\":{\"lock_key_digest\":"
+				+ "\"a b {x} c\",\"fencing_token\":5,\"lease_id\":\"lease_bogus\"}}").statusCode()).isEqualTo(201);
+		String unguarded = database + "-unguarded";
+		instance.createDatabase(unguarded);
+		try {
+			CouchDbConnector plain = new StdCouchDbConnector(unguarded, instance);
+			Map<String, Object> objectDigest = doc("never-object", "x");
+			objectDigest.put("starintel_fence", Map.of("lock_key_digest", Map.of("d", unknownDigest), "fencing_token", 5,
+					"lease_id", "lease_bogus"));
+			plain.create(objectDigest);
+			Map<String, Object> fraction = doc("never-fraction", "x");
+			fraction.put("starintel_fence", Map.of("lock_key_digest", unknownDigest, "fencing_token", 5.5, "lease_id",
+					"lease_bogus"));
+			plain.create(fraction);
+			DocumentMarkStore marks = new DocumentMarkStore(fixture.redis);
+			FencedCouchDbReader unguardedReader = new FencedCouchDbReader(plain, marks);
+			FencedDocumentRecovery unguardedRecovery = new FencedDocumentRecovery(plain, marks, Clock.systemUTC());
+			FencedDocumentRecovery recovery = new FencedDocumentRecovery(raw, marks, Clock.systemUTC());
+			for (String id : List.of("never-unknown", "never-malformed")) {
+				assertThat(reader.read(scope, id).status()).as(id).isEqualTo(FencedReadStatus.FORGED);
+				assertThat(reader.read(scope, id).document()).as(id).isNull();
+				assertThat(recovery.recover(scope, id, "corr-" + id).status()).as(id)
+					.isEqualTo(FenceRecoveryStatus.UNKNOWN_IDENTITY);
+			}
+			for (String id : List.of("never-object", "never-fraction")) {
+				assertThat(unguardedReader.read(scope, id).status()).as(id).isEqualTo(FencedReadStatus.FORGED);
+				assertThat(unguardedRecovery.recover(scope, id, "corr-" + id).status()).as(id)
+					.isEqualTo(FenceRecoveryStatus.UNKNOWN_IDENTITY);
+			}
+		}
+		finally {
+			instance.deleteDatabase(unguarded);
+		}
+	}
+
+	/**
+	 * A bulk write naming one document twice (a stale and a current revision) is refused before anything is
+	 * authorized or sent, every entry {@code fenced_write_invalid_request}: results matched by id could not tell the
+	 * stored entry from the refused one.
+	 */
+	@Test
+	void aBulkWriteNamingADocumentTwiceIsAnInvalidRequestAndNothingIsSent() {
+		LeaseContext holder = fixture.acquire(fixture.identity("couch-dup"), "bob", 30_000);
+		try (LeaseContext.Scope scope = LeaseContext.bind(holder)) {
+			Map<String, Object> dup = doc("dup1", "first");
+			assertThat(fenced.tryCreate(dup).isAccepted()).isTrue();
+			String old = (String) dup.get("_rev");
+			dup.put("value", "second");
+			assertThat(fenced.tryUpdate(dup).isAccepted()).isTrue();
+			String current = (String) dup.get("_rev");
+			Map<String, Object> stale = doc("dup1", "stale-rev");
+			stale.put("_rev", old);
+			Map<String, Object> fresh = doc("dup1", "current-rev");
+			fresh.put("_rev", current);
+			List<FencedDocumentResult> results = fenced.tryExecuteBulk(List.of(stale, fresh));
+			assertThat(results).hasSize(2).allSatisfy((r) -> {
+				assertThat(r.id()).isEqualTo("dup1");
+				assertThat(r.isAccepted()).isFalse();
+				assertThat(r.result().outcome()).isEqualTo(FenceOutcome.INVALID_REQUEST);
+				assertThat(r.result().stamp()).as("never authorized").isNull();
+			});
+			assertThat(fenced.executeBulk(List.of(doc("dup2", "a"), doc("dup2", "b")))).hasSize(2)
+				.allSatisfy((e) -> assertThat(e.getError()).isEqualTo("fenced_write_invalid_request"));
+		}
+		Map<?, ?> stored = raw.get(Map.class, "dup1");
+		assertThat(stored.get("value")).as("nothing was sent").isEqualTo("second");
+		assertThat(raw.contains("dup2")).isFalse();
+	}
+
+	/** Runs a recovery as a fresh CouchDB user with the recovery role (Apache CouchDB only), then removes the user. */
+	FenceRecovery recoverWithTheRecoveryRole(ProgramScope scope, String id) throws Exception {
+		String user = "fence-recovery-" + UUID.randomUUID().toString().substring(0, 8);
+		URI userUri = URI.create(this.url + "/_users/org.couchdb.user:" + user);
+		assertThat(send("PUT", userUri, "{\"name\":\"" + user + "\",\"password\":\"secret-" + user
+				+ "\",\"roles\":[\"" + FencedDocumentRecovery.RECOVERY_ROLE + "\"],\"type\":\"user\"}").statusCode())
+			.isEqualTo(201);
+		org.ektorp.http.HttpClient recoveryHttp = new StdHttpClient.Builder().url(this.url)
+			.caching(false)
+			.username(user)
+			.password("secret-" + user)
+			.build();
+		try {
+			assertThat(send("PUT", dbUri("_security"), "{\"admins\":{\"names\":[],\"roles\":[]},"
+					+ "\"members\":{\"names\":[],\"roles\":[\"" + FencedDocumentRecovery.RECOVERY_ROLE + "\"]}}")
+				.statusCode()).isEqualTo(200);
+			return new FencedDocumentRecovery(new StdCouchDbConnector(database, new StdCouchDbInstance(recoveryHttp)),
+					new DocumentMarkStore(fixture.redis), Clock.systemUTC())
+				.recover(scope, id, "corr-" + id);
 		}
 		finally {
 			recoveryHttp.shutdown();
