@@ -108,6 +108,22 @@ class TargetLeasedStartupTests {
 
 	}
 
+	static class UnparsableTargetJob {
+
+		@TargetLeased(target = "#id.(", actor = "usernamegen")
+		public void run(String id) {
+		}
+
+	}
+
+	static class BlankTargetJob {
+
+		@TargetLeased(target = " ", actor = "usernamegen")
+		public void run(String id) {
+		}
+
+	}
+
 	private static String failure(Throwable startupFailure) {
 		FailureAnalysis analysis = new LeaseConfigurationFailureAnalyzer().analyze(startupFailure);
 		assertThat(analysis).as("analyzed by the starter's FailureAnalyzer").isNotNull();
@@ -206,6 +222,21 @@ class TargetLeasedStartupTests {
 			.run((context) -> assertThat(failure(context.getStartupFailure()))
 				.contains("bean 'primitiveJob' method PrimitiveSkipJob.count returns int")
 				.contains("onConflict = THROW"));
+	}
+
+	@Test
+	void whenTheTargetExpressionDoesNotParseOrIsBlankThenStartupFailsEvenWithMisuseWarn() {
+		this.runner.withPropertyValues("starintel.lease.job.misuse=warn")
+			.withBean("unparsableJob", UnparsableTargetJob.class)
+			.withBean("blankJob", BlankTargetJob.class)
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).isInstanceOf(LeaseConfigurationException.class);
+				assertThat(failure(context.getStartupFailure())).contains("2 problems")
+					.contains("bean 'unparsableJob' method UnparsableTargetJob.run @TargetLeased(target): \"#id.(\" "
+							+ "does not parse as SpEL")
+					.contains("bean 'blankJob' method BlankTargetJob.run @TargetLeased(target): is blank");
+			});
 	}
 
 	@Test

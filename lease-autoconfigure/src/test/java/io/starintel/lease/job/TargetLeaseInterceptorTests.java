@@ -459,6 +459,27 @@ class TargetLeaseInterceptorTests {
 	}
 
 	@Test
+	void whenTheTargetExpressionDoesNotParseOrIsBlankThenEveryCallIsATypedInvalidRequest() {
+		// lazy: not created at start-up, so the start-up check (TargetLeasedStartupTests) does not see it
+		this.runner
+			.withBean("badTargets", BadTargets.class, BadTargets::new, (definition) -> definition.setLazyInit(true))
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				BadTargets jobs = context.getBean(BadTargets.class);
+				assertThat(AopUtils.isAopProxy(jobs)).isTrue();
+				// twice the unparsable one: the plan caches the parse failure, the answer stays the same
+				for (Runnable call : List.<Runnable>of(() -> jobs.unparsable("target_24"),
+						() -> jobs.blank("target_24"), () -> jobs.unparsable("target_24"))) {
+					assertThatThrownBy(call::run).isInstanceOf(LeaseAcquisitionException.class)
+						.hasMessageContaining("@TargetLeased(target)")
+						.satisfies((ex) -> assertThat(((LeaseAcquisitionException) ex).code())
+							.isEqualTo(ResultCode.INVALID_LEASE_REQUEST));
+				}
+				assertThat(jobs.runs()).isZero();
+			});
+	}
+
+	@Test
 	void whenOperationsRunThenMetricsAreTaggedByOperationAndCodeOnly() {
 		this.runner.run((context) -> {
 			LeasedJobs jobs = jobs(context);
@@ -516,6 +537,30 @@ class TargetLeaseInterceptorTests {
 		private LeaseResult answered(String operation, LeaseResult result) {
 			this.calls.add(operation + ":" + result.code().wireName());
 			return result;
+		}
+
+	}
+
+	/** Leased methods whose target expression does not parse, or is blank. */
+	static class BadTargets {
+
+		private final java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+
+		/** How often a method ran (a method: the proxy's own fields are not the bean's). */
+		public int runs() {
+			return this.runs.get();
+		}
+
+		@TargetLeased(target = "#id.(", actor = "usernamegen")
+		public String unparsable(String id) {
+			this.runs.incrementAndGet();
+			return "ran";
+		}
+
+		@TargetLeased(target = "", actor = "usernamegen")
+		public String blank(String id) {
+			this.runs.incrementAndGet();
+			return "ran";
 		}
 
 	}

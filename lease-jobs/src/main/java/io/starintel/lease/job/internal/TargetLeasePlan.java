@@ -51,7 +51,10 @@ final class TargetLeasePlan {
 
 	final boolean async;
 
-	private final Expression target;
+	/** The parsed target expression; {@code null} when it does not parse ({@link #targetProblem} says why). */
+	private final @Nullable Expression target;
+
+	private final @Nullable String targetProblem;
 
 	private final String targetNamespace;
 
@@ -71,7 +74,16 @@ final class TargetLeasePlan {
 
 	TargetLeasePlan(Method method, TargetLeased leased) {
 		this.name = method.getDeclaringClass().getSimpleName() + "." + method.getName();
-		this.target = PARSER.parseExpression(leased.target());
+		Expression target = null;
+		String targetProblem = null;
+		try {
+			target = parseTarget(leased.target());
+		}
+		catch (IllegalArgumentException ex) {
+			targetProblem = ex.getMessage();
+		}
+		this.target = target;
+		this.targetProblem = targetProblem;
 		this.targetNamespace = leased.targetNamespace();
 		this.actor = leased.actor();
 		this.workflow = leased.workflow();
@@ -96,12 +108,18 @@ final class TargetLeasePlan {
 	 */
 	LockIdentity identity(Method method, @Nullable Object bean, @Nullable Object[] args, TargetResolver resolver,
 			JobSettings settings) {
+		Expression target = this.target;
+		if (target == null) {
+			// the start-up check refuses it; a bean it did not check (lazy, prototype) gets the typed refusal per call
+			throw new LeaseAcquisitionException(ResultCode.INVALID_LEASE_REQUEST, Reason.NONE,
+					"@TargetLeased(target) of " + this.name + ": " + this.targetProblem);
+		}
 		ResolvedTarget resolved;
 		try {
 			Method specific = specificMethod(method, bean);
-			int parameter = simpleParameterIndex(specific);
+			int parameter = simpleParameterIndex(specific, target);
 			Object reference = (parameter >= 0) ? args[parameter]
-					: this.target.getValue(new MethodBasedEvaluationContext(bean, specific, args, PARAMETER_NAMES));
+					: target.getValue(new MethodBasedEvaluationContext(bean, specific, args, PARAMETER_NAMES));
 			resolved = resolver.resolve(this.targetNamespace, reference);
 		}
 		catch (RuntimeException ex) {
@@ -115,6 +133,26 @@ final class TargetLeasePlan {
 		catch (InvalidLeaseRequestException ex) {
 			throw new LeaseAcquisitionException(ResultCode.INVALID_LEASE_REQUEST, Reason.NONE,
 					"Invalid lock identity for " + this.name + ": " + ex.getMessage());
+		}
+	}
+
+	/**
+	 * Parses a {@link TargetLeased#target()} expression: the one parse of it, for the start-up check
+	 * ({@link TargetLeasedVerifier}) and the plan alike.
+	 * @throws IllegalArgumentException when it is blank or does not parse, with a message that says which (to follow
+	 * the attribute's name)
+	 */
+	static Expression parseTarget(String text) {
+		if (text == null || text.isBlank()) {
+			throw new IllegalArgumentException("is blank: write a SpEL expression over the method's arguments, e.g. "
+					+ "\"#target\" or \"#target.id()\"");
+		}
+		try {
+			return PARSER.parseExpression(text);
+		}
+		catch (RuntimeException ex) {
+			// SpelParseException (a ParseException), or what the parser throws for input it cannot read at all
+			throw new IllegalArgumentException("\"" + text + "\" does not parse as SpEL: " + ex.getMessage(), ex);
 		}
 	}
 
@@ -148,11 +186,11 @@ final class TargetLeasePlan {
 	 * For an expression that is just {@code #name} naming a parameter: that parameter's index (evaluated without
 	 * SpEL); otherwise -1.
 	 */
-	private int simpleParameterIndex(Method specific) {
+	private int simpleParameterIndex(Method specific, Expression target) {
 		int index = this.simpleParameter;
 		if (index == -2) {
 			index = -1;
-			String text = this.target.getExpressionString();
+			String text = target.getExpressionString();
 			String[] names = PARAMETER_NAMES.getParameterNames(specific);
 			if (text.matches("#[A-Za-z_][A-Za-z0-9_]*") && names != null) {
 				for (int i = 0; i < names.length; i++) {

@@ -32,6 +32,8 @@ import io.starintel.lease.job.TargetLeased;
  * exist.
  *
  * <ul>
+ * <li>The {@code target} SpEL expression must be non-blank and parse. A failure always fails start-up (every call
+ * would be refused {@code invalid_lease_request}).</li>
  * <li>Durations ({@code ttl}, {@code maxLifetime}, {@code waitFor}) are parsed strictly ({@link LeaseDurationFormat}: a
  * unit is required) and checked against the lease policy: {@code ttl.minimum < ttl <= ttl.maximum},
  * {@code ttl <= maxLifetime <= ttl.maximum-lifetime}, {@code waitFor <= request.maximum-wait}. A violation always fails start-up
@@ -98,8 +100,9 @@ final class TargetLeasedVerifier implements SmartInitializingSingleton, BeanFact
 			invalid.addAll(misuse);
 		}
 		if (!invalid.isEmpty()) {
-			throw new LeaseConfigurationException(invalid, "Fix each @TargetLeased method listed. Durations need a "
-					+ "unit (30s, 500ms, 5m) and must lie within the bounds the named properties set. A leased method "
+			throw new LeaseConfigurationException(invalid, "Fix each @TargetLeased method listed. The target is a "
+					+ "SpEL expression over the method's arguments (#target, #target.id()). Durations need a unit "
+					+ "(30s, 500ms, 5m) and must lie within the bounds the named properties set. A leased method "
 					+ "must be public or protected, neither static nor final, on a Spring bean that is proxied; call "
 					+ "it through the bean (not this.method()). To start anyway with a warning for the proxying "
 					+ "problems, set " + PREFIX + "job.misuse=warn.");
@@ -117,7 +120,9 @@ final class TargetLeasedVerifier implements SmartInitializingSingleton, BeanFact
 		for (Method method : leased) {
 			String where = "bean '" + beanName + "' method " + method.getDeclaringClass().getSimpleName() + "."
 					+ method.getName();
-			durations(where, method, method.getAnnotation(TargetLeased.class), invalid);
+			TargetLeased annotation = method.getAnnotation(TargetLeased.class);
+			durations(where, method, annotation, invalid);
+			target(where, annotation, invalid);
 			String unreachable = unreachable(method, userClass);
 			if (unreachable != null) {
 				misuse.add(new Problem(where, "is annotated @TargetLeased but " + unreachable
@@ -173,6 +178,16 @@ final class TargetLeasedVerifier implements SmartInitializingSingleton, BeanFact
 		if (returnType.isPrimitive() && returnType != void.class && leased.onConflict() == ConflictPolicy.SKIP) {
 			invalid.add(new Problem(where, "returns " + returnType + ", which cannot express a skipped call: use "
 					+ "onConflict = THROW or a reference/Optional return type"));
+		}
+	}
+
+	/** The target expression parses (its one parse: {@link TargetLeasePlan#parseTarget}); every call fails if not. */
+	private static void target(String where, TargetLeased leased, List<Problem> invalid) {
+		try {
+			TargetLeasePlan.parseTarget(leased.target());
+		}
+		catch (IllegalArgumentException ex) {
+			invalid.add(new Problem(where, "@TargetLeased(target): " + ex.getMessage()));
 		}
 	}
 
