@@ -130,6 +130,16 @@ public class LeasedJobs {
 			.block();
 	}
 
+	/** A job that restores an interrupt it caught before it returns, as a job should: it ends interrupted. */
+	@TargetLeased(target = "#target", actor = "usernamegen", ttl = "3s", maxLifetime = "1m")
+	public String endInterrupted(String target) {
+		this.state.runs.incrementAndGet();
+		LeaseContext context = LeaseContext.current().orElseThrow();
+		this.state.seen.add(context);
+		Thread.currentThread().interrupt();
+		return context.leaseId();
+	}
+
 	@TargetLeased(target = "#target.toCharArray()", actor = "usernamegen")
 	public String badTarget(String target) {
 		this.state.runs.incrementAndGet();

@@ -459,6 +459,49 @@ class TargetLeaseInterceptorTests {
 	}
 
 	@Test
+	void whenTheCallerIsAlreadyInterruptedThenTheLeaseIsAcquiredAndReleasedAndTheFlagIsKept() {
+		// a store that, like the Redis store, applies a call but answers it unknown on an interrupted thread: without
+		// the flag cleared around the aspect's calls the acquire is committed and the caller told it is unknown
+		InterruptSensitiveStore store = new InterruptSensitiveStore();
+		this.runner.withBean(LeaseStore.class, () -> store).run((context) -> {
+			LeasedJobs jobs = jobs(context);
+			String leaseId;
+			boolean interruptedAfter;
+			Thread.currentThread().interrupt();
+			try {
+				leaseId = jobs.process("target_22");
+			}
+			finally {
+				interruptedAfter = Thread.interrupted();
+			}
+			assertThat(interruptedAfter).as("the caller's interrupt flag is kept").isTrue();
+			assertThat(leaseId).startsWith("lease_");
+			assertThat(state(context).runs).hasValue(1);
+			assertThat(store.calls).containsExactly("acquire:lease_acquired", "release:lease_released");
+			assertThat(inspect(context, "target_22").code()).isEqualTo(ResultCode.LEASE_NOT_FOUND);
+		});
+	}
+
+	@Test
+	void whenTheJobEndsWithItsInterruptFlagSetThenItsReleaseIsAnsweredAndTheFlagIsKept() {
+		InterruptSensitiveStore store = new InterruptSensitiveStore();
+		this.runner.withBean(LeaseStore.class, () -> store).run((context) -> {
+			LeasedJobs jobs = jobs(context);
+			boolean interruptedAfter;
+			try {
+				jobs.endInterrupted("target_23");
+			}
+			finally {
+				interruptedAfter = Thread.interrupted();
+			}
+			assertThat(interruptedAfter).as("the job's interrupt flag reaches the caller").isTrue();
+			assertThat(store.calls).containsExactly("acquire:lease_acquired", "release:lease_released");
+			assertThat(context.getBean(MeterRegistry.class).get(LeaseService.OPERATION_TIMER)
+				.tag("operation", "release").tag("code", "lease_released").timer().count()).isEqualTo(1);
+		});
+	}
+
+	@Test
 	void whenTheTargetExpressionDoesNotParseOrIsBlankThenEveryCallIsATypedInvalidRequest() {
 		// lazy: not created at start-up, so the start-up check (TargetLeasedStartupTests) does not see it
 		this.runner
@@ -532,6 +575,44 @@ class TargetLeaseInterceptorTests {
 		public LeaseResult release(io.starintel.lease.core.ReleaseRequest request) {
 			this.releasing.countDown();
 			return answered("release", super.release(request));
+		}
+
+		private LeaseResult answered(String operation, LeaseResult result) {
+			this.calls.add(operation + ":" + result.code().wireName());
+			return result;
+		}
+
+	}
+
+	/**
+	 * A store that answers as the Redis store does on an interrupted thread: the call reaches the backend and is
+	 * applied, but the wait for its reply ends at once, so a mutation answers {@code lease_outcome_unknown} and a
+	 * resolve {@code lease_backend_unavailable}. Every call is recorded with its answer.
+	 */
+	static class InterruptSensitiveStore extends DelegatingStore {
+
+		final List<String> calls = new CopyOnWriteArrayList<>();
+
+		@Override
+		public LeaseResult acquire(io.starintel.lease.core.AcquireRequest request) {
+			return answered("acquire", replyLostIfInterrupted(super.acquire(request)));
+		}
+
+		@Override
+		public LeaseResult release(io.starintel.lease.core.ReleaseRequest request) {
+			return answered("release", replyLostIfInterrupted(super.release(request)));
+		}
+
+		@Override
+		public LeaseResult resolve(io.starintel.lease.core.ResolveRequest request) {
+			return answered("resolve", Thread.currentThread().isInterrupted()
+					? LeaseResult.failure(ResultCode.LEASE_BACKEND_UNAVAILABLE, Reason.BACKEND_UNREACHABLE, null)
+					: super.resolve(request));
+		}
+
+		private static LeaseResult replyLostIfInterrupted(LeaseResult applied) {
+			return Thread.currentThread().isInterrupted()
+					? LeaseResult.failure(ResultCode.LEASE_OUTCOME_UNKNOWN, Reason.REPLY_LOST, null) : applied;
 		}
 
 		private LeaseResult answered(String operation, LeaseResult result) {

@@ -19,7 +19,8 @@ import io.starintel.lease.service.LeaseService;
  * {@code starintel.lease.request.maximum-wait} and retried with a jittered backoff no longer than the store's
  * {@code retry_after_ms}; every attempt of one call carries the same execution, job and trace ids and a fresh
  * request id; an outcome-unknown answer is resolved once by that request id (contract: resolve by request_id before
- * more work).
+ * more work). The acquire and its resolve run with the interrupt flag cleared ({@link Uninterrupted}); an
+ * interrupted caller does not wait out a conflict ({@code waitFor}): its backoff ends at once with the conflict answer.
  */
 final class LeaseAcquirer {
 
@@ -65,9 +66,10 @@ final class LeaseAcquirer {
 		catch (InvalidLeaseRequestException ex) {
 			return LeaseResult.invalid(ex);
 		}
-		LeaseResult result = this.service.acquire(request);
+		LeaseResult result = Uninterrupted.call(() -> this.service.acquire(request));
 		if (result.code() == ResultCode.LEASE_OUTCOME_UNKNOWN) {
-			LeaseResult resolved = this.service.resolve(ResolveRequest.of(request, this.service.deadline()));
+			LeaseResult resolved = Uninterrupted.call(
+					() -> this.service.resolve(ResolveRequest.of(request, this.service.deadline())));
 			if (resolved.code() != ResultCode.LEASE_NOT_FOUND && resolved.code() != ResultCode.LEASE_OUTCOME_UNKNOWN
 					&& resolved.code() != ResultCode.LEASE_BACKEND_UNAVAILABLE) {
 				return resolved;

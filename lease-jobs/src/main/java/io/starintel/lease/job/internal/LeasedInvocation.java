@@ -22,7 +22,9 @@ import io.starintel.lease.job.CancellationMode;
  * <p>Contract: lease loss signals cancellation immediately ({@link CancellationMode#INTERRUPT} interrupts the
  * thread that runs the method, or cancels the returned stage); release uses a fresh request id and runs also when
  * the method throws; a lease that shutdown already released is not released twice; a renewal already sent for the
- * lease is answered before its release is sent.
+ * lease is answered before its release is sent; the release (and its wait for that renewal) runs with the
+ * interrupt flag cleared and restored ({@link Uninterrupted}), so a job that ends with its flag set gets its release
+ * answered, and keeps its flag.
  */
 final class LeasedInvocation {
 
@@ -121,7 +123,8 @@ final class LeasedInvocation {
 			return; // shutdown released it already
 		}
 		LeaseContext context = registration.context();
-		LeaseResult released = registration.release(this.service, this.service.deadline());
+		// with the interrupt flag cleared (a job may end with its flag set): the release's answer is the backend's
+		LeaseResult released = Uninterrupted.call(() -> registration.release(this.service, this.service.deadline()));
 		if (released.isSuccess()) {
 			if (this.accepting.getAsBoolean()) {
 				logger.debug("Lease released: {}", context);

@@ -23,6 +23,7 @@ import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.context.LeaseContext;
+import io.starintel.lease.job.ConflictPolicy;
 import io.starintel.lease.job.LeaseLostEvent;
 import io.starintel.lease.job.TargetLeased;
 import io.starintel.lease.store.LeaseStore;
@@ -166,6 +167,22 @@ class LeasedJobApp {
 			if (interrupted) {
 				Thread.currentThread().interrupt();
 			}
+		}
+
+		/** Answers its lease id (a job that only needs to run under its lease). */
+		@TargetLeased(target = "#target", actor = "usernamegen", ttl = "5s", maxLifetime = "1m",
+				onConflict = ConflictPolicy.THROW)
+		public String leaseId(String target) {
+			this.shared.context = LeaseContext.current().orElseThrow();
+			return this.shared.context.leaseId();
+		}
+
+		/** Restores an interrupt it caught before it returns, as a job should: it ends with its flag set. */
+		@TargetLeased(target = "#target", actor = "usernamegen", ttl = "5s", maxLifetime = "1m")
+		public String endInterrupted(String target) {
+			this.shared.context = LeaseContext.current().orElseThrow();
+			Thread.currentThread().interrupt();
+			return this.shared.context.leaseId();
 		}
 
 		@TargetLeased(target = "#target", actor = "usernamegen", ttl = "3s", maxLifetime = "1m")

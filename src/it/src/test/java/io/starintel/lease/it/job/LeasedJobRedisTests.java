@@ -34,6 +34,7 @@ import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.it.redis.RedisServers;
 import io.starintel.lease.test.FaultProxy;
 import io.starintel.lease.context.LeaseContext;
+import io.starintel.lease.job.LeaseAcquisitionException;
 import io.starintel.lease.job.LeaseLostEvent;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.LeaseStore;
@@ -350,6 +351,59 @@ class LeasedJobRedisTests {
 			this.shared.release.countDown();
 			job.get(30, TimeUnit.SECONDS);
 		}
+	}
+
+	private static double count(ConfigurableApplicationContext context, String operation, ResultCode code) {
+		return context.getBean(MeterRegistry.class)
+			.find(LeaseService.OPERATION_TIMER)
+			.tag("operation", operation)
+			.tag("code", code.wireName())
+			.timers()
+			.stream()
+			.mapToDouble(io.micrometer.core.instrument.Timer::count)
+			.sum();
+	}
+
+	/**
+	 * A caller whose interrupt flag is already set: the lease is acquired (not committed in Redis and answered
+	 * {@code lease_outcome_unknown}, the target then locked for its TTL), the method runs, the release is answered,
+	 * and the caller keeps its flag.
+	 */
+	@Test
+	void anInterruptedCallerRunsUnderItsLeaseAndKeepsItsInterrupt() {
+		ConfigurableApplicationContext a = instance("instance_a");
+		LeasedJobApp.Jobs jobs = a.getBean(LeasedJobApp.Jobs.class);
+		String leaseId;
+		boolean interruptedAfter;
+		Thread.currentThread().interrupt();
+		try {
+			leaseId = jobs.leaseId("target_interrupted_caller");
+		}
+		finally {
+			interruptedAfter = Thread.interrupted();
+		}
+		assertThat(interruptedAfter).as("the caller's interrupt flag is kept").isTrue();
+		assertThat(leaseId).startsWith("lease_");
+		assertThat(count(a, "acquire", ResultCode.LEASE_ACQUIRED)).isEqualTo(1);
+		assertThat(count(a, "release", ResultCode.LEASE_RELEASED)).isEqualTo(1);
+		assertThat(inspect(a, "target_interrupted_caller")).isEqualTo(ResultCode.LEASE_NOT_FOUND);
+	}
+
+	/** A job that restores its interrupt flag before it returns: its release is answered, and its flag kept. */
+	@Test
+	void aJobThatEndsWithItsInterruptFlagSetHasItsReleaseAnswered() {
+		ConfigurableApplicationContext a = instance("instance_a");
+		boolean interruptedAfter;
+		try {
+			a.getBean(LeasedJobApp.Jobs.class).endInterrupted("target_ends_interrupted");
+		}
+		finally {
+			interruptedAfter = Thread.interrupted();
+		}
+		assertThat(interruptedAfter).as("the job's interrupt flag reaches the caller").isTrue();
+		assertThat(count(a, "release", ResultCode.LEASE_RELEASED)).isEqualTo(1);
+		assertThat(count(a, "release", ResultCode.LEASE_OUTCOME_UNKNOWN)).isZero();
+		assertThat(inspect(a, "target_ends_interrupted")).isEqualTo(ResultCode.LEASE_NOT_FOUND);
 	}
 
 	@Test
