@@ -523,6 +523,32 @@ class TargetLeaseInterceptorTests {
 	}
 
 	@Test
+	void whenTheAcquireIsOutcomeUnknownThenItsResolveSharesItsDeadline() {
+		DeadlineRecordingStore store = new DeadlineRecordingStore(false);
+		this.runner.withBean(LeaseStore.class, () -> store).run((context) -> {
+			LeasedJobs jobs = jobs(context);
+			assertThat(jobs.process("target_25")).startsWith("lease_"); // the resolve found the acquire committed
+			assertThat(store.resolveDeadlines).singleElement().isEqualTo(store.acquireDeadlines.get(0));
+		});
+	}
+
+	@Test
+	void whenTheAcquireUsedItsWholeDeadlineThenNoResolveIsSentAndTheOutcomeIsUnknown() {
+		DeadlineRecordingStore store = new DeadlineRecordingStore(true);
+		this.runner.withBean(LeaseStore.class, () -> store)
+			.withPropertyValues("starintel.lease.request.timeout=300ms")
+			.run((context) -> {
+				LeasedJobs jobs = jobs(context);
+				assertThatThrownBy(() -> jobs.process("target_26")).isInstanceOf(LeaseAcquisitionException.class)
+					.satisfies((ex) -> assertThat(((LeaseAcquisitionException) ex).code())
+						.isEqualTo(ResultCode.LEASE_OUTCOME_UNKNOWN));
+				assertThat(store.acquireDeadlines).hasSize(1);
+				assertThat(store.resolveDeadlines).as("no resolve after the shared deadline").isEmpty();
+				assertThat(state(context).runs).hasValue(0);
+			});
+	}
+
+	@Test
 	void whenOperationsRunThenMetricsAreTaggedByOperationAndCodeOnly() {
 		this.runner.run((context) -> {
 			LeasedJobs jobs = jobs(context);
@@ -618,6 +644,48 @@ class TargetLeaseInterceptorTests {
 		private LeaseResult answered(String operation, LeaseResult result) {
 			this.calls.add(operation + ":" + result.code().wireName());
 			return result;
+		}
+
+	}
+
+	/**
+	 * A store whose acquires are applied but answered {@code lease_outcome_unknown} (a lost reply), recording the
+	 * deadline of every acquire and resolve; {@code silent}: each acquire and resolve answers only once its deadline
+	 * has passed (a backend that does not answer).
+	 */
+	static class DeadlineRecordingStore extends DelegatingStore {
+
+		final List<Instant> acquireDeadlines = new CopyOnWriteArrayList<>();
+
+		final List<Instant> resolveDeadlines = new CopyOnWriteArrayList<>();
+
+		private final boolean silent;
+
+		DeadlineRecordingStore(boolean silent) {
+			this.silent = silent;
+		}
+
+		@Override
+		public LeaseResult acquire(io.starintel.lease.core.AcquireRequest request) {
+			this.acquireDeadlines.add(request.deadlineAt());
+			super.acquire(request);
+			silentUntil(request.deadlineAt());
+			return LeaseResult.failure(ResultCode.LEASE_OUTCOME_UNKNOWN, Reason.REPLY_LOST, null);
+		}
+
+		@Override
+		public LeaseResult resolve(io.starintel.lease.core.ResolveRequest request) {
+			this.resolveDeadlines.add(request.deadlineAt());
+			silentUntil(request.deadlineAt());
+			return this.silent ? LeaseResult.failure(ResultCode.LEASE_OUTCOME_UNKNOWN, Reason.REPLY_LOST, null)
+					: super.resolve(request);
+		}
+
+		private void silentUntil(Instant deadline) {
+			if (this.silent) {
+				await().pollInterval(Duration.ofMillis(5)).atMost(Duration.ofSeconds(10))
+					.until(() -> !Instant.now().isBefore(deadline));
+			}
 		}
 
 	}

@@ -158,6 +158,14 @@ public final class LeaseService {
 		return this.clock.instant().plus(this.operationTimeout);
 	}
 
+	/**
+	 * Whether {@code deadline} (one of {@link #deadline()}) has passed on this service's clock: a follow-up call that
+	 * shares an earlier request's deadline (the resolve of an outcome-unknown acquire) is not worth sending then.
+	 */
+	public boolean hasPassed(Instant deadline) {
+		return !this.clock.instant().isBefore(deadline);
+	}
+
 	/** acquire-if-free (one attempt; the caller resolves an outcome-unknown answer by the request's id). */
 	public LeaseResult acquire(AcquireRequest request) {
 		return this.runner.observed("acquire", request.identity().programId(), MUTATION_THREW,

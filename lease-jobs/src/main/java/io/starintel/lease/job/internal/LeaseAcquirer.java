@@ -1,5 +1,6 @@
 package io.starintel.lease.job.internal;
 
+import java.time.Instant;
 
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.internal.AcquireBackoff;
@@ -19,8 +20,10 @@ import io.starintel.lease.service.LeaseService;
  * {@code starintel.lease.request.maximum-wait} and retried with a jittered backoff no longer than the store's
  * {@code retry_after_ms}; every attempt of one call carries the same execution, job and trace ids and a fresh
  * request id; an outcome-unknown answer is resolved once by that request id (contract: resolve by request_id before
- * more work). The acquire and its resolve run with the interrupt flag cleared ({@link Uninterrupted}); an
- * interrupted caller does not wait out a conflict ({@code waitFor}): its backoff ends at once with the conflict answer.
+ * more work). An attempt and its resolve share one deadline ({@code starintel.lease.request.timeout}): the resolve
+ * gets what the acquire left, and is not sent when nothing is left, so a backend that does not answer costs a call
+ * one request timeout, not two. Both run with the interrupt flag cleared ({@link Uninterrupted}); an interrupted
+ * caller does not wait out a conflict ({@code waitFor}): its backoff ends at once with the conflict answer.
  */
 final class LeaseAcquirer {
 
@@ -59,23 +62,27 @@ final class LeaseAcquirer {
 	}
 
 	private LeaseResult attempt(AcquireRequest.Builder builder) {
+		Instant deadline = this.service.deadline();
 		AcquireRequest request;
 		try {
-			request = builder.build(this.service.newId(), this.service.deadline());
+			request = builder.build(this.service.newId(), deadline);
 		}
 		catch (InvalidLeaseRequestException ex) {
 			return LeaseResult.invalid(ex);
 		}
 		LeaseResult result = Uninterrupted.call(() -> this.service.acquire(request));
-		if (result.code() == ResultCode.LEASE_OUTCOME_UNKNOWN) {
-			LeaseResult resolved = Uninterrupted.call(
-					() -> this.service.resolve(ResolveRequest.of(request, this.service.deadline())));
-			if (resolved.code() != ResultCode.LEASE_NOT_FOUND && resolved.code() != ResultCode.LEASE_OUTCOME_UNKNOWN
-					&& resolved.code() != ResultCode.LEASE_BACKEND_UNAVAILABLE) {
-				return resolved;
-			}
+		if (result.code() != ResultCode.LEASE_OUTCOME_UNKNOWN || this.service.hasPassed(deadline)) {
+			// answered; or unknown with nothing left of the deadline, which a resolve sent now could only miss
+			return result;
 		}
-		return result;
+		LeaseResult resolved = Uninterrupted.call(() -> this.service.resolve(ResolveRequest.of(request, deadline)));
+		return isAnswer(resolved.code()) ? resolved : result;
+	}
+
+	/** Whether a resolve's code is the committed answer of the acquire (not a resolve that found nothing or failed). */
+	private static boolean isAnswer(ResultCode code) {
+		return code != ResultCode.LEASE_NOT_FOUND && code != ResultCode.LEASE_OUTCOME_UNKNOWN
+				&& code != ResultCode.LEASE_BACKEND_UNAVAILABLE && code != ResultCode.DEADLINE_EXCEEDED;
 	}
 
 }

@@ -406,6 +406,37 @@ class LeasedJobRedisTests {
 		assertThat(inspect(a, "target_ends_interrupted")).isEqualTo(ResultCode.LEASE_NOT_FOUND);
 	}
 
+	/**
+	 * Redis silent (the proxy holds every byte): a leased call is refused within one request timeout (1 s), the
+	 * acquire and its resolve sharing that deadline (not 2 s: a deadline each), and no resolve is sent once it passed.
+	 */
+	@Test
+	void withRedisSilentALeasedCallEndsWithinOneRequestTimeout() throws Exception {
+		URI uri = RedisServers.uri();
+		try (FaultProxy proxy = new FaultProxy(new InetSocketAddress(uri.getHost(), uri.getPort()))) {
+			ConfigurableApplicationContext a = instance("instance_a", "redis://127.0.0.1:" + proxy.port(),
+					"starintel.lease.request.timeout=1s");
+			LeasedJobApp.Jobs jobs = a.getBean(LeasedJobApp.Jobs.class);
+			try {
+				assertThat(jobs.leaseId("target_silent_warm")).startsWith("lease_"); // connected, program known
+				proxy.pause(true);
+				long started = System.nanoTime();
+				assertThatThrownBy(() -> jobs.leaseId("target_silent_acquire"))
+					.isInstanceOf(LeaseAcquisitionException.class)
+					.satisfies((ex) -> assertThat(((LeaseAcquisitionException) ex).code())
+						.isEqualTo(ResultCode.LEASE_OUTCOME_UNKNOWN));
+				Duration took = Duration.ofNanos(System.nanoTime() - started);
+				assertThat(took).as("one request timeout (1s), not two").isLessThan(Duration.ofMillis(1_500));
+				assertThat(count(a, "resolve", ResultCode.LEASE_OUTCOME_UNKNOWN)
+						+ count(a, "resolve", ResultCode.LEASE_BACKEND_UNAVAILABLE)).isZero();
+			}
+			finally {
+				proxy.pause(false);
+				a.close(); // before the proxy goes away
+			}
+		}
+	}
+
 	@Test
 	void anExceptionInTheJobReleasesTheLease() {
 		ConfigurableApplicationContext a = instance("instance_a");
