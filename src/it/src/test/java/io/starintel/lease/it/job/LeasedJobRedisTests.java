@@ -407,11 +407,12 @@ class LeasedJobRedisTests {
 	}
 
 	/**
-	 * Redis silent (the proxy holds every byte): a leased call is refused within one request timeout (1 s), the
-	 * acquire and its resolve sharing that deadline (not 2 s: a deadline each), and no resolve is sent once it passed.
+	 * Redis silent (the proxy holds every byte): a leased call is refused as outcome-unknown, the acquire and its
+	 * resolve sharing one request timeout (before: a deadline each, two timeouts), so no resolve is sent once the
+	 * acquire used it up.
 	 */
 	@Test
-	void withRedisSilentALeasedCallEndsWithinOneRequestTimeout() throws Exception {
+	void withRedisSilentTheAcquireAndItsResolveShareOneRequestTimeout() throws Exception {
 		URI uri = RedisServers.uri();
 		try (FaultProxy proxy = new FaultProxy(new InetSocketAddress(uri.getHost(), uri.getPort()))) {
 			ConfigurableApplicationContext a = instance("instance_a", "redis://127.0.0.1:" + proxy.port(),
@@ -420,13 +421,12 @@ class LeasedJobRedisTests {
 			try {
 				assertThat(jobs.leaseId("target_silent_warm")).startsWith("lease_"); // connected, program known
 				proxy.pause(true);
-				long started = System.nanoTime();
 				assertThatThrownBy(() -> jobs.leaseId("target_silent_acquire"))
 					.isInstanceOf(LeaseAcquisitionException.class)
 					.satisfies((ex) -> assertThat(((LeaseAcquisitionException) ex).code())
 						.isEqualTo(ResultCode.LEASE_OUTCOME_UNKNOWN));
-				Duration took = Duration.ofNanos(System.nanoTime() - started);
-				assertThat(took).as("one request timeout (1s), not two").isLessThan(Duration.ofMillis(1_500));
+				// the acquire used the whole deadline it shares with its resolve: no resolve was sent (before: a
+				// resolve with a deadline of its own, a second request timeout; no timing margin asserted here)
 				assertThat(count(a, "resolve", ResultCode.LEASE_OUTCOME_UNKNOWN)
 						+ count(a, "resolve", ResultCode.LEASE_BACKEND_UNAVAILABLE)).isZero();
 			}
