@@ -5,6 +5,8 @@ import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
+import io.starintel.lease.core.internal.PropertyProblems;
+
 /**
  * Audit settings ({@code starintel.lease.audit.*}).
  *
@@ -24,6 +26,20 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 public record LeaseAuditProperties(@DefaultValue("true") boolean enabled, @DefaultValue("10000") int queueCapacity,
 		@DefaultValue("10s") Duration dropLogInterval, @DefaultValue("auto") LogSink logSink,
 		@DefaultValue("1m") Duration retryWindow) {
+
+	private static final String PREFIX = "starintel.lease.audit.";
+
+	/**
+	 * Validates every value, reporting every problem at once naming its property (before the audit pipeline is built
+	 * from them, which would otherwise fail with a message naming no property).
+	 */
+	public LeaseAuditProperties {
+		PropertyProblems problems = new PropertyProblems(PREFIX);
+		problems.atLeast("queue-capacity", queueCapacity, 1);
+		problems.positive("drop-log-interval", dropLogInterval);
+		problems.positive("retry-window", retryWindow);
+		problems.throwIfAny("Set each property listed under " + PREFIX + "*; see docs/jobs.md, \"Audit\".");
+	}
 
 	/** When routine events go to the log sink. */
 	public enum LogSink {

@@ -1,7 +1,6 @@
 package io.starintel.lease.autoconfigure;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -13,11 +12,11 @@ import org.springframework.util.unit.DataSize;
 
 import io.starintel.lease.core.ActiveLeaseLimits;
 import io.starintel.lease.core.LeaseConfigurationException;
-import io.starintel.lease.core.LeaseConfigurationException.Problem;
 import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.OperationClasses;
 import io.starintel.lease.core.internal.ListCursors;
+import io.starintel.lease.core.internal.PropertyProblems;
 import io.starintel.lease.job.CancellationMode;
 import io.starintel.lease.job.MisuseMode;
 import io.starintel.lease.job.internal.ServiceInstanceId;
@@ -126,15 +125,12 @@ public final class LeaseProperties {
 		this.job = job;
 		this.attachments = attachments;
 		this.limits = limits;
-		List<Problem> problems = new ArrayList<>();
+		PropertyProblems problems = new PropertyProblems(PREFIX);
 		LeasePropertiesCheck.checkIdentity(this, problems);
 		LeasePropertiesCheck.checkTimings(this, problems);
 		LeasePropertiesCheck.checkBounds(this, problems);
-		if (!problems.isEmpty()) {
-			throw new LeaseConfigurationException(problems, "Set each property listed under starintel.lease.* "
-					+ "(application.yml, application.properties or the environment); see docs/jobs.md for every "
-					+ "property and its bounds.");
-		}
+		problems.throwIfAny("Set each property listed under starintel.lease.* (application.yml, "
+				+ "application.properties or the environment); see docs/jobs.md for every property and its bounds.");
 		this.policy = new LeasePolicy(ttl.minimum(), ttl.maximum(), ttl.maximumLifetime(), request.maximumDeadline(),
 				idempotency.retryWindow(), history.length(), history.retention(), list.maximumPageSize(),
 				fencing.clockSkewBound(), attachments.maximumKeysPerLease(),

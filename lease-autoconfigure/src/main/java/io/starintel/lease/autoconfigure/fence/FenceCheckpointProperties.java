@@ -5,6 +5,8 @@ import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
+import io.starintel.lease.core.internal.PropertyProblems;
+
 /**
  * Configuration of fenced job checkpoints ({@code starintel.lease.fence.checkpoint.*}).
  *
@@ -14,10 +16,12 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 @ConfigurationProperties("starintel.lease.fence.checkpoint")
 public record FenceCheckpointProperties(@DefaultValue("24h") Duration retention) {
 
+	/** Validates the value, naming the property. */
 	public FenceCheckpointProperties {
-		if (retention.isNegative() || retention.isZero()) {
-			throw new IllegalArgumentException("starintel.lease.fence.checkpoint.retention must be positive");
-		}
+		PropertyProblems problems = new PropertyProblems("starintel.lease.fence.checkpoint.");
+		problems.positive("retention", retention);
+		problems.throwIfAny("Set starintel.lease.fence.checkpoint.retention to a positive duration; see "
+				+ "docs/fencing.md.");
 	}
 
 }

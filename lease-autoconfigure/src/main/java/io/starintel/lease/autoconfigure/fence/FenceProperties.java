@@ -7,6 +7,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
+import io.starintel.lease.core.internal.PropertyProblems;
+
 /**
  * Configuration of fenced writes ({@code starintel.lease.fence.*}).
  *
@@ -18,6 +20,13 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 @ConfigurationProperties("starintel.lease.fence")
 public record FenceProperties(@DefaultValue("2s") Duration authorizationTimeout, @DefaultValue Amqp amqp,
 		@DefaultValue CouchDb couchdb) {
+
+	/** Validates the values, naming each property at fault (the fence guard built from them would name none). */
+	public FenceProperties {
+		PropertyProblems problems = new PropertyProblems("starintel.lease.fence.");
+		problems.positive("authorization-timeout", authorizationTimeout);
+		problems.throwIfAny("Set each property listed under starintel.lease.fence.*; see docs/fencing.md.");
+	}
 
 	/**
 	 * RabbitMQ settings.

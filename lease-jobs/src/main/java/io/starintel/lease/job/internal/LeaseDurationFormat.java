@@ -5,6 +5,7 @@ import java.time.format.DateTimeParseException;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import io.starintel.lease.core.internal.PropertyProblems;
 import io.starintel.lease.job.TargetLeased;
 
 /**
@@ -60,14 +61,7 @@ public final class LeaseDurationFormat {
 
 	/** Formats a duration the way the attributes are written ({@code 1500ms}, {@code 30s}, {@code 5m}). */
 	public static String format(Duration value) {
-		long ms = value.toMillis();
-		if (ms % 60_000 == 0 && ms > 0) {
-			return (ms / 60_000) + "m";
-		}
-		if (ms % 1000 == 0 && ms > 0) {
-			return (ms / 1000) + "s";
-		}
-		return ms + "ms";
+		return PropertyProblems.format(value);
 	}
 
 }
