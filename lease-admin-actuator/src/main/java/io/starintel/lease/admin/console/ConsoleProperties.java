@@ -3,6 +3,8 @@ package io.starintel.lease.admin.console;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
+import io.starintel.lease.core.internal.PropertyProblems;
+
 /**
  * Configuration of the operator console ({@code starintel.lease.admin.console.*}). The console uses the admin
  * endpoint's credentials ({@code starintel.lease.admin.credentials}) and is off with
@@ -18,17 +20,14 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 public record ConsoleProperties(@DefaultValue("true") boolean enabled, @DefaultValue("50") int recentEvents,
 		@DefaultValue("2000") int scanDepth, @DefaultValue("20") int recentLosses) {
 
-	/** Checks the bounds. */
+	/** Checks the bounds, reporting every value out of them at once, each naming its property. */
 	public ConsoleProperties {
-		positive("recent-events", recentEvents);
-		positive("scan-depth", scanDepth);
-		positive("recent-losses", recentLosses);
-	}
-
-	private static void positive(String name, int value) {
-		if (value < 1 || value > 100_000) {
-			throw new IllegalArgumentException("starintel.lease.admin.console." + name + " must be 1..100000");
-		}
+		PropertyProblems problems = new PropertyProblems("starintel.lease.admin.console.");
+		problems.between("recent-events", recentEvents, 1, 100_000);
+		problems.between("scan-depth", scanDepth, 1, 100_000);
+		problems.between("recent-losses", recentLosses, 1, 100_000);
+		problems.throwIfAny("Set each property listed under starintel.lease.admin.console.* to 1..100000; see "
+				+ "docs/admin.md.");
 	}
 
 }

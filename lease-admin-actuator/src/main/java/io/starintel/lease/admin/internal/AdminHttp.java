@@ -46,7 +46,8 @@ public final class AdminHttp {
 			return null;
 		}
 		try (InputStream in = request.getInputStream()) {
-			byte[] bytes = in.readNBytes(maxBodyBytes + 1);
+			// one byte past the bound tells a body at the bound from a larger one (a long sum: never overflows)
+			byte[] bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE, maxBodyBytes + 1L));
 			return (bytes.length > maxBodyBytes) ? null : bytes;
 		}
 		catch (IOException ex) {

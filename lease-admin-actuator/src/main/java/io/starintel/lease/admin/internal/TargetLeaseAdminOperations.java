@@ -22,6 +22,8 @@ import io.starintel.lease.core.Operation;
 import io.starintel.lease.core.OperationClasses;
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.core.internal.PropertyProblems;
+import io.starintel.lease.http.internal.AdapterPropertiesCheck;
 import io.starintel.lease.http.internal.TenantAdmission;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.LeaseStore;
@@ -84,10 +86,23 @@ public final class TargetLeaseAdminOperations {
 	public TargetLeaseAdminOperations(LeaseService service, @Nullable LeaseStore store, AdminCaller caller,
 			TenantAdmission admission, AdminProperties properties, LeasePolicy policy,
 			OperationClasses operationClasses, AdminAuditor auditor) {
+		checkAgainst(properties, policy);
 		this.service = service;
 		this.store = store;
 		this.parser = new AdminRequestParser(properties, policy, operationClasses, auditor.clock());
 		this.authorization = new AdminAuthorization(caller, admission, auditor);
+	}
+
+	/**
+	 * Checks the endpoint's default deadline against the lease policy (its own bounds are checked when the properties
+	 * bind): beyond the policy's maximum deadline, every request without {@code deadline_at} would be refused.
+	 * @throws io.starintel.lease.core.LeaseConfigurationException naming the property
+	 */
+	static void checkAgainst(AdminProperties properties, LeasePolicy policy) {
+		PropertyProblems problems = new PropertyProblems("starintel.lease.admin.");
+		AdapterPropertiesCheck.checkAgainst(problems, properties.defaultDeadline(), policy);
+		problems.throwIfAny("Set starintel.lease.admin.default-deadline within starintel.lease.request.maximum-deadline; "
+				+ "see docs/admin.md, \"Properties\".");
 	}
 
 	/**

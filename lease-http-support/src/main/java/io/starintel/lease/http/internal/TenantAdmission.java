@@ -7,6 +7,7 @@ import java.util.function.LongSupplier;
 
 import org.jspecify.annotations.Nullable;
 
+import io.starintel.lease.core.internal.PropertyProblems;
 import io.starintel.lease.http.Admission;
 
 /**
@@ -33,7 +34,8 @@ public final class TenantAdmission {
 
 	/**
 	 * A control with the configured limits, on the system nano clock.
-	 * @param property the configuration prefix named when a limit is not positive
+	 * @param property the configuration prefix named when a limit is not positive (a
+	 * {@code LeaseConfigurationException} naming each limit's property)
 	 */
 	public TenantAdmission(Admission admission, String property) {
 		this(admission.maxInFlight(), admission.permitsPerSecond(), admission.burst(), System::nanoTime, property);
@@ -50,9 +52,9 @@ public final class TenantAdmission {
 	/** A control on the given nano clock (tests). */
 	public TenantAdmission(int maxInFlight, double permitsPerSecond, int burst, LongSupplier nanoTime,
 			String property) {
-		if (maxInFlight < 1 || permitsPerSecond <= 0 || burst < 1) {
-			throw new IllegalArgumentException(property + ".* limits must be positive");
-		}
+		PropertyProblems problems = new PropertyProblems(property + ".");
+		AdapterPropertiesCheck.admission(problems, "", maxInFlight, permitsPerSecond, burst);
+		problems.throwIfAny("Set each property listed under " + property + ".* to a positive value.");
 		this.maxInFlight = maxInFlight;
 		this.permitsPerSecond = permitsPerSecond;
 		this.burst = burst;

@@ -35,8 +35,10 @@ import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.OperationClasses;
 import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.core.internal.PropertyProblems;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.http.Admission;
+import io.starintel.lease.http.internal.AdapterPropertiesCheck;
 import io.starintel.lease.http.internal.CorrelationId;
 import io.starintel.lease.http.internal.TenantAdmission;
 import io.starintel.lease.worker.WorkerHttpProperties;
@@ -104,12 +106,25 @@ public class WorkerController {
 	private static WorkerController create(LeaseService service, WorkerCredentials credentials, LeasePolicy policy,
 			OperationClasses operationClasses, Duration maximumWait, WorkerHttpProperties properties,
 			WorkerAudit audit, Clock clock) {
+		checkAgainst(properties, policy);
 		WorkerOperations operations = new WorkerOperations(service, credentials, admission(properties.admission()),
 				audit, policy, operationClasses, maximumWait, properties, clock);
-		if (properties.maxBodyBytes() < 256) {
-			throw new IllegalArgumentException("starintel.lease.worker-http.max-body-bytes must be at least 256");
-		}
 		return new WorkerController(operations, audit, properties.maxBodyBytes());
+	}
+
+	/**
+	 * Checks the API's defaults against the lease policy it serves (its own bounds are checked when the properties
+	 * bind): a default deadline beyond the policy's maximum deadline, or a default maximum lifetime beyond its maximum
+	 * lifetime, would have every request relying on the default refused.
+	 * @throws io.starintel.lease.core.LeaseConfigurationException naming each property at fault
+	 */
+	static void checkAgainst(WorkerHttpProperties properties, LeasePolicy policy) {
+		PropertyProblems problems = new PropertyProblems("starintel.lease.worker-http.");
+		AdapterPropertiesCheck.checkAgainst(problems, properties.defaultDeadline(), policy);
+		problems.notAbove("default-maximum-lifetime", properties.defaultMaximumLifetime(),
+				"starintel.lease.ttl.maximum-lifetime", policy.maximumLifetime(), false, "");
+		problems.throwIfAny("Set each property listed within the bounds of the lease policy (starintel.lease.ttl.*, "
+				+ "starintel.lease.request.*); see docs/worker-api.md, \"Properties\".");
 	}
 
 	/** The admission control of the configured limits (fails naming the properties when one is not positive). */
@@ -281,7 +296,8 @@ public class WorkerController {
 			return null;
 		}
 		try (InputStream in = request.getInputStream()) {
-			byte[] bytes = in.readNBytes(this.maxBodyBytes + 1);
+			// one byte past the bound tells a body at the bound from a larger one (a long sum: never overflows)
+			byte[] bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE, this.maxBodyBytes + 1L));
 			return (bytes.length > this.maxBodyBytes) ? null : bytes;
 		}
 		catch (IOException | RuntimeException ex) {
