@@ -1,7 +1,9 @@
 package io.starintel.lease.autoconfigure.fence;
 
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -14,35 +16,33 @@ import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.fence.amqp.ConsumeRejection;
+import io.starintel.lease.fence.amqp.FencedRabbitTemplate;
 import io.starintel.lease.fence.amqp.internal.ConsumerRejectionRecorder;
+import io.starintel.lease.fence.amqp.internal.FencedListenerAdvice;
 import io.starintel.lease.fence.amqp.internal.MicrometerFenceRejectionMeter;
-import java.util.Arrays;
-
+import io.starintel.lease.store.LeaseStore;
+import io.starintel.lease.store.memory.InMemoryLeaseStore;
 import org.aopalliance.aop.Advice;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.junit.jupiter.api.Test;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
+import org.springframework.amqp.rabbit.config.ContainerCustomizer;
+import org.springframework.amqp.rabbit.config.SimpleRabbitListenerContainerFactory;
+import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+import org.springframework.amqp.rabbit.core.RabbitOperations;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
 import org.springframework.amqp.rabbit.listener.DirectMessageListenerContainer;
 import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
 import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
 import org.springframework.beans.DirectFieldAccessor;
-import org.springframework.amqp.rabbit.config.SimpleRabbitListenerContainerFactory;
-import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
-import org.springframework.amqp.rabbit.core.RabbitOperations;
-import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
-
-import io.starintel.lease.fence.amqp.internal.FencedListenerAdvice;
-import io.starintel.lease.fence.amqp.FencedRabbitTemplate;
-import io.starintel.lease.store.LeaseStore;
-import io.starintel.lease.store.memory.InMemoryLeaseStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -176,7 +176,7 @@ class FenceAmqpAutoConfigurationTests {
 		consumerRunner().run((context) -> {
 			FencedListenerAdvice advice = context.getBean(FencedListenerAdvice.class);
 			SimpleRabbitListenerContainerFactory factory = context.getBean(SimpleRabbitListenerContainerFactory.class);
-			assertThat(advice.isFirstIn(factory.createListenerContainer())).isTrue();
+			assertThat(advice.isFirstIn(factory.createListenerContainer(null))).isTrue();
 		});
 	}
 
@@ -190,12 +190,12 @@ class FenceAmqpAutoConfigurationTests {
 		consumerRunner().withBean("rabbitListenerContainerFactory", SimpleRabbitListenerContainerFactory.class, () -> {
 			SimpleRabbitListenerContainerFactory factory = new SimpleRabbitListenerContainerFactory();
 			factory.setConnectionFactory(new CachingConnectionFactory());
-			factory.setContainerCustomizer((container) -> container.setAdviceChain(mine));
+			factory.setContainerCustomizer(replacingAdviceChain(mine));
 			return factory;
 		}).run((context) -> {
 			FencedListenerAdvice advice = context.getBean(FencedListenerAdvice.class);
 			SimpleRabbitListenerContainerFactory factory = context.getBean(SimpleRabbitListenerContainerFactory.class);
-			SimpleMessageListenerContainer container = factory.createListenerContainer();
+			SimpleMessageListenerContainer container = factory.createListenerContainer(null);
 			assertThat(advice.isFirstIn(container)).isTrue();
 			assertThat(adviceChain(container)).hasSize(2).element(1).isSameAs(mine);
 		});
@@ -269,6 +269,26 @@ class FenceAmqpAutoConfigurationTests {
 			.withBean(LeaseStore.class, InMemoryLeaseStore::new)
 			.withClassLoader(new FilteredClassLoader(RabbitTemplate.class))
 			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(FencedRabbitTemplate.class));
+	}
+
+	/**
+	 * A container customizer that replaces the container's advice chain, as a runtime proxy: a lambda compiled
+	 * against Spring AMQP 4.0 does not implement 4.1's {@code ContainerCustomizer.configure} (its parameter type moved
+	 * to {@code org.springframework.amqp.core}), and the Spring Boot 4.1 line runs these compiled classes unchanged.
+	 */
+	@SuppressWarnings("rawtypes")
+	static ContainerCustomizer replacingAdviceChain(Advice advice) {
+		return (ContainerCustomizer) Proxy.newProxyInstance(ContainerCustomizer.class.getClassLoader(),
+				new Class<?>[] { ContainerCustomizer.class }, (proxy, method, args) -> switch (method.getName()) {
+					case "configure" -> {
+						((AbstractMessageListenerContainer) args[0]).setAdviceChain(advice);
+						yield null;
+					}
+					case "hashCode" -> System.identityHashCode(proxy);
+					case "equals" -> proxy == args[0];
+					case "toString" -> "customizer replacing the advice chain";
+					default -> null;
+				});
 	}
 
 }

@@ -526,52 +526,27 @@ abstract class CouchDbFenceTests {
 			assertThat(raw.get(Map.class, "recover").get("_rev")).isEqualTo(forgedRev);
 			return;
 		}
-		String user = "fence-recovery-" + UUID.randomUUID().toString().substring(0, 8);
-		URI userUri = URI.create(this.url + "/_users/org.couchdb.user:" + user);
-		assertThat(send("PUT", userUri, "{\"name\":\"" + user + "\",\"password\":\"secret-" + user
-				+ "\",\"roles\":[\"" + FencedDocumentRecovery.RECOVERY_ROLE + "\"],\"type\":\"user\"}").statusCode())
-			.isEqualTo(201);
-		org.ektorp.http.HttpClient recoveryHttp = new StdHttpClient.Builder().url(this.url)
-			.caching(false)
-			.username(user)
-			.password("secret-" + user)
-			.build();
-		try {
-			assertThat(send("PUT", dbUri("_security"), "{\"admins\":{\"names\":[],\"roles\":[]},"
-					+ "\"members\":{\"names\":[],\"roles\":[\"" + FencedDocumentRecovery.RECOVERY_ROLE + "\"]}}")
-				.statusCode()).isEqualTo(200);
-			FencedDocumentRecovery recovery = new FencedDocumentRecovery(
-					new StdCouchDbConnector(database, new StdCouchDbInstance(recoveryHttp)), marks, Clock.systemUTC());
-			FenceRecovery recovered = recovery.recover(scope, "recover", "corr-recovery");
-			assertThat(recovered.status()).isEqualTo(FenceRecoveryStatus.RECOVERED);
-			assertThat(recovered.replacedToken()).isEqualTo(forgedToken);
-			assertThat(recovered.token()).as("the identity's issued counter: the holder's token")
-				.isEqualTo(s.b().fencingToken());
-			assertThat(recovered.restoredFrom()).isEqualTo(s.rev2());
-			FencedRead read = reader.read(scope, "recover");
-			assertThat(read.status()).isEqualTo(FencedReadStatus.CURRENT);
-			assertThat(read.document().get("value").asText()).isEqualTo("from B");
-			assertThat(read.fencingToken()).isEqualTo(s.b().fencingToken());
-			assertThat(recovery.recover(scope, "recover", "corr-again").status())
-				.isEqualTo(FenceRecoveryStatus.NOT_FORGED);
-			// the stale holder stays below the recovered token; the holder writes again
-			String recoveredRev = raw.get(Map.class, "recover").get("_rev").toString();
-			assertThat(put(client, "recover", "{\"_rev\":\"" + recoveredRev + "\",\"value\":\"stale A\","
-					+ "\"starintel_fence\":" + fence(s.a(), s.a().fencingToken()) + "}").statusCode()).isEqualTo(403);
-			Map<String, Object> again = new HashMap<>(raw.get(Map.class, "recover"));
-			again.put("value", "B again");
-			try (LeaseContext.Scope bound = LeaseContext.bind(s.b())) {
-				assertThat(fenced.tryUpdate(again).outcome()).isEqualTo(FenceOutcome.ACCEPTED);
-			}
-			assertThat(reader.read(scope, "recover").document().get("value").asText()).isEqualTo("B again");
+		FenceRecovery recovered = recoverWithTheRecoveryRole(scope, "recover");
+		assertThat(recovered.status()).isEqualTo(FenceRecoveryStatus.RECOVERED);
+		assertThat(recovered.replacedToken()).isEqualTo(forgedToken);
+		assertThat(recovered.token()).as("the identity's issued counter: the holder's token")
+			.isEqualTo(s.b().fencingToken());
+		assertThat(recovered.restoredFrom()).isEqualTo(s.rev2());
+		FencedRead read = reader.read(scope, "recover");
+		assertThat(read.status()).isEqualTo(FencedReadStatus.CURRENT);
+		assertThat(read.document().get("value").asText()).isEqualTo("from B");
+		assertThat(read.fencingToken()).isEqualTo(s.b().fencingToken());
+		assertThat(recoverWithTheRecoveryRole(scope, "recover").status()).isEqualTo(FenceRecoveryStatus.NOT_FORGED);
+		// the stale holder stays below the recovered token; the holder writes again
+		String recoveredRev = raw.get(Map.class, "recover").get("_rev").toString();
+		assertThat(put(client, "recover", "{\"_rev\":\"" + recoveredRev + "\",\"value\":\"stale A\","
+				+ "\"starintel_fence\":" + fence(s.a(), s.a().fencingToken()) + "}").statusCode()).isEqualTo(403);
+		Map<String, Object> again = new HashMap<>(raw.get(Map.class, "recover"));
+		again.put("value", "B again");
+		try (LeaseContext.Scope bound = LeaseContext.bind(s.b())) {
+			assertThat(fenced.tryUpdate(again).outcome()).isEqualTo(FenceOutcome.ACCEPTED);
 		}
-		finally {
-			recoveryHttp.shutdown();
-			send("PUT", dbUri("_security"), "{}");
-			HttpResponse<String> current = send("GET", userUri, null);
-			String rev = JSON.readTree(current.body()).path("_rev").asText();
-			send("DELETE", URI.create(userUri + "?rev=" + rev), null);
-		}
+		assertThat(reader.read(scope, "recover").document().get("value").asText()).isEqualTo("B again");
 	}
 
 	/**

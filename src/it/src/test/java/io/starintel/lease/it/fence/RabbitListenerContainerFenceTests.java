@@ -1,5 +1,6 @@
 package io.starintel.lease.it.fence;
 
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -7,19 +8,31 @@ import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;
+import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
+import io.starintel.lease.autoconfigure.fence.FenceAmqpAutoConfiguration;
+import io.starintel.lease.autoconfigure.fence.FenceAutoConfiguration;
+import io.starintel.lease.context.LeaseContext;
+import io.starintel.lease.core.ProgramScope;
+import io.starintel.lease.fence.amqp.FencedRabbitTemplate;
+import io.starintel.lease.fence.amqp.internal.ConsumerRejectionRecorder;
+import io.starintel.lease.fence.amqp.internal.FencedListenerAdvice;
+import io.starintel.lease.it.redis.RedisServerKind;
+import io.starintel.lease.test.TestServers;
+import org.aopalliance.aop.Advice;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-
 import org.springframework.amqp.core.AcknowledgeMode;
 import org.springframework.amqp.core.BatchMessageListener;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.Queue;
 import org.springframework.amqp.core.QueueBuilder;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
+import org.springframework.amqp.rabbit.config.ContainerCustomizer;
 import org.springframework.amqp.rabbit.config.SimpleRabbitListenerContainerFactory;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
@@ -40,18 +53,6 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
-
-import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;
-import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
-import io.starintel.lease.autoconfigure.fence.FenceAmqpAutoConfiguration;
-import io.starintel.lease.autoconfigure.fence.FenceAutoConfiguration;
-import io.starintel.lease.context.LeaseContext;
-import io.starintel.lease.core.ProgramScope;
-import io.starintel.lease.fence.amqp.FencedRabbitTemplate;
-import io.starintel.lease.fence.amqp.internal.ConsumerRejectionRecorder;
-import io.starintel.lease.fence.amqp.internal.FencedListenerAdvice;
-import io.starintel.lease.it.redis.RedisServerKind;
-import io.starintel.lease.test.TestServers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -299,7 +300,7 @@ class RabbitListenerContainerFenceTests {
 				received.customizerAdvice.incrementAndGet();
 				return invocation.proceed();
 			};
-			factory.setContainerCustomizer((container) -> container.setAdviceChain(counting));
+			factory.setContainerCustomizer(replacingAdviceChain(counting));
 			return factory;
 		}
 
@@ -333,6 +334,26 @@ class RabbitListenerContainerFenceTests {
 			this.received.byListener.add(RabbitFenceTests.body(message));
 		}
 
+	}
+
+	/**
+	 * A container customizer that replaces the container's advice chain, as a runtime proxy: a lambda compiled
+	 * against Spring AMQP 4.0 does not implement 4.1's {@code ContainerCustomizer.configure} (its parameter type moved
+	 * to {@code org.springframework.amqp.core}), and the Spring Boot 4.1 line runs these compiled classes unchanged.
+	 */
+	@SuppressWarnings("rawtypes")
+	static ContainerCustomizer replacingAdviceChain(Advice advice) {
+		return (ContainerCustomizer) Proxy.newProxyInstance(ContainerCustomizer.class.getClassLoader(),
+				new Class<?>[] { ContainerCustomizer.class }, (proxy, method, args) -> switch (method.getName()) {
+					case "configure" -> {
+						((AbstractMessageListenerContainer) args[0]).setAdviceChain(advice);
+						yield null;
+					}
+					case "hashCode" -> System.identityHashCode(proxy);
+					case "equals" -> proxy == args[0];
+					case "toString" -> "customizer replacing the advice chain";
+					default -> null;
+				});
 	}
 
 }
