@@ -44,7 +44,7 @@ final class ProgramArguments {
 		}
 		byte[][] k = { bytes(keys.programIndex()), bytes(keys.audit()) };
 		byte[][] args = { millis(deadlineAt), bytes(keys.base()), bytes(after), number(pageSize),
-				number(Math.max(256, pageSize * 4)), bytes(kind), bytes(a), bytes(b), this.settings.policy(),
+				number(Math.max(256L, pageSize * 4L)), bytes(kind), bytes(a), bytes(b), this.settings.policy(),
 				this.settings.recovery(), this.settings.auditLength() };
 		return new FunctionCall(LeaseLibrary.Function.LIST, k, args);
 	}
