@@ -1,7 +1,5 @@
 package io.starintel.lease.admin.internal;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.util.Map;
 import java.util.regex.Pattern;
 
@@ -38,21 +36,6 @@ public final class AdminHttp {
 	public static boolean isJson(HttpServletRequest request) {
 		String contentType = request.getContentType();
 		return contentType != null && JSON.matcher(contentType.trim()).matches();
-	}
-
-	/** Reads at most {@code maxBodyBytes}; {@code null} when the body is larger or cannot be read. */
-	public static byte @Nullable [] readBounded(HttpServletRequest request, int maxBodyBytes) {
-		if (request.getContentLengthLong() > maxBodyBytes) {
-			return null;
-		}
-		try (InputStream in = request.getInputStream()) {
-			// one byte past the bound tells a body at the bound from a larger one (a long sum: never overflows)
-			byte[] bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE, maxBodyBytes + 1L));
-			return (bytes.length > maxBodyBytes) ? null : bytes;
-		}
-		catch (IOException ex) {
-			return null;
-		}
 	}
 
 	/** The query parameters, or {@code null} when the container cannot decode them (e.g. {@code %zz}). */

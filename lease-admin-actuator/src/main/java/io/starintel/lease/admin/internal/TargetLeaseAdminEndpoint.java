@@ -5,6 +5,7 @@ import java.util.Map;
 import io.starintel.lease.admin.AdminProperties;
 import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.http.internal.BoundedBody;
 import io.starintel.lease.http.internal.CorrelationId;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
@@ -144,7 +145,7 @@ public final class TargetLeaseAdminEndpoint {
 			return this.operations.refused(AdminRequestAudit.type(request), ResultCode.INVALID_LEASE_REQUEST,
 					correlationId, "content_type: must be application/json");
 		}
-		byte[] body = AdminHttp.readBounded(request, this.maxBodyBytes);
+		byte[] body = BoundedBody.read(request, this.maxBodyBytes);
 		if (body == null) {
 			return this.operations.refused(AdminRequestAudit.type(request), ResultCode.INVALID_LEASE_REQUEST,
 					correlationId, "body: larger than " + this.maxBodyBytes + " bytes or unreadable");

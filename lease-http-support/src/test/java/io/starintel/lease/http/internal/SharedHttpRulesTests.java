@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Set;
 
 import org.junit.jupiter.api.Test;
+import org.springframework.mock.web.MockHttpServletRequest;
 
 import io.starintel.lease.core.InvalidLeaseRequestException;
 import io.starintel.lease.core.LeasePolicy;
@@ -33,6 +34,32 @@ class SharedHttpRulesTests {
 			.withMessageContaining("a")
 			.withMessageNotContaining("secret-value");
 		assertThat(StrictJson.integer(node, "missing", false)).isNull();
+	}
+
+	@Test
+	void aBodyIsReadUpToItsBoundAndNeverPastIt() {
+		assertThat(BoundedBody.read(request(new byte[256], true), 256)).hasSize(256);
+		assertThat(BoundedBody.read(request(new byte[257], true), 256)).as("declared larger").isNull();
+		assertThat(BoundedBody.read(request(new byte[257], false), 256)).as("sent larger, length undeclared").isNull();
+		assertThat(BoundedBody.read(request(new byte[0], false), Integer.MAX_VALUE)).as("the widest bound").isEmpty();
+		MockHttpServletRequest unreadable = new MockHttpServletRequest("POST", "/") {
+			@Override
+			public jakarta.servlet.ServletInputStream getInputStream() {
+				throw new IllegalStateException("getReader() has already been called");
+			}
+		};
+		assertThat(BoundedBody.read(unreadable, 256)).isNull();
+	}
+
+	private static MockHttpServletRequest request(byte[] body, boolean declared) {
+		MockHttpServletRequest request = new MockHttpServletRequest("POST", "/") {
+			@Override
+			public long getContentLengthLong() {
+				return declared ? super.getContentLengthLong() : -1;
+			}
+		};
+		request.setContent(body);
+		return request;
 	}
 
 	@Test

@@ -39,6 +39,7 @@ import io.starintel.lease.core.internal.PropertyProblems;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.http.Admission;
 import io.starintel.lease.http.internal.AdapterPropertiesCheck;
+import io.starintel.lease.http.internal.BoundedBody;
 import io.starintel.lease.http.internal.CorrelationId;
 import io.starintel.lease.http.internal.TenantAdmission;
 import io.starintel.lease.worker.WorkerHttpProperties;
@@ -251,7 +252,7 @@ public class WorkerController {
 		if (contentType == null || !JSON.matcher(contentType.trim()).matches()) {
 			return malformed(operation, caller, correlationId, started, "content_type: must be application/json");
 		}
-		byte[] body = readBounded(request);
+		byte[] body = BoundedBody.read(request, this.maxBodyBytes);
 		if (body == null) {
 			return malformed(operation, caller, correlationId, started, "body: larger than " + this.maxBodyBytes
 					+ " bytes or unreadable");
@@ -288,21 +289,6 @@ public class WorkerController {
 				|| ex instanceof HttpMediaTypeException
 				|| ex instanceof HttpRequestMethodNotSupportedException
 				|| ex instanceof HttpMessageNotReadableException;
-	}
-
-	/** Reads at most {@code maxBodyBytes}; {@code null} when the body is larger or cannot be read. */
-	private byte @Nullable [] readBounded(HttpServletRequest request) {
-		if (request.getContentLengthLong() > this.maxBodyBytes) {
-			return null;
-		}
-		try (InputStream in = request.getInputStream()) {
-			// one byte past the bound tells a body at the bound from a larger one (a long sum: never overflows)
-			byte[] bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE, this.maxBodyBytes + 1L));
-			return (bytes.length > this.maxBodyBytes) ? null : bytes;
-		}
-		catch (IOException | RuntimeException ex) {
-			return null;
-		}
 	}
 
 	static String correlationId(HttpServletRequest request) {

@@ -12,6 +12,7 @@ import io.starintel.lease.admin.internal.AdminResponse;
 import io.starintel.lease.admin.internal.TargetLeaseAdminOperations;
 import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.http.internal.BoundedBody;
 import jakarta.servlet.http.HttpServletRequest;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -233,7 +234,7 @@ public class TargetLeaseConsoleController {
 			return respond(this.operations.refused(type, ResultCode.INVALID_LEASE_REQUEST, correlationId,
 					"content_type: must be application/json"), correlationId);
 		}
-		byte[] body = AdminHttp.readBounded(request, this.maxBodyBytes);
+		byte[] body = BoundedBody.read(request, this.maxBodyBytes);
 		if (body == null) {
 			return respond(this.operations.refused(type, ResultCode.INVALID_LEASE_REQUEST, correlationId,
 					"body: larger than " + this.maxBodyBytes + " bytes or unreadable"), correlationId);
