@@ -2,20 +2,13 @@ package io.starintel.lease.admin.autoconfigure;
 
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.endpoint.web.WebEndpointAutoConfiguration;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.convert.ApplicationConversionService;
-import org.springframework.boot.security.autoconfigure.SecurityAutoConfiguration;
-import org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.starintel.lease.admin.internal.TargetLeaseAdminEndpoint;
 import io.starintel.lease.audit.redis.RedisStreamAuditSink;
-import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;
-import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
 import io.starintel.lease.store.LeaseStore;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;
 
@@ -30,11 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class AdminPropertiesValidationTests {
 
 	private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(SecurityAutoConfiguration.class,
-				ServletWebSecurityAutoConfiguration.class, TargetLeaseAdminSecurityAutoConfiguration.class,
-				TargetLeaseAdminAutoConfiguration.class, TargetLeaseConsoleAutoConfiguration.class,
-				LeaseStoreAutoConfiguration.class, LeaseAuditAutoConfiguration.class, EndpointAutoConfiguration.class,
-				WebEndpointAutoConfiguration.class, TargetLeaseAdminAutoConfigurationTests.ManagementFilters.class))
+		.withConfiguration(TargetLeaseConsoleAutoConfigurationTests.ADMIN_AND_CONSOLE)
 		.withPropertyValues("starintel.lease.tenant=t", "starintel.lease.program=p",
 				"starintel.lease.owner.service-principal=prn_admin_test",
 				"management.endpoints.web.exposure.include=targetleases")

@@ -32,12 +32,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class TargetLeaseConsoleAutoConfigurationTests {
 
+	/** The admin endpoint and the console with the auto-configurations they build on (the other admin tests use it too). */
+	static final AutoConfigurations ADMIN_AND_CONSOLE = AutoConfigurations.of(SecurityAutoConfiguration.class,
+			ServletWebSecurityAutoConfiguration.class, TargetLeaseAdminSecurityAutoConfiguration.class,
+			TargetLeaseAdminAutoConfiguration.class, TargetLeaseConsoleAutoConfiguration.class,
+			LeaseStoreAutoConfiguration.class, LeaseAuditAutoConfiguration.class, EndpointAutoConfiguration.class,
+			WebEndpointAutoConfiguration.class, TargetLeaseAdminAutoConfigurationTests.ManagementFilters.class);
+
 	private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(SecurityAutoConfiguration.class,
-				ServletWebSecurityAutoConfiguration.class, TargetLeaseAdminSecurityAutoConfiguration.class,
-				TargetLeaseAdminAutoConfiguration.class, TargetLeaseConsoleAutoConfiguration.class,
-				LeaseStoreAutoConfiguration.class, LeaseAuditAutoConfiguration.class, EndpointAutoConfiguration.class,
-				WebEndpointAutoConfiguration.class, TargetLeaseAdminAutoConfigurationTests.ManagementFilters.class))
+		.withConfiguration(ADMIN_AND_CONSOLE)
 		.withPropertyValues("starintel.lease.tenant=t", "starintel.lease.program=p",
 				"starintel.lease.owner.service-principal=prn_console_test",
 				"management.endpoints.web.exposure.include=targetleases")
