@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
@@ -14,6 +15,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.starintel.lease.context.AttachedKeyOperations;
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.ActivePrograms;
 import io.starintel.lease.core.AdminRequest;
@@ -25,11 +27,14 @@ import io.starintel.lease.core.AttachmentResult;
 import io.starintel.lease.core.CommitRequest;
 import io.starintel.lease.audit.internal.AuditingLeaseStore;
 import io.starintel.lease.core.InspectRequest;
+import io.starintel.lease.core.InvalidLeaseRequestException;
+import io.starintel.lease.core.LeaseHandle;
 import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.LeasePage;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.ListRequest;
 import io.starintel.lease.core.LockIdentity;
+import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.core.ResolveRequest;
@@ -58,7 +63,7 @@ import io.starintel.lease.store.LeaseStore;
  * invalid input. Meter and observation tags are only {@code operation} and {@code code}, and {@code program} when
  * opted in (never a lock key, target id or secret).
  */
-public final class LeaseService {
+public final class LeaseService implements AttachedKeyOperations {
 
 	/**
 	 * Timer of every store operation, tagged {@code operation}, {@code code} and {@code error}: the meter of the
@@ -295,6 +300,43 @@ public final class LeaseService {
 	public AttachmentResult listAttached(AttachListRequest request) {
 		return this.runner.attachment("attach_list", request.scope().programId(),
 				() -> this.store.listAttached(request));
+	}
+
+	/**
+	 * put-with-lease with a fresh request id and {@link #deadline()}; invalid input is answered
+	 * {@code invalid_lease_request}, never thrown (so for the other three calls below).
+	 */
+	@Override
+	public AttachmentResult putAttached(LeaseHandle handle, String name, String value) {
+		return typed(() -> putAttached(new AttachPutRequest(handle, name, value, newId(), deadline())));
+	}
+
+	/** Reads an attached key of a program, with a fresh request id and {@link #deadline()}. */
+	@Override
+	public AttachmentResult getAttached(ProgramScope scope, String name) {
+		return typed(() -> getAttached(new AttachGetRequest(scope, name, newId(), deadline())));
+	}
+
+	/** Deletes a key attached to the lease of {@code handle}, with a fresh request id and {@link #deadline()}. */
+	@Override
+	public AttachmentResult deleteAttached(LeaseHandle handle, String name) {
+		return typed(() -> deleteAttached(new AttachDeleteRequest(handle, name, newId(), deadline())));
+	}
+
+	/** The names of the keys attached to an active lease of a program, with {@link #deadline()}. */
+	@Override
+	public AttachmentResult listAttached(ProgramScope scope, String leaseId) {
+		return typed(() -> listAttached(new AttachListRequest(scope, leaseId, newId(), deadline())));
+	}
+
+	/** A request the core records refuse to build (null or malformed input) answered as {@code invalid_lease_request}. */
+	private static AttachmentResult typed(Supplier<AttachmentResult> call) {
+		try {
+			return call.get();
+		}
+		catch (InvalidLeaseRequestException ex) {
+			return AttachmentResult.invalid(ex);
+		}
 	}
 
 	/**

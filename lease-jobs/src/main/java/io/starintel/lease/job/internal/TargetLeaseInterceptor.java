@@ -75,7 +75,7 @@ public class TargetLeaseInterceptor implements MethodInterceptor {
 		this.resolver = Objects.requireNonNull(resolver, "resolver");
 		this.owners = Objects.requireNonNull(owners, "owners");
 		this.settings = Objects.requireNonNull(settings, "settings");
-		this.attachedKeys = new ServiceAttachedKeys(service);
+		this.attachedKeys = service;
 		this.acquirer = new LeaseAcquirer(service, settings);
 		this.invocation = new LeasedInvocation(service, scheduler, settings.cancellation(), this::isAccepting);
 	}
