@@ -110,7 +110,8 @@ final class ClusterRouter implements Router {
 		boolean replicated = NodeState.hasReplicas(partitions);
 		NodeState node = this.nodes.computeIfAbsent(name, (key) -> new NodeState(name, replicated, true));
 		node.topologyHasReplicas(replicated);
-		return new Route(connection.async(), connection, node, true, () -> this.pool.release(loan));
+		return new Route(connection.async(), connection, node, true, () -> this.pool.release(loan),
+				() -> this.pool.retire(loan.connection()));
 	}
 
 	@Override

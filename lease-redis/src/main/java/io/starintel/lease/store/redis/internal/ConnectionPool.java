@@ -145,6 +145,27 @@ final class ConnectionPool<C> {
 		this.idle.offerFirst(loan.connection());
 	}
 
+	/**
+	 * Closes a connection and keeps it from later calls (the next borrow opens another one): for a connection on
+	 * which a reply did not come in time. The calls still waiting on it fail (their outcome is unknown).
+	 */
+	void retire(C connection) {
+		boolean mine;
+		synchronized (this) {
+			mine = this.all.remove(connection);
+			this.idle.remove(connection);
+		}
+		if (!mine) {
+			return; // retired or replaced already
+		}
+		try {
+			this.closer.accept(connection);
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Closing a lease store connection failed: {}", ex.getClass().getSimpleName());
+		}
+	}
+
 	/** Closes a connection that is not open (under the pool's lock) and starts opening its replacement. */
 	private CompletableFuture<C> replace(C connection) {
 		this.all.remove(connection);

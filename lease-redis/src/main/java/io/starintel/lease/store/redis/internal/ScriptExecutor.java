@@ -64,6 +64,9 @@ public final class ScriptExecutor implements AutoCloseable {
 	/** The default number of connections the store opens per deployment. */
 	public static final int DEFAULT_CONNECTIONS = 8;
 
+	/** How long after the call's deadline a replica wait's reply may still come before its connection is retired. */
+	private static final long LATE_REPLY_GRACE_MS = 2_000;
+
 	/** First reply elements of the answers that changed nothing: no replica wait is needed before returning them. */
 	private static final Set<String> REFUSALS = Set.of("lease_conflict", "lease_lost", "deadline_exceeded",
 			"invalid_lease_request", "idempotency_conflict", "lease_rate_limited", "lease_not_found",
@@ -289,6 +292,12 @@ public final class ScriptExecutor implements AutoCloseable {
 		try {
 			reply = await(call, deadlineMs, function);
 		}
+		catch (ScriptFailure ex) {
+			if (!call.isDone() && !Thread.currentThread().isInterrupted()) {
+				retire(route, "the reply to a lease function did not come by the call's deadline");
+			}
+			throw ex;
+		}
 		catch (NotRun ex) {
 			if (ex.functionMissing) {
 				node.libraryLost();
@@ -301,7 +310,13 @@ public final class ScriptExecutor implements AutoCloseable {
 						"the node's replicas were not known in time");
 			}
 			if (wait != null) {
-				awaitAcknowledgement(wait, required, deadlineMs, node);
+				try {
+					awaitAcknowledgement(wait, required, deadlineMs, node);
+				}
+				catch (ScriptFailure ex) {
+					retireIfStillUnanswered(route, wait);
+					throw ex;
+				}
 				if (this.drops.changedSince(route.connection(), mark)) {
 					// the wait may have been sent again after a reconnection, to another node than the one that ran
 					// the change (see ConnectionDrops): its acknowledgement proves nothing about the change
@@ -366,6 +381,33 @@ public final class ScriptExecutor implements AutoCloseable {
 	 * then), or at once when the call sent none, so that the next call is pipelined behind this one on the same
 	 * connection (the call, and the {@code INFO} or {@code FUNCTION LOAD} sent ahead of it, block nothing).
 	 */
+	/**
+	 * Retires the connection a call went out on (closed, never lent again; the next call gets another one) once a
+	 * reply on it did not come in time. A reply lost on an open connection (a proxy or middlebox dropping bytes) leaves
+	 * the connection answering every later command with the reply to the command before it: without this the store
+	 * would stay unusable (each call outcome-unknown at its deadline) until the connection dropped, and concurrent
+	 * calls could be handed each other's replies. A slow server costs a reconnection. Calls still waiting on the
+	 * connection fail (outcome unknown).
+	 */
+	private static void retire(Route route, String why) {
+		logger.debug("Lease store connection retired: {}", why);
+		route.retire().run();
+	}
+
+	/**
+	 * A replica wait answers at its own timeout, which is the call's deadline, so its reply may be a moment late
+	 * without having been lost: the connection is retired only when the reply has not come a grace period later.
+	 */
+	private static void retireIfStillUnanswered(Route route, RedisFuture<?> wait) {
+		if (!wait.isDone()) {
+			CompletableFuture.delayedExecutor(LATE_REPLY_GRACE_MS, TimeUnit.MILLISECONDS).execute(() -> {
+				if (!wait.isDone()) {
+					retire(route, "the reply to a replica wait did not come by the call's deadline");
+				}
+			});
+		}
+	}
+
 	private static void release(Route route, @Nullable CompletionStage<?> wait) {
 		if (wait == null) {
 			route.release().run();

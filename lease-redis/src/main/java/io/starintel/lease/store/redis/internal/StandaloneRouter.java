@@ -33,7 +33,8 @@ final class StandaloneRouter implements Router {
 	@Override
 	public Route route(byte[] firstKey, long deadlineMs) throws ScriptFailure {
 		ConnectionPool.Loan<StatefulRedisConnection<byte[], byte[]>> loan = this.pool.borrow(deadlineMs);
-		return new Route(loan.connection().async(), loan.connection(), this.node, true, () -> this.pool.release(loan));
+		return new Route(loan.connection().async(), loan.connection(), this.node, true, () -> this.pool.release(loan),
+				() -> this.pool.retire(loan.connection()));
 	}
 
 	@Override

@@ -53,9 +53,8 @@ class RedisOutcomeUnknownTests extends SharedRedisTests {
 		try (FaultProxy proxy = new FaultProxy(new InetSocketAddress(uri.getHost(), uri.getPort()))) {
 			LettuceConnectionFactory proxied = RedisServers.factory("127.0.0.1", proxy.port());
 			try {
-				// one connection: a call whose reply was dropped never gives it back, and the next call is sent on it
-				// too (with more, the next call would open a connection, whose handshake the proxy also drops: that
-				// call is lease_backend_unavailable, nothing sent)
+				// one connection (a new connection's handshake would be dropped too: while replies are dropped, a call
+				// on a new connection is lease_backend_unavailable, nothing sent)
 				RedisLeaseStore store = RedisLeaseStore.builder(proxied).policy(RedisServers.POLICY).connections(1)
 					.build();
 				assertThat(store.inspect(InspectRequest.byIdentity(identity, "c", Instant.now().plusSeconds(5))).code())
@@ -93,6 +92,18 @@ class RedisOutcomeUnknownTests extends SharedRedisTests {
 				assertThat(retried.replayed()).isTrue();
 				assertThat(retried.lease().leaseId()).isEqualTo(resolved.lease().leaseId());
 				assertThat(retried.lease().fencingToken()).isEqualTo(resolved.lease().fencingToken());
+
+				// replies flow again, the connection was never cut: the same store answers at once. The connection
+				// that lost a reply was retired (on it, every later command would get the reply before its own)
+				proxy.dropReplies(false);
+				LeaseResult resolvedThroughProxy = store.resolve(ResolveRequest.of(acquire, Instant.now().plusSeconds(5)));
+				assertThat(resolvedThroughProxy.code()).as("resolve on the store that lost the reply")
+					.isEqualTo(ResultCode.LEASE_ACQUIRED);
+				assertThat(resolvedThroughProxy.lease().fencingToken()).isEqualTo(resolved.lease().fencingToken());
+				assertThat(store.inspect(InspectRequest.byIdentity(identity, "c", Instant.now().plusSeconds(5)))
+					.lease()
+					.leaseId()).isEqualTo(resolved.lease().leaseId());
+				proxy.dropReplies(true);
 
 				ReleaseRequest release = new ReleaseRequest(resolved.lease().handle(), Identifiers.generate("request"),
 						Instant.now().plusMillis(700));
