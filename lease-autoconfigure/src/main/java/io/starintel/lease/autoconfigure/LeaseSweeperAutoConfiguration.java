@@ -75,7 +75,7 @@ public final class LeaseSweeperAutoConfiguration {
 
 		@Override
 		public void stop() {
-			this.sweeper.close();
+			this.sweeper.stop(); // closed with its bean; a stopped context may be started again
 		}
 
 		@Override

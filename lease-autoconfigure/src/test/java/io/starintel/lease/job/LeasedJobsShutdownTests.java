@@ -18,10 +18,12 @@ import org.springframework.context.SmartLifecycle;
 import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;
 import io.starintel.lease.autoconfigure.LeaseJobAutoConfiguration;
 import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
+import io.starintel.lease.autoconfigure.LeaseSweeperAutoConfiguration;
 import io.starintel.lease.core.InspectRequest;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.store.LeaseStore;
+import io.starintel.lease.sweep.ExpirySweeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -92,6 +94,27 @@ class LeasedJobsShutdownTests {
 				state.proceed.countDown();
 				job.get(30, TimeUnit.SECONDS);
 			});
+	}
+
+	/**
+	 * A stopped context that is started again (Spring's test context cache pauses a cached context when another one is
+	 * used and starts it again when it is reused; or {@code context.stop()} then {@code start()}) runs leased work and
+	 * sweeps again.
+	 */
+	@Test
+	void whenStoppedAndStartedAgainThenLeasedWorkRunsAndTheSweeperTicksAgain() {
+		this.runner.withConfiguration(AutoConfigurations.of(LeaseSweeperAutoConfiguration.class)).run((context) -> {
+			LeasedJobs jobs = context.getBean(LeasedJobs.class);
+			ExpirySweeper sweeper = context.getBean(ExpirySweeper.class);
+			assertThat(sweeper.isRunning()).isTrue();
+			context.stop();
+			assertThat(jobs.process("target_s4")).as("stopped: not run").isNull();
+			assertThat(sweeper.isRunning()).isFalse();
+			context.start();
+			assertThat(jobs.process("target_s4")).as("started again: run").isNotNull();
+			assertThat(context.getBean(JobState.class).runs).hasValue(1);
+			assertThat(sweeper.isRunning()).isTrue();
+		});
 	}
 
 	@Test

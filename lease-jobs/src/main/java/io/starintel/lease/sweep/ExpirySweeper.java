@@ -135,7 +135,7 @@ public final class ExpirySweeper implements AutoCloseable {
 		this.clock = Objects.requireNonNull(builder.clock, "clock");
 	}
 
-	/** Starts ticking on one daemon thread; idempotent. */
+	/** Starts ticking on one daemon thread; idempotent; again after {@link #stop()}, never after {@link #close()}. */
 	public synchronized void start() {
 		if (this.executor != null || this.stopped.get()) {
 			return;
@@ -156,14 +156,23 @@ public final class ExpirySweeper implements AutoCloseable {
 		return this.executor != null && !this.stopped.get();
 	}
 
-	/** Stops ticking without waiting for a call in flight (it ends at its own deadline). */
-	@Override
-	public synchronized void close() {
-		this.stopped.set(true);
+	/**
+	 * Stops ticking without waiting for a call in flight (it ends at its own deadline); {@link #start()} starts again
+	 * (a stopped application context that is started again).
+	 */
+	public synchronized void stop() {
 		ScheduledExecutorService scheduler = this.executor;
+		this.executor = null;
 		if (scheduler != null) {
 			scheduler.shutdownNow();
 		}
+	}
+
+	/** Stops ticking for good, without waiting for a call in flight (it ends at its own deadline). */
+	@Override
+	public synchronized void close() {
+		this.stopped.set(true);
+		stop();
 	}
 
 	private void tickSafely() {

@@ -68,6 +68,7 @@ final class LeasedJobsShutdown implements SmartLifecycle {
 
 	@Override
 	public void start() {
+		this.interceptor.startAccepting(); // a stopped context started again takes leased work again
 		this.running = true;
 	}
 

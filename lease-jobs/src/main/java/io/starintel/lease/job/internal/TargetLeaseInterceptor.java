@@ -114,6 +114,14 @@ public class TargetLeaseInterceptor implements MethodInterceptor {
 		this.accepting = false;
 	}
 
+	/**
+	 * Accepts new leased work again: a stopped context that is started again (a cached test context that Spring
+	 * paused and reuses, or {@code context.stop()} then {@code start()}).
+	 */
+	public void startAccepting() {
+		this.accepting = true;
+	}
+
 	/** Whether new leased work is accepted (false once shutdown began). */
 	public boolean isAccepting() {
 		return this.accepting;
