@@ -15,13 +15,18 @@ import io.starintel.lease.core.internal.Identifiers;
  * maximum_lifetime_ms)}; when {@code null} the lease's current TTL is kept. A changed TTL is a changed request: it is
  * part of the idempotency digest.
  *
+ * <p>{@code caller} names who sends the renewal (the acting credential id and trace, execution and job ids) for the
+ * audit event only: any credential of the owner principal may renew, so the handle alone does not say which did. It
+ * is not compared by the store and not part of the idempotency digest; {@code null} when the sender did not say.
+ *
  * @param handle the exact holder
  * @param requestId the idempotency key
  * @param deadlineAt the request deadline
  * @param ttlMs the new TTL, or {@code null} to keep the lease's TTL
+ * @param caller who sends the renewal (audit only), or {@code null}
  */
-public record RenewRequest(LeaseHandle handle, String requestId, Instant deadlineAt,
-		@Nullable Long ttlMs) implements MutatingRequest {
+public record RenewRequest(LeaseHandle handle, String requestId, Instant deadlineAt, @Nullable Long ttlMs,
+		@Nullable RequestCaller caller) implements MutatingRequest {
 
 	/** Validates presence and identifiers. */
 	public RenewRequest {
@@ -33,9 +38,19 @@ public record RenewRequest(LeaseHandle handle, String requestId, Instant deadlin
 		}
 	}
 
+	/** A renewal that does not name its caller. */
+	public RenewRequest(LeaseHandle handle, String requestId, Instant deadlineAt, @Nullable Long ttlMs) {
+		this(handle, requestId, deadlineAt, ttlMs, null);
+	}
+
 	/** A renewal that keeps the lease's TTL. */
 	public RenewRequest(LeaseHandle handle, String requestId, Instant deadlineAt) {
-		this(handle, requestId, deadlineAt, null);
+		this(handle, requestId, deadlineAt, null, null);
+	}
+
+	/** This renewal, sent by {@code caller} (audit only). */
+	public RenewRequest withCaller(@Nullable RequestCaller caller) {
+		return new RenewRequest(this.handle, this.requestId, this.deadlineAt, this.ttlMs, caller);
 	}
 
 	@Override

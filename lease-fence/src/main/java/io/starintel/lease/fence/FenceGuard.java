@@ -10,6 +10,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.starintel.lease.core.CommitRequest;
+import io.starintel.lease.core.RequestCaller;
 import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.Reason;
@@ -105,7 +106,8 @@ public final class FenceGuard {
 		Instant deadlineAt = this.clock.instant().plus(this.timeout);
 		LeaseResult result;
 		try {
-			result = this.authorizer.authorizeCommit(new CommitRequest(context.handle(), correlationId, deadlineAt));
+			result = this.authorizer.authorizeCommit(new CommitRequest(context.handle(), correlationId, deadlineAt,
+					RequestCaller.holderOf(context.lease())));
 		}
 		catch (RuntimeException ex) {
 			// never let a backend exception (or its message) cross the fence boundary

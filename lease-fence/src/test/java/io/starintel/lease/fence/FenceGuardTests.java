@@ -3,11 +3,16 @@ package io.starintel.lease.fence;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.Test;
 
+import io.starintel.lease.audit.AuditEvent;
+import io.starintel.lease.audit.AuditEventType;
+import io.starintel.lease.audit.internal.AuditingLeaseStore;
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.LeaseMetadata;
@@ -100,6 +105,29 @@ class FenceGuardTests {
 				(proxy, method, args) -> LeaseResult.failure(ResultCode.DEADLINE_EXCEEDED, Reason.NONE, Instant.now()));
 		assertThat(new FenceGuard(late).authorize(acquire("alice")).outcome())
 			.isEqualTo(FenceOutcome.DEADLINE_EXCEEDED);
+	}
+
+	/**
+	 * A job's commit authorizations, granted and refused, are audited with the job's own credential id and its
+	 * trace, execution and job ids.
+	 */
+	@Test
+	void whenAuditedThenCommitEventsNameTheJobsCredentialAndIds() {
+		List<AuditEvent> events = new ArrayList<>();
+		FenceGuard audited = new FenceGuard(new AuditingLeaseStore(this.store, List.of(events::add),
+				new OffsetClock(this.offset), false), FenceGuard.DEFAULT_TIMEOUT, new OffsetClock(this.offset));
+		LeaseContext context = acquire("alice");
+		assertThat(audited.authorize(context).isAuthorized()).isTrue();
+		this.offset.addAndGet(60_000);
+		assertThat(audited.authorize(context).outcome()).isEqualTo(FenceOutcome.LEASE_LOST);
+		assertThat(events).extracting(AuditEvent::eventType)
+			.startsWith(AuditEventType.COMMIT_AUTHORIZE, AuditEventType.COMMIT_REJECTED);
+		assertThat(events.subList(0, 2)).allSatisfy((event) -> {
+			assertThat(event.credentialId()).isEqualTo("key_1");
+			assertThat(event.traceId()).isEqualTo("trace_1");
+			assertThat(event.executionId()).isEqualTo(context.executionId());
+			assertThat(event.jobId()).isEqualTo("job_1");
+		});
 	}
 
 	private LeaseContext acquire(String owner) {

@@ -133,7 +133,7 @@ public final class AuditingLeaseStore implements LeaseStore {
 	public LeaseResult renew(RenewRequest request) {
 		return this.operations.run(AuditEventType.RENEW, request.deadlineAt(),
 				() -> LateRenewal.answer(this.delegate.renew(request), request, this.clock.instant()), (b, r) -> {
-			AuditFields.holder(b, request.handle(), request.requestId(), r, LeaseState.ACTIVE);
+			AuditFields.holder(b, request.handle(), request.caller(), request.requestId(), r, LeaseState.ACTIVE);
 			if (request.ttlMs() != null) {
 				b.requestedTtlMs(request.ttlMs());
 			}
@@ -152,7 +152,7 @@ public final class AuditingLeaseStore implements LeaseStore {
 				try {
 					this.operations.run(AuditEventType.RENEW, request.deadlineAt(), () -> {
 						throw ex;
-					}, (b, r) -> AuditFields.holder(b, request.handle(), request.requestId(), r, LeaseState.ACTIVE));
+					}, (b, r) -> AuditFields.holder(b, request.handle(), request.caller(), request.requestId(), r, LeaseState.ACTIVE));
 				}
 				catch (RuntimeException rethrown) {
 					// audited as outcome unknown; the exception itself is rethrown once below
@@ -166,7 +166,7 @@ public final class AuditingLeaseStore implements LeaseStore {
 			RenewRequest request = requests.get(i);
 			LeaseResult result = LateRenewal.answer(results.get(i), request, received);
 			out.add(this.operations.run(AuditEventType.RENEW, request.deadlineAt(), () -> result,
-					(b, r) -> AuditFields.holder(b, request.handle(), request.requestId(), r, LeaseState.ACTIVE)));
+					(b, r) -> AuditFields.holder(b, request.handle(), request.caller(), request.requestId(), r, LeaseState.ACTIVE)));
 		}
 		return out;
 	}
@@ -174,7 +174,7 @@ public final class AuditingLeaseStore implements LeaseStore {
 	@Override
 	public LeaseResult release(ReleaseRequest request) {
 		return this.operations.run(AuditEventType.RELEASE, request.deadlineAt(), () -> this.delegate.release(request),
-				(b, r) -> AuditFields.holder(b, request.handle(), request.requestId(), r, LeaseState.RELEASED));
+				(b, r) -> AuditFields.holder(b, request.handle(), request.caller(), request.requestId(), r, LeaseState.RELEASED));
 	}
 
 	@Override

@@ -116,7 +116,7 @@ final class OperationAudit {
 		AuditEventBuilder b = new AuditEventBuilder(
 				result.isSuccess() ? AuditEventType.COMMIT_AUTHORIZE : AuditEventType.COMMIT_REJECTED,
 				result.code());
-		AuditFields.holder(b, request.handle(), null, result, LeaseState.ACTIVE);
+		AuditFields.holder(b, request.handle(), request.caller(), null, result, LeaseState.ACTIVE);
 		// enforcement point and reason, as ConsumerRejectionRecorder writes amqp_consume:<reason> (the console groups by them)
 		b.ids(null, request.correlationId())
 			.reason("authorize_commit:" + result.reason().wireName())

@@ -7,6 +7,7 @@ import java.util.UUID;
 
 import io.starintel.lease.store.DelegatingStore;
 import io.starintel.lease.core.AcquireRequest;
+import io.starintel.lease.core.CommitRequest;
 import io.starintel.lease.core.AdminRequest;
 import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.InspectRequest;
@@ -18,7 +19,9 @@ import io.starintel.lease.core.ListFilter;
 import io.starintel.lease.core.ListRequest;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.Operation;
+import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.RenewRequest;
+import io.starintel.lease.core.RequestCaller;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;
 import org.junit.jupiter.api.Test;
@@ -246,6 +249,81 @@ class AuditingLeaseStoreTests {
 					"target_lease_commit_rejected:lease_lost");
 		assertThat(this.events.get(1).correlationId()).isEqualTo("corr-commit");
 		assertThat(this.events.get(2).correlationId()).isEqualTo("corr-commit");
+	}
+
+
+	/**
+	 * Renew (one and batched), authorize-commit and release events name the acting caller: its credential id (a second
+	 * credential of the owner principal may act; the event says which one did) and its trace, execution and job ids,
+	 * for every outcome, also when the store answers without the lease record. Principal, service instance, lease id
+	 * and token are the handle's.
+	 */
+	@Test
+	void whenTheHolderActsThenItsEventsNameTheActingCredentialAndIds() {
+		AuditingLeaseStore store = store(List.of(this.events::add), false);
+		LeaseRecord lease = store.acquire(acquire()).lease();
+		this.events.clear();
+		RequestCaller second = new RequestCaller("key-2", "trace-2", "exec-2", "job-2");
+		Instant deadline = Instant.now().plusSeconds(5);
+		store.renew(new RenewRequest(lease.handle(), Identifiers.generate("req"), deadline, 60_000L, second));
+		store.renewAll(List.of(new RenewRequest(lease.handle(), Identifiers.generate("req"), deadline)
+			.withCaller(second)));
+		store.authorizeCommit(new CommitRequest(lease.handle(), "corr-granted", deadline, second));
+		store.release(new ReleaseRequest(lease.handle(), Identifiers.generate("req"), deadline, second));
+		store.renew(new RenewRequest(lease.handle(), Identifiers.generate("req"), deadline).withCaller(second));
+		store.authorizeCommit(new CommitRequest(lease.handle(), "corr-refused", deadline).withCaller(second));
+		assertThat(this.events).extracting(e -> e.eventType().wireName() + ":" + e.resultCode().wireName())
+			.containsExactly("target_lease_renew:lease_renewed", "target_lease_renew:lease_renewed",
+					"target_lease_commit_authorize:lease_commit_authorized", "target_lease_release:lease_released",
+					"target_lease_renew:lease_lost", "target_lease_commit_rejected:lease_lost");
+		assertThat(this.events).allSatisfy((event) -> {
+			assertThat(event.credentialId()).isEqualTo("key-2");
+			assertThat(event.traceId()).isEqualTo("trace-2");
+			assertThat(event.executionId()).isEqualTo("exec-2");
+			assertThat(event.jobId()).isEqualTo("job-2");
+			assertThat(event.principalId()).isEqualTo("worker-1");
+			assertThat(event.serviceInstanceId()).isEqualTo("instance-1");
+			assertThat(event.leaseId()).isEqualTo(lease.leaseId());
+		});
+	}
+
+	/**
+	 * A request that does not name its caller: no credential id is guessed (it may not be the holder's), and trace,
+	 * execution and job ids are the lease's when the store answers with the record.
+	 */
+	@Test
+	void whenTheCallerIsNotNamedThenTheLeasesIdsAndNoCredential() {
+		AuditingLeaseStore store = store(List.of(this.events::add), false);
+		LeaseRecord lease = store.acquire(acquire()).lease();
+		this.events.clear();
+		Instant deadline = Instant.now().plusSeconds(5);
+		store.renew(new RenewRequest(lease.handle(), Identifiers.generate("req"), deadline));
+		store.release(new ReleaseRequest(lease.handle(), Identifiers.generate("req"), deadline));
+		assertThat(this.events).extracting(e -> e.eventType().wireName() + ":" + e.credentialId() + ":" + e.traceId()
+				+ ":" + e.executionId() + ":" + e.jobId())
+			.containsExactly("target_lease_renew:null:trace-1:exec-1:job-1",
+					"target_lease_release:null:trace-1:exec-1:job-1");
+	}
+
+	/** Inspect and resolve over HTTP name the caller's credential id and the service instance its request named. */
+	@Test
+	void whenAnHttpCallerReadsThenItsEventsNameItsCredentialAndServiceInstance() {
+		AuditingLeaseStore store = store(List.of(this.events::add), false);
+		AcquireRequest request = acquire();
+		store.acquire(request);
+		this.events.clear();
+		AuditContext caller = new AuditContext("corr-http", PrincipalClass.WORKER, "worker-1", "key-2", "instance-2");
+		caller.run(() -> store.inspect(InspectRequest.byIdentity(this.identity, "corr-http",
+				Instant.now().plusSeconds(5))));
+		caller.run(() -> store
+			.resolve(io.starintel.lease.core.ResolveRequest.of(request, Instant.now().plusSeconds(5))));
+		assertThat(this.events).extracting(e -> e.eventType().wireName() + ":" + e.resultCode().wireName())
+			.containsExactly("target_lease_inspect:lease_inspected", "target_lease_resolve:lease_acquired");
+		assertThat(this.events).allSatisfy((event) -> {
+			assertThat(event.principalId()).isEqualTo("worker-1");
+			assertThat(event.credentialId()).isEqualTo("key-2");
+			assertThat(event.serviceInstanceId()).isEqualTo("instance-2");
+		});
 	}
 
 }

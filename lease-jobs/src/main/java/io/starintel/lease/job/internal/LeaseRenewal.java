@@ -15,6 +15,7 @@ import io.starintel.lease.core.InvalidLeaseRequestException;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.ReleaseRequest;
+import io.starintel.lease.core.RequestCaller;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.job.LeaseLostEvent;
 import io.starintel.lease.service.LeaseService;
@@ -90,7 +91,8 @@ public final class LeaseRenewal implements AutoCloseable {
 	 */
 	LeaseResult release(LeaseService service, Instant deadline) {
 		awaitRenewalAnswered(deadline);
-		return service.release(new ReleaseRequest(this.context.handle(), service.newId(), deadline));
+		return service.release(new ReleaseRequest(this.context.handle(), service.newId(), deadline,
+				RequestCaller.holderOf(this.context.lease())));
 	}
 
 	/**

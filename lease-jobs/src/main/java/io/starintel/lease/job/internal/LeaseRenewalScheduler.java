@@ -20,6 +20,7 @@ import org.slf4j.LoggerFactory;
 import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.RenewRequest;
+import io.starintel.lease.core.RequestCaller;
 import io.starintel.lease.job.LeaseLostEvent;
 import io.starintel.lease.job.LeaseLostListener;
 import io.starintel.lease.service.LeaseService;
@@ -149,7 +150,7 @@ public final class LeaseRenewalScheduler implements AutoCloseable {
 	/** One renewal of a context now with a new TTL ({@link LeaseContext#renew}), on the caller's thread. */
 	LeaseResult renewNow(LeaseContext context, long ttlMs) {
 		return this.service.renew(new RenewRequest(context.handle(), this.service.newId(), this.service.deadline(),
-				ttlMs));
+				ttlMs, RequestCaller.holderOf(context.lease())));
 	}
 
 	/** The margin before expiry at which an unanswered renewal counts as loss (at most a third of the TTL). */

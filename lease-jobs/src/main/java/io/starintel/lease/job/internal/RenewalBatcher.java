@@ -17,8 +17,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.RenewRequest;
+import io.starintel.lease.core.RequestCaller;
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.LeaseStore;
@@ -149,7 +151,9 @@ final class RenewalBatcher {
 					// the deadline is brought forward to expires_at minus the safety margin, so that a backend that
 					// does not answer is noticed before the lease expires
 					Instant notAfter = due.notAfter().isBefore(deadline) ? due.notAfter() : deadline;
-					requests.add(new RenewRequest(due.renewal().context().handle(), this.service.newId(), notAfter));
+					LeaseContext context = due.renewal().context();
+					requests.add(new RenewRequest(context.handle(), this.service.newId(), notAfter, null,
+							RequestCaller.holderOf(context.lease())));
 				}
 				results = this.service.renewAll(requests);
 			}

@@ -22,6 +22,7 @@ import io.starintel.lease.core.Operation;
 import io.starintel.lease.core.OperationClasses;
 import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.RenewRequest;
+import io.starintel.lease.core.RequestCaller;
 import io.starintel.lease.core.ResolveRequest;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.http.internal.TenantAdmission;
@@ -113,7 +114,7 @@ final class WorkerOperations {
 						permit.retryAfterMs(), null);
 			}
 			AuditContext context = new AuditContext(correlationId, PrincipalClass.WORKER, caller.principalId(),
-					caller.credentialId());
+					caller.credentialId(), parsed.serviceInstanceId());
 			LeaseResult result = context.run(() -> call(operation, caller, parsed, correlationId));
 			return WorkerEnvelope.of(result, correlationId);
 		}
@@ -150,17 +151,17 @@ final class WorkerOperations {
 			case ACQUIRE:
 				return acquire((WorkerRequest.Acquire) parsed.input());
 			case RENEW:
-				return renew(parsed);
+				return renew(caller, parsed);
 			case RELEASE:
 				return this.service.release(new ReleaseRequest((LeaseHandle) parsed.input(), parsed.requestId(),
-						parsed.deadline()));
+						parsed.deadline(), acting(caller)));
 			case INSPECT:
 				return inspect(caller, parsed, correlationId);
 			case RESOLVE:
 				return resolve(caller, parsed);
 			default:
 				return this.service.authorizeCommit(new CommitRequest((LeaseHandle) parsed.input(), correlationId,
-						parsed.deadline()));
+						parsed.deadline(), acting(caller)));
 		}
 	}
 
@@ -181,10 +182,19 @@ final class WorkerOperations {
 	 * renew-if-owner. Contract: a renewal response received after the deadline does not grant authority: the service
 	 * answers a late success {@code lease_outcome_unknown} (the worker inspects or retries with the same request id).
 	 */
-	private LeaseResult renew(WorkerRequest parsed) {
+	private LeaseResult renew(WorkerCaller caller, WorkerRequest parsed) {
 		WorkerRequest.Renew input = (WorkerRequest.Renew) parsed.input();
 		return this.service.renew(new RenewRequest(input.handle(), parsed.requestId(), parsed.deadline(),
-				input.ttlMs()));
+				input.ttlMs(), acting(caller)));
+	}
+
+	/**
+	 * The caller of a renew, release or commit, for its audit event: the authenticated credential's id (any
+	 * credential of the owner principal may act on its leases, and the event says which one did). The worker API's
+	 * bodies name no trace, execution or job id: the event takes the lease's when the store answers with it.
+	 */
+	private static RequestCaller acting(WorkerCaller caller) {
+		return RequestCaller.credential(caller.credentialId());
 	}
 
 	/** Inspect own lease: the identity's active lease, only when it is the given lease id and the caller principal's. */

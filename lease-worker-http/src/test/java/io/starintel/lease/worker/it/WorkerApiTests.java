@@ -250,6 +250,56 @@ class WorkerApiTests {
 		assertThat(post("release", handleBody(lease, rid(), "inst-1"), A2).code()).isEqualTo("lease_released");
 	}
 
+	/**
+	 * The audit events of a second credential of the owner principal name that credential (not the one that
+	 * acquired), the service instance its request named, and for renew, commit and release the lease's trace,
+	 * execution and job ids (contract: each event records the non-secret credential id, service instance id and those
+	 * identifiers).
+	 */
+	@Test
+	void auditEventsNameTheActingCredentialAndServiceInstance() {
+		String target = target();
+		String requestId = rid();
+		JsonNode lease = post("acquire", acquireBody(target, requestId, "inst-1"), A).json().path("lease");
+		ObjectNode inspect = handleBody(lease, null, "inst-1");
+		inspect.remove("fencing_token");
+		ObjectNode resolve = WorkerHttp.JSON.createObjectNode();
+		resolve.put("service_instance_id", "inst-1");
+		resolve.set("lock_identity", identity(target));
+		resolve.put("operation", "acquire");
+		resolve.put("request_id", requestId);
+		Map<String, String> sent = new LinkedHashMap<>();
+		BiConsumer<String, WorkerHttp.Reply> send = (expected, reply) -> {
+			assertThat(reply.code()).as(reply.body()).isEqualTo(expected);
+			sent.put(reply.json().path("correlation_id").asString(), expected);
+		};
+		send.accept("lease_inspected", post("inspect", inspect, A2));
+		send.accept("lease_acquired", post("resolve", resolve, A2));
+		send.accept("lease_renewed", post("renew", handleBody(lease, rid(), "inst-1"), A2));
+		send.accept("lease_commit_authorized", post("authorize-commit", handleBody(lease, null, "inst-1"), A2));
+		send.accept("lease_released", post("release", handleBody(lease, rid(), "inst-1"), A2));
+		send.accept("lease_lost", post("renew", handleBody(lease, rid(), "inst-1"), A2));
+		List<AuditEvent> events = Awaitility.await()
+			.atMost(Duration.ofSeconds(30))
+			.until(() -> sent.keySet()
+				.stream()
+				.map((id) -> this.audit.events.stream().filter((e) -> id.equals(e.correlationId())).findFirst())
+				.flatMap(Optional::stream)
+				.toList(), (found) -> found.size() == sent.size());
+		assertThat(events).extracting((e) -> e.resultCode().wireName()).containsExactlyElementsOf(sent.values());
+		assertThat(events).allSatisfy((event) -> {
+			assertThat(event.principalId()).isEqualTo("prn_worker_a");
+			assertThat(event.credentialId()).isEqualTo("key_worker_a2");
+			assertThat(event.serviceInstanceId()).isEqualTo("inst-1");
+		});
+		// renew, commit and release of the lease: its trace, execution and job ids
+		assertThat(events.subList(2, 5)).allSatisfy((event) -> {
+			assertThat(event.traceId()).isEqualTo("trace-1");
+			assertThat(event.executionId()).isEqualTo("exec-1");
+			assertThat(event.jobId()).isEqualTo("job-1");
+		});
+	}
+
 	@Test
 	void aMaximumLifetimeBelowTheTtlIsMalformed() {
 		String target = target();
