@@ -15,10 +15,19 @@ Library use::
             ...
         client.release(lease)
 
-Every mutating call carries a request_id; a lost response (connection error, timeout) or a 503
-lease_outcome_unknown is retried with the *same* request_id and body, so the server returns the original
-result instead of acting twice (contract: idempotency by request_id). Tenant and program are never sent: they
-come from the credential.
+Every mutating call carries a request_id; a lost or cut response (connection error, timeout, a response cut
+mid-body or not an envelope of the API, e.g. a proxy's error page) or a 503 lease_outcome_unknown is retried with
+the *same* request_id and body, so the server returns the original result instead of acting twice (contract:
+idempotency by request_id). Tenant and program are never sent: they come from the credential.
+
+Every call returns a Reply, never raises for what the network or the server did: status 0 with code
+``transport_error`` (no complete answer) or ``malformed_response`` (a complete answer that is not the API's JSON
+envelope; ``http_status`` says which status came) after the last attempt. Each attempt sends a fresh
+``deadline_at`` (now + ``deadline_in_s``; an acquire with ``wait_ms`` extends it to ``wait_ms`` + 5 s) and waits for
+the answer, as a whole (connect, send, status, headers and body: not per socket read), until that deadline plus
+``RESPONSE_MARGIN_S``, or ``timeout`` when that is longer: the server may answer until the deadline (a waiting
+acquire does), so the client never abandons an attempt the server may still grant. A call therefore takes at most
+``attempts`` times that bound plus the pauses between attempts.
 
 Command line: ``python3 lease_worker.py race ...`` runs the scenario the integration test drives (see
 ``--help``); the secret is read from the LEASE_WORKER_SECRET environment variable, never from the arguments.
@@ -27,20 +36,26 @@ Command line: ``python3 lease_worker.py race ...`` runs the scenario the integra
 import argparse
 import base64
 import datetime
+import http.client
+import io
 import json
 import os
 import select
+import socket
 import sys
 import time
-import urllib.error
-import urllib.request
+import urllib.parse
 import uuid
 
 RETRYABLE_UNKNOWN = ("lease_outcome_unknown", "lease_backend_unavailable")
 
+# how long past a request's deadline_at an attempt still waits for the server's answer (network, scheduling)
+RESPONSE_MARGIN_S = 2.0
+
 
 class Reply:
-    """One answer of the worker API: HTTP status and the contract's envelope."""
+    """One answer of the worker API: HTTP status and the contract's envelope; status 0 when no envelope came
+    (body code ``transport_error`` or ``malformed_response``)."""
 
     def __init__(self, status, body):
         self.status = status
@@ -52,7 +67,7 @@ class Reply:
 
     @property
     def ok(self):
-        return self.status == 200
+        return self.status == 200 and self.body.get("status") == "success"
 
     @property
     def lease(self):
@@ -66,7 +81,16 @@ class LeaseClient:
     """Calls the worker API with HTTP Basic credentials (credential id, secret) for one service instance."""
 
     def __init__(self, base_url, credential_id, secret, service_instance_id, timeout=10.0, attempts=4):
+        """timeout: the least time one attempt may take as a whole (it is extended to the request's deadline plus
+        RESPONSE_MARGIN_S); attempts: tries of a call whose answer was lost, cut, malformed or an unknown outcome."""
         self.base_url = base_url.rstrip("/")
+        parts = urllib.parse.urlsplit(self.base_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError("base_url must be an http:// or https:// URL")
+        self._scheme = parts.scheme
+        self._host = parts.hostname
+        self._port = parts.port
+        self._path = parts.path
         token = base64.b64encode(("%s:%s" % (credential_id, secret)).encode("utf-8")).decode("ascii")
         self._authorization = "Basic " + token
         self.service_instance_id = service_instance_id
@@ -93,28 +117,28 @@ class LeaseClient:
             body["metadata"] = metadata
         return self.post("acquire", body, deadline_in_s)
 
-    def renew(self, lease, request_id=None, ttl_ms=None):
+    def renew(self, lease, request_id=None, ttl_ms=None, deadline_in_s=5.0):
         """renew-if-owner; ttl_ms (optional) is a new TTL within policy, kept by later renewals; the lease's
         maximum lifetime still caps expires_at. A retry must send the same ttl_ms (it is part of the request)."""
         body = self._handle(lease, request_id or new_id("req"))
         if ttl_ms is not None:
             body["ttl_ms"] = ttl_ms
-        return self.post("renew", body)
+        return self.post("renew", body, deadline_in_s)
 
-    def release(self, lease, request_id=None):
-        return self.post("release", self._handle(lease, request_id or new_id("req")))
+    def release(self, lease, request_id=None, deadline_in_s=5.0):
+        return self.post("release", self._handle(lease, request_id or new_id("req")), deadline_in_s)
 
-    def authorize_commit(self, lease):
-        return self.post("authorize-commit", self._handle(lease, None))
+    def authorize_commit(self, lease, deadline_in_s=5.0):
+        return self.post("authorize-commit", self._handle(lease, None), deadline_in_s)
 
-    def inspect(self, lease):
+    def inspect(self, lease, deadline_in_s=5.0):
         body = self._handle(lease, None)
         del body["fencing_token"]
-        return self.post("inspect", body)
+        return self.post("inspect", body, deadline_in_s)
 
-    def resolve(self, lease_identity, operation, request_id):
+    def resolve(self, lease_identity, operation, request_id, deadline_in_s=5.0):
         return self.post("resolve", {"lock_identity": caller_identity(lease_identity), "operation": operation,
-                                     "request_id": request_id})
+                                     "request_id": request_id}, deadline_in_s)
 
     # -- transport ------------------------------------------------------------------------------------------------
 
@@ -127,35 +151,85 @@ class LeaseClient:
         return body
 
     def post(self, operation, body, deadline_in_s=5.0):
-        """POSTs one operation; retries a lost response or an unknown outcome with the same body (same request_id)."""
+        """POSTs one operation; retries a lost, cut or malformed answer or an unknown outcome with the same body
+        (same request_id) and a fresh deadline_at. Returns a Reply, never raises for the network or the server."""
         body = dict(body)
         body["service_instance_id"] = self.service_instance_id
         last = None
         for attempt in range(self.attempts):
             body["deadline_at"] = iso_in(deadline_in_s)
-            try:
-                last = self._send(operation, body)
-            except (urllib.error.URLError, OSError) as ex:
-                last = Reply(0, {"code": "transport_error", "msg": type(ex).__name__})
+            # the whole exchange, not each socket read, ends by the request's deadline plus a margin (or timeout)
+            ends_at = time.monotonic() + max(self.timeout, deadline_in_s + RESPONSE_MARGIN_S)
+            last = self._send(operation, body, ends_at)
             if last.status != 0 and last.code not in RETRYABLE_UNKNOWN:
                 return last
-            time.sleep(min(2.0, (last.body.get("retry_after_ms") or 100) / 1000.0 * (attempt + 1)))
+            if attempt + 1 < self.attempts:
+                time.sleep(min(2.0, (last.body.get("retry_after_ms") or 100) / 1000.0 * (attempt + 1)))
         return last
 
-    def _send(self, operation, body):
+    def _send(self, operation, body, ends_at):
         data = json.dumps(body).encode("utf-8")
-        request = urllib.request.Request(self.base_url + "/lease/v1/leases/" + operation, data=data, method="POST",
-                                         headers={"Content-Type": "application/json",
-                                                  "Authorization": self._authorization})
+        connection_class = http.client.HTTPSConnection if self._scheme == "https" else http.client.HTTPConnection
+        connection = None
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                return Reply(response.status, json.loads(response.read().decode("utf-8")))
-        except urllib.error.HTTPError as error:
-            payload = error.read().decode("utf-8")
-            try:
-                return Reply(error.code, json.loads(payload))
-            except ValueError:
-                return Reply(error.code, {"code": "not_json"})
+            remaining = _remaining(ends_at)
+            connection = connection_class(self._host, self._port, timeout=remaining)
+            connection.request("POST", self._path + "/lease/v1/leases/" + operation, body=data,
+                               headers={"Content-Type": "application/json", "Authorization": self._authorization,
+                                        "Connection": "close"})
+            response = http.client.HTTPResponse(_BoundedSocket(connection.sock, ends_at), method="POST")
+            response.begin()
+            status = response.status
+            payload = response.read()
+        except (OSError, http.client.HTTPException) as ex:
+            return Reply(0, {"code": "transport_error", "msg": type(ex).__name__})
+        finally:
+            if connection is not None:
+                connection.close()
+        try:
+            envelope = json.loads(payload.decode("utf-8"))
+        except ValueError:
+            envelope = None
+        if not (isinstance(envelope, dict) and envelope.get("status") in ("success", "error")
+                and isinstance(envelope.get("code"), str)):
+            return Reply(0, {"code": "malformed_response", "msg": "not an envelope of the worker API",
+                             "http_status": status})
+        return Reply(status, envelope)
+
+
+def _remaining(ends_at):
+    remaining = ends_at - time.monotonic()
+    if remaining <= 0:
+        raise socket.timeout("the request's deadline passed")
+    return remaining
+
+
+class _BoundedReader(io.RawIOBase):
+    """A socket's input where every read waits at most until ends_at: the whole response is bounded, however
+    slowly it trickles in."""
+
+    def __init__(self, sock, ends_at):
+        super().__init__()
+        self._sock = sock
+        self._ends_at = ends_at
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        self._sock.settimeout(_remaining(self._ends_at))
+        return self._sock.recv_into(buffer)
+
+
+class _BoundedSocket:
+    """What http.client.HTTPResponse reads a response from (it only calls makefile)."""
+
+    def __init__(self, sock, ends_at):
+        self._sock = sock
+        self._ends_at = ends_at
+
+    def makefile(self, mode, *args, **kwargs):
+        return io.BufferedReader(_BoundedReader(self._sock, self._ends_at))
 
 
 def caller_identity(lock_identity):
