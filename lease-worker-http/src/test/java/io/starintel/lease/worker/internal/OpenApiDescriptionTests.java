@@ -12,6 +12,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import java.util.regex.Pattern;
 
 import io.starintel.lease.test.RedisContainerConnection;
 import org.junit.jupiter.api.Test;
@@ -209,10 +210,172 @@ class OpenApiDescriptionTests {
 		assertThat(observed).hasSizeGreaterThan(30);
 	}
 
+	/**
+	 * Sends a body; when the server accepted it (anything but 400: its parser found nothing wrong), the body must be
+	 * valid against the operation's documented request schema.
+	 */
 	private Reply check(JsonNode description, JsonNode schemas, String operation, String body, List<String> observed)
 			throws Exception {
-		return verify(description, schemas, operation, call("POST", "/lease/v1/leases/" + operation, body, true),
-				observed);
+		Reply reply = call("POST", "/lease/v1/leases/" + operation, body, true);
+		if (reply.status() != 400) {
+			assertThat(SchemaCheck.errors(requestSchema(description, operation), JSON.readTree(body), schemas))
+				.as(operation + " accepted " + body + " (" + reply.status() + ") but its documented schema refuses it")
+				.isEmpty();
+		}
+		return verify(description, schemas, operation, reply, observed);
+	}
+
+	private static JsonNode requestSchema(JsonNode description, String operation) {
+		return description.path("paths").path("/lease/v1/leases/" + operation).path("post").path("requestBody")
+			.path("content").path("application/json").path("schema");
+	}
+
+	/**
+	 * The bodies a worker sends (each field the server accepts, e.g. the Python client's renew with
+	 * {@code service_instance_id}, {@code deadline_at} and a new {@code ttl_ms}) are accepted by the server and valid
+	 * against the served schemas; bodies the server refuses for a field (unknown, missing) are invalid there too.
+	 */
+	@Test
+	void theBodiesTheServerAcceptsAreValidAgainstTheDocumentedSchemasAndRefusedOnesAreNot() throws Exception {
+		JsonNode description = description();
+		JsonNode schemas = description.path("components").path("schemas");
+		String deadline = Instant.now().plusSeconds(20).toString();
+		ObjectNode identity = JSON.createObjectNode()
+			.put("target_namespace", "starintel-target")
+			.put("target_id", "oa-" + UUID.randomUUID())
+			.put("actor_name", "usernamegen")
+			.put("workflow_name", "default")
+			.put("operation_class", "default");
+		ObjectNode acquire = JSON.createObjectNode().put("request_id", "req-" + UUID.randomUUID())
+			.put("deadline_at", deadline).put("service_instance_id", "inst-openapi").put("ttl_ms", 30000)
+			.put("maximum_lifetime_ms", 60000).put("wait_ms", 0).put("execution_id", "e1").put("job_id", "j1")
+			.put("trace_id", "t1");
+		acquire.set("lock_identity", identity);
+		acquire.putObject("metadata").put("worker", "python");
+		List<String> observed = new ArrayList<>();
+		Reply acquired = check(description, schemas, "acquire", acquire.toString(), observed);
+		assertThat(acquired.status()).as(acquired.body().toString()).isEqualTo(200);
+		JsonNode lease = acquired.body().path("lease");
+		ObjectNode handle = JSON.createObjectNode().put("deadline_at", deadline)
+			.put("service_instance_id", "inst-openapi").put("lease_id", lease.path("lease_id").asString())
+			.put("fencing_token", lease.path("fencing_token").asLong());
+		handle.set("lock_identity", identity);
+		ObjectNode renew = handle.deepCopy().put("request_id", "req-" + UUID.randomUUID()).put("ttl_ms", 45000);
+		assertThat(check(description, schemas, "renew", renew.toString(), observed).status()).isEqualTo(200);
+		assertThat(check(description, schemas, "renew", handle.deepCopy().put("request_id", "req-" + UUID.randomUUID())
+			.toString(), observed).status()).isEqualTo(200);
+		assertThat(check(description, schemas, "authorize-commit", handle.toString(), observed).status())
+			.isEqualTo(200);
+		ObjectNode inspect = handle.deepCopy();
+		inspect.remove("fencing_token");
+		assertThat(check(description, schemas, "inspect", inspect.toString(), observed).status()).isEqualTo(200);
+		ObjectNode resolve = JSON.createObjectNode().put("deadline_at", deadline)
+			.put("service_instance_id", "inst-openapi").put("operation", "acquire")
+			.put("request_id", acquire.path("request_id").asString());
+		resolve.set("lock_identity", identity);
+		assertThat(check(description, schemas, "resolve", resolve.toString(), observed).status()).isEqualTo(200);
+		assertThat(check(description, schemas, "release", handle.deepCopy().put("request_id", "req-" + UUID.randomUUID())
+			.toString(), observed).status()).isEqualTo(200);
+		// refused for a field by the server, and by the schema
+		ObjectNode unknownField = handle.deepCopy().put("request_id", "req-" + UUID.randomUUID()).put("tenant_id", "x");
+		ObjectNode missingField = handle.deepCopy().put("request_id", "req-" + UUID.randomUUID());
+		missingField.remove("lease_id");
+		ObjectNode ttlOnRelease = handle.deepCopy().put("request_id", "req-" + UUID.randomUUID()).put("ttl_ms", 45000);
+		for (String operation : List.of("renew", "release")) {
+			for (ObjectNode refused : List.of(unknownField, missingField)) {
+				assertThat(check(description, schemas, operation, refused.toString(), observed).status()).isEqualTo(400);
+				assertThat(SchemaCheck.errors(requestSchema(description, operation), refused, schemas)).isNotEmpty();
+			}
+		}
+		assertThat(check(description, schemas, "release", ttlOnRelease.toString(), observed).status()).isEqualTo(400);
+		assertThat(SchemaCheck.errors(requestSchema(description, "release"), ttlOnRelease, schemas)).isNotEmpty();
+	}
+
+	/**
+	 * The JSON Schema keywords the description uses (OpenAPI 3.0), checked as a validator does: {@code $ref},
+	 * {@code allOf} (each part on its own: {@code additionalProperties} sees only its part's {@code properties}),
+	 * {@code type}, {@code required}, {@code properties}, {@code additionalProperties}, {@code enum}, {@code pattern},
+	 * {@code minimum}; annotations are ignored and any other keyword fails the check (so none is silently skipped).
+	 */
+	static final class SchemaCheck {
+
+		private static final Set<String> ANNOTATIONS = Set.of("description", "default", "format", "example");
+
+		private static final Set<String> CHECKED = Set.of("$ref", "allOf", "type", "required", "properties",
+				"additionalProperties", "enum", "pattern", "minimum");
+
+		static List<String> errors(JsonNode schema, JsonNode value, JsonNode schemas) {
+			List<String> errors = new ArrayList<>();
+			check(schema, value, schemas, "$", errors);
+			return errors;
+		}
+
+		private static void check(JsonNode schema, JsonNode value, JsonNode schemas, String at, List<String> errors) {
+			for (String keyword : schema.propertyNames()) {
+				assertThat(CHECKED.contains(keyword) || ANNOTATIONS.contains(keyword))
+					.as("schema keyword " + keyword + " at " + at + " is not checked by this test").isTrue();
+			}
+			if (schema.has("$ref")) {
+				String ref = schema.path("$ref").asString();
+				check(schemas.path(ref.substring(ref.lastIndexOf('/') + 1)), value, schemas, at, errors);
+				return;
+			}
+			for (JsonNode part : schema.path("allOf")) {
+				check(part, value, schemas, at, errors);
+			}
+			String type = schema.path("type").asString("");
+			boolean typed = switch (type) {
+				case "" -> true;
+				case "object" -> value.isObject();
+				case "string" -> value.isString();
+				case "integer" -> value.isIntegralNumber();
+				case "number" -> value.isNumber();
+				case "boolean" -> value.isBoolean();
+				case "array" -> value.isArray();
+				default -> false;
+			};
+			if (!typed) {
+				errors.add(at + ": not " + type);
+				return;
+			}
+			boolean listed = false;
+			for (JsonNode allowed : schema.path("enum")) {
+				listed = listed || allowed.equals(value);
+			}
+			if (schema.has("enum") && !listed) {
+				errors.add(at + ": not one of " + schema.path("enum"));
+			}
+			if (schema.has("pattern") && value.isString()
+					&& !Pattern.compile(schema.path("pattern").asString()).matcher(value.asString()).find()) {
+				errors.add(at + ": does not match " + schema.path("pattern").asString());
+			}
+			if (schema.has("minimum") && value.isNumber()
+					&& value.decimalValue().compareTo(schema.path("minimum").decimalValue()) < 0) {
+				errors.add(at + ": below " + schema.path("minimum"));
+			}
+			if (!value.isObject()) {
+				return;
+			}
+			for (JsonNode required : schema.path("required")) {
+				if (!value.has(required.asString())) {
+					errors.add(at + ": '" + required.asString() + "' is required");
+				}
+			}
+			JsonNode properties = schema.path("properties");
+			JsonNode additional = schema.path("additionalProperties");
+			for (String field : value.propertyNames()) {
+				if (properties.has(field)) {
+					check(properties.path(field), value.path(field), schemas, at + "." + field, errors);
+				}
+				else if (additional.isBoolean() && !additional.asBoolean()) {
+					errors.add(at + ": '" + field + "' was unexpected");
+				}
+				else if (additional.isObject()) {
+					check(additional, value.path(field), schemas, at + "." + field, errors);
+				}
+			}
+		}
+
 	}
 
 	private int checkUnauthenticated(JsonNode description, JsonNode schemas, String operation, List<String> observed)
