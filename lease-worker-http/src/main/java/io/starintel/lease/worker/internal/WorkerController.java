@@ -229,6 +229,7 @@ public class WorkerController {
 			return ResponseEntity.ok()
 				.contentType(MediaType.APPLICATION_JSON)
 				.header(CORRELATION_HEADER, correlationId)
+				.header(HttpHeaders.CACHE_CONTROL, "no-store")
 				.body(new String(this.openApi, StandardCharsets.UTF_8));
 		}
 		WorkerOperation operation = path.startsWith(BASE_PATH) ? WorkerOperation.at(path.substring(BASE_PATH.length()))
@@ -300,7 +301,9 @@ public class WorkerController {
 			.contentType(MediaType.APPLICATION_JSON)
 			.header(CORRELATION_HEADER, correlationId)
 			.header(HttpHeaders.CACHE_CONTROL, "no-store");
-		if (response.retryAfterMs() > 0) {
+		// exactly when the envelope is retryable, as retry_after_ms: a client (or a proxy) reading only the headers
+		// then tells a retryable refusal from a final one; 0 (408 deadline_exceeded) is "retry now, with a new deadline"
+		if (response.retryable()) {
 			builder.header(HttpHeaders.RETRY_AFTER, Long.toString((response.retryAfterMs() + 999) / 1000));
 		}
 		return builder.body(response.body());

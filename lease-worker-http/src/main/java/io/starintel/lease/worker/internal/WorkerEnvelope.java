@@ -50,7 +50,7 @@ final class WorkerEnvelope {
 				body.put("current_state", result.currentState().wireName());
 			}
 		}
-		return new WorkerResponse(result.code().httpStatus(), HttpEnvelope.write(body), 0);
+		return new WorkerResponse(result.code().httpStatus(), HttpEnvelope.write(body), false, 0);
 	}
 
 	/** An error envelope; {@code detail} (only for invalid_lease_request) names a field and rule, never a value. */
@@ -61,7 +61,7 @@ final class WorkerEnvelope {
 		if (code.retryable()) {
 			body.put("retry_after_ms", hint);
 		}
-		return new WorkerResponse(code.httpStatus(), HttpEnvelope.write(body), hint);
+		return new WorkerResponse(code.httpStatus(), HttpEnvelope.write(body), code.retryable(), hint);
 	}
 
 	private static long defaultHint(ResultCode code) {

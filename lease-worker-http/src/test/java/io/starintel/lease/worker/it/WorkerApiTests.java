@@ -661,6 +661,41 @@ class WorkerApiTests {
 		}
 	}
 
+	/**
+	 * docs/worker-api.md: every response carries {@code X-Correlation-Id} and {@code Cache-Control: no-store} (the
+	 * OpenAPI description too); {@code Retry-After} is sent exactly when the envelope is retryable, as
+	 * {@code retry_after_ms} in seconds rounded up (0 for a 408).
+	 */
+	@Test
+	void everyResponseCarriesNoStoreAndRetryAfterExactlyWhenTheEnvelopeIsRetryable() {
+		String target = target();
+		ObjectNode late = acquireBody(target, rid(), "inst-1");
+		late.put("deadline_at", Instant.now().minusSeconds(5).toString());
+		WorkerHttp.Reply pastDeadline = post("acquire", late, A);
+		WorkerHttp.Reply acquired = post("acquire", acquireBody(target, rid(), "inst-1"), A);
+		WorkerHttp.Reply conflict = post("acquire", acquireBody(target, rid(), "inst-2"), B);
+		WorkerHttp.Reply malformed = post("acquire", WorkerHttp.JSON.createObjectNode(), A);
+		WorkerHttp.Reply description = this.http.send("GET", "/lease/v1/openapi.json", null, null, null,
+				Map.of("X-Correlation-Id", "corr_openapi_1"));
+		assertThat(List.of(pastDeadline.status(), acquired.status(), conflict.status(), malformed.status(),
+				description.status())).containsExactly(408, 200, 409, 400, 200);
+		for (WorkerHttp.Reply reply : List.of(pastDeadline, acquired, conflict, malformed, description)) {
+			assertThat(reply.headers().get("cache-control")).as(reply.status() + " " + reply.headers())
+				.containsExactly("no-store");
+			assertThat(reply.headers().get("x-correlation-id")).as(reply.status() + " " + reply.headers()).hasSize(1);
+		}
+		assertThat(description.headers().get("x-correlation-id")).containsExactly("corr_openapi_1");
+		assertThat(pastDeadline.json().path("retry_after_ms").asLong(-1)).isZero();
+		assertThat(pastDeadline.headers().get("retry-after")).as(pastDeadline.headers().toString())
+			.containsExactly("0");
+		long conflictHint = conflict.json().path("retry_after_ms").asLong();
+		assertThat(conflict.headers().get("retry-after"))
+			.containsExactly(Long.toString((conflictHint + 999) / 1000));
+		for (WorkerHttp.Reply reply : List.of(acquired, malformed, description)) {
+			assertThat(reply.headers()).as(reply.status() + " " + reply.headers()).doesNotContainKey("retry-after");
+		}
+	}
+
 	@Test
 	void unknownPathsMethodsAndContentTypesAreEnvelopes() {
 		for (WorkerHttp.Reply reply : List.of(this.http.send("GET", "/lease/v1/leases/acquire", null, A, null, Map.of()),
