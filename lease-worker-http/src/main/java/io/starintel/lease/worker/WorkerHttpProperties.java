@@ -18,8 +18,8 @@ import io.starintel.lease.http.internal.AdapterPropertiesCheck;
  *
  * @param enabled Whether the worker endpoints under /lease/v1 are registered
  * @param maxBodyBytes Largest accepted request body, 256..1048576 bytes; larger bodies are 400
- * @param defaultDeadline Deadline of a request that gives no deadline_at; positive, at most
- * starintel.lease.request.maximum-deadline
+ * @param defaultDeadline Deadline of a request that gives no deadline_at, and the bound on receiving a request's body
+ * (a body not received by then is 408); positive, at most starintel.lease.request.maximum-deadline
  * @param defaultMaximumLifetime Maximum lifetime of a lease whose acquire gives no maximum_lifetime_ms; positive, at
  * most starintel.lease.ttl.maximum-lifetime
  * @param admission Per-tenant admission control (the shape the admin endpoint shares)

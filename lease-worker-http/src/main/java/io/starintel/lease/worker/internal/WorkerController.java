@@ -1,5 +1,6 @@
 package io.starintel.lease.worker.internal;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -7,10 +8,19 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
+import jakarta.servlet.ReadListener;
+import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
@@ -66,6 +76,9 @@ public class WorkerController {
 
 	private static final Logger logger = LoggerFactory.getLogger(WorkerController.class);
 
+	/** The timer of the body reads (one daemon thread; a task per read in progress, removed when it ends). */
+	private static final ScheduledThreadPoolExecutor BODY_TIMER = bodyTimer();
+
 	private static final Pattern JSON = Pattern.compile("application/json(\\s*;.*)?", Pattern.CASE_INSENSITIVE);
 
 	private final WorkerOperations operations;
@@ -73,6 +86,8 @@ public class WorkerController {
 	private final WorkerAudit audit;
 
 	private final int maxBodyBytes;
+
+	private final Duration bodyTimeout;
 
 	private final byte[] openApi;
 
@@ -110,7 +125,17 @@ public class WorkerController {
 		checkAgainst(properties, policy);
 		WorkerOperations operations = new WorkerOperations(service, credentials, admission(properties.admission()),
 				audit, policy, operationClasses, maximumWait, properties, clock);
-		return new WorkerController(operations, audit, properties.maxBodyBytes());
+		return new WorkerController(operations, audit, properties.maxBodyBytes(), properties.defaultDeadline());
+	}
+
+	private static ScheduledThreadPoolExecutor bodyTimer() {
+		ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, (task) -> {
+			Thread thread = new Thread(task, "starintel-worker-body-timer");
+			thread.setDaemon(true);
+			return thread;
+		});
+		timer.setRemoveOnCancelPolicy(true);
+		return timer;
 	}
 
 	/**
@@ -133,10 +158,11 @@ public class WorkerController {
 		return new TenantAdmission(limits, "starintel.lease.worker-http.admission");
 	}
 
-	WorkerController(WorkerOperations operations, WorkerAudit audit, int maxBodyBytes) {
+	WorkerController(WorkerOperations operations, WorkerAudit audit, int maxBodyBytes, Duration bodyTimeout) {
 		this.operations = operations;
 		this.audit = audit;
 		this.maxBodyBytes = maxBodyBytes;
+		this.bodyTimeout = bodyTimeout;
 		this.openApi = openApi();
 	}
 
@@ -157,13 +183,13 @@ public class WorkerController {
 	 * match it (Spring MVC would answer it itself, without an envelope).
 	 */
 	@RequestMapping(path = { BASE_PATH, BASE_PATH + "/**" })
-	ResponseEntity<String> handle(HttpServletRequest request) {
-		return dispatch(request);
+	@Nullable ResponseEntity<String> handle(HttpServletRequest request, HttpServletResponse response) {
+		return dispatch(request, response);
 	}
 
 	@RequestMapping(path = { BASE_PATH, BASE_PATH + "/**" }, method = RequestMethod.OPTIONS)
-	ResponseEntity<String> options(HttpServletRequest request) {
-		return dispatch(request);
+	@Nullable ResponseEntity<String> options(HttpServletRequest request, HttpServletResponse response) {
+		return dispatch(request, response);
 	}
 
 	/**
@@ -176,7 +202,7 @@ public class WorkerController {
 		if (!underBasePath(request)) {
 			return false;
 		}
-		write(dispatch(request), response);
+		write(dispatch(request, null), response);
 		return true;
 	}
 
@@ -222,7 +248,12 @@ public class WorkerController {
 		response.flushBuffer();
 	}
 
-	private ResponseEntity<String> dispatch(HttpServletRequest request) {
+	/**
+	 * The answer to a request; {@code null} when the body is being read asynchronously (a {@code response} was given
+	 * and the request supports async): {@link BodyRead} then answers on the response.
+	 */
+	private @Nullable ResponseEntity<String> dispatch(HttpServletRequest request,
+			@Nullable HttpServletResponse response) {
 		String correlationId = correlationId(request);
 		String path = request.getRequestURI().substring(request.getContextPath().length());
 		if (OPENAPI_PATH.equals(path) && "GET".equals(request.getMethod())) {
@@ -253,13 +284,173 @@ public class WorkerController {
 		if (contentType == null || !JSON.matcher(contentType.trim()).matches()) {
 			return malformed(operation, caller, correlationId, started, "content_type: must be application/json");
 		}
-		byte[] body = BoundedBody.read(request, this.maxBodyBytes);
+		if (request.getContentLengthLong() > this.maxBodyBytes) {
+			return malformed(operation, caller, correlationId, started, tooLarge());
+		}
+		if (response != null && request.isAsyncSupported() && !request.isAsyncStarted()) {
+			// the body is read without blocking a thread, within the default deadline (the request's deadline_at is in
+			// the body): a stalled body is answered with the envelope, not held until the connector's timeout
+			new BodyRead(request, response, operation, caller, correlationId, started).start();
+			return null;
+		}
+		return answer(request, operation, caller, correlationId, started, BoundedBody.read(request, this.maxBodyBytes));
+	}
+
+	private String tooLarge() {
+		return "body: larger than " + this.maxBodyBytes + " bytes or unreadable";
+	}
+
+	private ResponseEntity<String> answer(HttpServletRequest request, WorkerOperation operation, WorkerCaller caller,
+			String correlationId, Instant started, byte @Nullable [] body) {
 		if (body == null) {
-			return malformed(operation, caller, correlationId, started, "body: larger than " + this.maxBodyBytes
-					+ " bytes or unreadable");
+			return malformed(operation, caller, correlationId, started, tooLarge());
 		}
 		return respond(this.operations.handle(operation, caller, request.getHeader(WorkerRequestParser.INSTANCE_HEADER),
 				body, correlationId, started), correlationId);
+	}
+
+	/**
+	 * One request body read with the servlet's non-blocking input ({@link ReadListener}) in an async cycle whose
+	 * timeout is the default deadline: all of it arrived (at most {@code max-body-bytes}): the operation; more: 400;
+	 * unreadable (the client closed it): 400; not all within the default deadline: 408 {@code deadline_exceeded}
+	 * (the request's deadline passed before it could be submitted). Each answer is the envelope, audited with the code
+	 * sent, written once on the async response, then the cycle completes.
+	 */
+	private final class BodyRead implements ReadListener, AsyncListener {
+
+		private final HttpServletRequest request;
+
+		private final HttpServletResponse response;
+
+		private final WorkerOperation operation;
+
+		private final WorkerCaller caller;
+
+		private final String correlationId;
+
+		private final Instant started;
+
+		private final ByteArrayOutputStream received = new ByteArrayOutputStream();
+
+		private final byte[] chunk = new byte[4096];
+
+		private final AtomicBoolean answered = new AtomicBoolean();
+
+		private @Nullable AsyncContext async;
+
+		private @Nullable ServletInputStream in;
+
+		private volatile @Nullable ScheduledFuture<?> timer;
+
+		BodyRead(HttpServletRequest request, HttpServletResponse response, WorkerOperation operation,
+				WorkerCaller caller, String correlationId, Instant started) {
+			this.request = request;
+			this.response = response;
+			this.operation = operation;
+			this.caller = caller;
+			this.correlationId = correlationId;
+			this.started = started;
+		}
+
+		void start() {
+			AsyncContext context = this.request.startAsync(this.request, this.response);
+			this.async = context;
+			// the container's async timeout would also cut the operation (a waiting acquire runs after the read):
+			// none, the body's bound is this request's own timer
+			context.setTimeout(0);
+			context.addListener(this);
+			this.timer = BODY_TIMER.schedule(() -> onTimeout(null),
+					Math.max(1, WorkerController.this.bodyTimeout.toMillis()), TimeUnit.MILLISECONDS);
+			try {
+				this.in = this.request.getInputStream();
+				this.in.setReadListener(this);
+			}
+			catch (IOException | RuntimeException ex) {
+				// no non-blocking input (e.g. a mock request): the blocking read, answered on the async response
+				finish(() -> answer(this.request, this.operation, this.caller, this.correlationId, this.started,
+						BoundedBody.read(this.request, WorkerController.this.maxBodyBytes)));
+			}
+		}
+
+		@Override
+		public void onDataAvailable() throws IOException {
+			ServletInputStream input = this.in;
+			while (input != null && !this.answered.get() && input.isReady()) {
+				int n = input.read(this.chunk);
+				if (n < 0) {
+					return;
+				}
+				this.received.write(this.chunk, 0, n);
+				if (this.received.size() > WorkerController.this.maxBodyBytes) {
+					finish(() -> malformed(this.operation, this.caller, this.correlationId, this.started, tooLarge()));
+					return;
+				}
+			}
+		}
+
+		@Override
+		public void onAllDataRead() {
+			finish(() -> answer(this.request, this.operation, this.caller, this.correlationId, this.started,
+					this.received.toByteArray()));
+		}
+
+		@Override
+		public void onError(Throwable failure) {
+			finish(() -> malformed(this.operation, this.caller, this.correlationId, this.started, tooLarge()));
+		}
+
+		@Override
+		public void onTimeout(@Nullable AsyncEvent event) {
+			finish(() -> {
+				WorkerController.this.audit.refused(auditType(this.operation), ResultCode.DEADLINE_EXCEEDED,
+						this.correlationId, this.started, this.caller, null, null, null);
+				return respond(WorkerEnvelope.error(ResultCode.DEADLINE_EXCEEDED, this.correlationId, 0, null),
+						this.correlationId);
+			});
+		}
+
+		@Override
+		public void onError(AsyncEvent event) {
+			onError(event.getThrowable());
+		}
+
+		@Override
+		public void onComplete(AsyncEvent event) {
+		}
+
+		@Override
+		public void onStartAsync(AsyncEvent event) {
+		}
+
+		/** The one answer of this request; any failure is the same 503 as the controller's exception handler. */
+		private void finish(Supplier<ResponseEntity<String>> answer) {
+			if (!this.answered.compareAndSet(false, true)) {
+				return;
+			}
+			ScheduledFuture<?> pending = this.timer;
+			if (pending != null) {
+				pending.cancel(false);
+			}
+			AsyncContext context = this.async;
+			try {
+				ResponseEntity<String> entity;
+				try {
+					entity = answer.get();
+				}
+				catch (RuntimeException ex) {
+					entity = failure(ex, this.request);
+				}
+				write(entity, (HttpServletResponse) context.getResponse());
+			}
+			catch (IOException | RuntimeException ex) {
+				logger.debug("Worker request {}: the answer could not be written ({})", this.correlationId,
+						ex.getClass().getName());
+			}
+			finally {
+				context.complete();
+			}
+		}
+
 	}
 
 	private static AuditEventType auditType(@Nullable WorkerOperation operation) {

@@ -1,17 +1,25 @@
 package io.starintel.lease.worker.it;
 
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.BeforeEach;
@@ -694,6 +702,50 @@ class WorkerApiTests {
 		for (WorkerHttp.Reply reply : List.of(acquired, malformed, description)) {
 			assertThat(reply.headers()).as(reply.status() + " " + reply.headers()).doesNotContainKey("retry-after");
 		}
+	}
+
+	/**
+	 * A body that stalls (500 bytes declared, 5 sent, then nothing) is answered once the default deadline (5 s) passes
+	 * — not held until the connector's timeout and answered by the container's error page — with the envelope:
+	 * {@code 408 deadline_exceeded}, the correlation id, {@code no-store}; audited with that code.
+	 */
+	@Test
+	void aStalledBodyIsAnsweredWithTheEnvelopeAndAuditedWithTheCodeSent() throws Exception {
+		String correlation = "corr_stalled_" + UUID.randomUUID().toString().replace("-", "");
+		String head;
+		String body;
+		try (Socket socket = new Socket("127.0.0.1", this.port)) {
+			socket.setSoTimeout(120_000);
+			OutputStream out = socket.getOutputStream();
+			out.write(("POST /lease/v1/leases/inspect HTTP/1.1\r\nHost: x\r\nAuthorization: " + A
+					+ "\r\nContent-Type: application/json\r\nX-Service-Instance-Id: inst-1\r\nX-Correlation-Id: "
+					+ correlation + "\r\nContent-Length: 500\r\nConnection: close\r\n\r\n{\"a\":")
+				.getBytes(StandardCharsets.ISO_8859_1));
+			out.flush();
+			InputStream in = socket.getInputStream();
+			ByteArrayOutputStream received = new ByteArrayOutputStream();
+			while (!received.toString(StandardCharsets.ISO_8859_1).contains("\r\n\r\n")) {
+				int b = in.read();
+				assertThat(b).as("the answer ended within its head: " + received).isNotNegative();
+				received.write(b);
+			}
+			head = received.toString(StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
+			assertThat(head).as(head).startsWith("http/1.1 408").contains("x-correlation-id: " + correlation.toLowerCase(Locale.ROOT))
+				.contains("cache-control: no-store").contains("retry-after: 0");
+			Matcher length = Pattern.compile("content-length: (\\d+)").matcher(head);
+			assertThat(length.find()).as(head).isTrue();
+			body = new String(in.readNBytes(Integer.parseInt(length.group(1))), StandardCharsets.UTF_8);
+		}
+		JsonNode envelope = WorkerHttp.JSON.readTree(body);
+		assertThat(envelope.path("code").asString()).as(body).isEqualTo("deadline_exceeded");
+		assertThat(envelope.path("correlation_id").asString()).isEqualTo(correlation);
+		Awaitility.await()
+			.atMost(Duration.ofSeconds(30))
+			.until(() -> this.audit.events.stream()
+				.anyMatch((e) -> correlation.equals(e.correlationId())
+						&& e.resultCode() == ResultCode.DEADLINE_EXCEEDED && "prn_worker_a".equals(e.principalId())));
+		assertThat(this.audit.events.stream().filter((e) -> correlation.equals(e.correlationId()))
+			.map(AuditEvent::resultCode)).containsExactly(ResultCode.DEADLINE_EXCEEDED);
 	}
 
 	@Test
