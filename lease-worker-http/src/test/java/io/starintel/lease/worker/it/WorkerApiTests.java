@@ -230,20 +230,32 @@ class WorkerApiTests {
 		assertThat(post("acquire", acquireBody(second, requestId, "inst-2"), B).status()).isEqualTo(200);
 	}
 
-	@Test
-	void everyCredentialOfTheOwnerPrincipalOwnsItsLeaseForEveryOperation() {
-		String target = target();
-		String requestId = rid();
-		JsonNode lease = post("acquire", acquireBody(target, requestId, "inst-1"), A).json().path("lease");
+	/** An inspect of the lease (its handle without the token) by instance {@code inst-1}. */
+	private static ObjectNode inspectBody(JsonNode lease) {
 		ObjectNode inspect = handleBody(lease, null, "inst-1");
 		inspect.remove("fencing_token");
-		WorkerHttp.Reply inspected = post("inspect", inspect, A2);
-		assertThat(inspected.status()).as(inspected.body()).isEqualTo(200);
+		return inspect;
+	}
+
+	/** A resolve of the acquire {@code requestId} of {@code target} by instance {@code inst-1}. */
+	private static ObjectNode resolveAcquireBody(String target, String requestId) {
 		ObjectNode resolve = WorkerHttp.JSON.createObjectNode();
 		resolve.put("service_instance_id", "inst-1");
 		resolve.set("lock_identity", identity(target));
 		resolve.put("operation", "acquire");
 		resolve.put("request_id", requestId);
+		return resolve;
+	}
+
+	@Test
+	void everyCredentialOfTheOwnerPrincipalOwnsItsLeaseForEveryOperation() {
+		String target = target();
+		String requestId = rid();
+		JsonNode lease = post("acquire", acquireBody(target, requestId, "inst-1"), A).json().path("lease");
+		ObjectNode inspect = inspectBody(lease);
+		WorkerHttp.Reply inspected = post("inspect", inspect, A2);
+		assertThat(inspected.status()).as(inspected.body()).isEqualTo(200);
+		ObjectNode resolve = resolveAcquireBody(target, requestId);
 		WorkerHttp.Reply resolved = post("resolve", resolve, A2);
 		assertThat(resolved.status()).as(resolved.body()).isEqualTo(200);
 		assertThat(resolved.json().path("lease").path("lease_id").asString())
@@ -269,13 +281,8 @@ class WorkerApiTests {
 		String target = target();
 		String requestId = rid();
 		JsonNode lease = post("acquire", acquireBody(target, requestId, "inst-1"), A).json().path("lease");
-		ObjectNode inspect = handleBody(lease, null, "inst-1");
-		inspect.remove("fencing_token");
-		ObjectNode resolve = WorkerHttp.JSON.createObjectNode();
-		resolve.put("service_instance_id", "inst-1");
-		resolve.set("lock_identity", identity(target));
-		resolve.put("operation", "acquire");
-		resolve.put("request_id", requestId);
+		ObjectNode inspect = inspectBody(lease);
+		ObjectNode resolve = resolveAcquireBody(target, requestId);
 		Map<String, String> sent = new LinkedHashMap<>();
 		BiConsumer<String, WorkerHttp.Reply> send = (expected, reply) -> {
 			assertThat(reply.code()).as(reply.body()).isEqualTo(expected);
