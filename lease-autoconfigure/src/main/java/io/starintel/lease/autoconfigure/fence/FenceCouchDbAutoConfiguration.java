@@ -28,6 +28,7 @@ import io.starintel.lease.fence.couchdb.FencedDocumentRecovery;
 import io.starintel.lease.fence.FenceGuard;
 import io.starintel.lease.fence.couchdb.DocumentMarkStore;
 import io.starintel.lease.store.LeaseStore;
+import io.starintel.lease.store.memory.InMemoryLeaseStore;
 import io.starintel.lease.store.redis.RedisLeaseStore;
 import io.starintel.lease.fence.couchdb.internal.FenceDesignDocument;
 import io.starintel.lease.fence.couchdb.FencedCouchDbReader;
@@ -38,7 +39,8 @@ import io.starintel.lease.fence.couchdb.FencedCouchDbConnector;
  * or the one {@link LeaseCouchDbAutoConfiguration} opens from {@code starintel.lease.couchdb.*}) and
  * installs {@link FenceDesignDocument} at start-up. The decorator bean is not a default autowiring candidate, so
  * existing injection points of {@code CouchDbConnector} keep the undecorated connector; inject it with
- * {@code @Qualifier("fencedCouchDbConnector")}. Contract: CouchDB target acceptance, target state mutations and
+ * {@code @Qualifier("fencedCouchDbConnector")}. With the in-memory lease store the connector keeps no durable
+ * document marks (and there is no {@link FencedCouchDbReader}). Contract: CouchDB target acceptance, target state mutations and
  * result documents are fenced.
  */
 @AutoConfiguration(after = { FenceAutoConfiguration.class, LeaseCouchDbAutoConfiguration.class },
@@ -52,9 +54,11 @@ public final class FenceCouchDbAutoConfiguration {
 	@ConditionalOnMissingBean(FencedCouchDbConnector.class)
 	FencedCouchDbConnector fencedCouchDbConnector(CouchDbConnector connector, FenceGuard guard,
 			ObjectProvider<DocumentMarkStore> marks, ObjectProvider<FenceRejectionMetrics> metrics,
-			ObjectProvider<AsyncAuditPipeline> auditPipeline) {
+			ObjectProvider<AsyncAuditPipeline> auditPipeline, ObjectProvider<LeaseStore> stores) {
+		// an in-memory lease store keeps no marks in Redis (whatever the bean's declared type)
+		DocumentMarkStore documentMarks = RedisFenceCalls.inMemory(stores) ? null : marks.getIfAvailable();
 		FencedCouchDbConnector fenced = new FencedCouchDbConnector(connector,
-				FenceAutoConfiguration.guard(guard, metrics, FenceRejectionMetrics.COUCHDB), marks.getIfAvailable());
+				FenceAutoConfiguration.guard(guard, metrics, FenceRejectionMetrics.COUCHDB), documentMarks);
 		// CouchDB's server-side refusals (the design document's 403) are audited through the non-blocking pipeline
 		AsyncAuditPipeline pipeline = auditPipeline.getIfAvailable();
 		if (pipeline != null) {
@@ -63,10 +67,16 @@ public final class FenceCouchDbAutoConfiguration {
 		return fenced;
 	}
 
-	/** Durable per-document marks and the fenced reader, on the lease store's Redis. */
+	/**
+	 * Durable per-document marks and the fenced reader, on the lease store's Redis; none with the in-memory lease
+	 * store ({@code starintel.lease.store=memory}, or the test kit's in-memory mode): the marks and the reader's rule
+	 * (which fences the lease store issued) live beside the Redis store's leases, and an in-memory store's leases are
+	 * not there, so its fenced writes keep no mark and their outcome never depends on a Redis.
+	 */
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(StringRedisTemplate.class)
 	@ConditionalOnBean(StringRedisTemplate.class)
+	@ConditionalOnMissingBean(InMemoryLeaseStore.class)
 	static class MarksConfiguration {
 
 		@Bean

@@ -5,6 +5,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 
 import io.starintel.lease.store.LeaseStore;
+import io.starintel.lease.store.memory.InMemoryLeaseStore;
 import io.starintel.lease.store.redis.RedisLeaseStore;
 
 /**
@@ -20,6 +21,12 @@ final class RedisFenceCalls {
 	static @Nullable RedisLeaseStore redisStore(ObjectProvider<LeaseStore> stores) {
 		LeaseStore store = stores.getIfUnique();
 		return (store != null) ? store.unwrap(RedisLeaseStore.class).orElse(null) : null;
+	}
+
+	/** Whether the single lease store bean is (or decorates) the in-memory store. */
+	static boolean inMemory(ObjectProvider<LeaseStore> stores) {
+		LeaseStore store = stores.getIfUnique();
+		return store != null && store.unwrap(InMemoryLeaseStore.class).isPresent();
 	}
 
 }
