@@ -3,7 +3,6 @@ package io.starintel.lease.testing;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -14,6 +13,8 @@ import java.util.function.Predicate;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionTimeoutException;
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.Assert;
 
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.AdminRequest;
@@ -77,13 +78,16 @@ public final class TargetLeaseTester {
 	 * @throws IllegalStateException when the store is not the test auto-configuration's wrapper
 	 */
 	public TargetLeaseTester(LeaseStore store, LeaseService service, CapturedAuditEvents audit) {
+		Assert.notNull(store, "store must not be null");
+		Assert.notNull(service, "service must not be null");
+		Assert.notNull(audit, "audit must not be null");
 		if (!(store instanceof LeaseTestStore testStore)) {
 			throw new IllegalStateException("The LeaseStore bean " + store.getClass().getName()
 					+ " is not wrapped for tests: is @AutoConfigureLeaseTest on the test class?");
 		}
 		this.store = testStore;
-		this.service = Objects.requireNonNull(service, "service");
-		this.audit = Objects.requireNonNull(audit, "audit");
+		this.service = service;
+		this.audit = audit;
 		this.observations = testStore.observations();
 	}
 
@@ -106,6 +110,7 @@ public final class TargetLeaseTester {
 
 	/** The lease a running job holds for {@code targetId}, waiting up to {@link #DEFAULT_TIMEOUT} for it. */
 	public HeldLease awaitLease(String targetId) {
+		requireTarget(targetId);
 		return awaitLease(targetId, DEFAULT_TIMEOUT);
 	}
 
@@ -115,6 +120,8 @@ public final class TargetLeaseTester {
 	 * @throws AssertionError when no job acquired one in time
 	 */
 	public HeldLease awaitLease(String targetId, Duration timeout) {
+		requireTarget(targetId);
+		requireTimeout(timeout);
 		return awaitLease((lease) -> lease.targetId().equals(targetId), timeout)
 			.orElseThrow(() -> new AssertionError("No job acquired a lease for target '" + targetId + "' within "
 					+ timeout + " (leases of that target so far: " + leases(targetId) + ")"));
@@ -122,6 +129,8 @@ public final class TargetLeaseTester {
 
 	/** The newest running job's lease matching {@code filter}, waiting up to {@code timeout}; empty if none came. */
 	public Optional<HeldLease> awaitLease(Predicate<HeldLease> filter, Duration timeout) {
+		Assert.notNull(filter, "filter must not be null");
+		requireTimeout(timeout);
 		try {
 			return this.observations
 				.awaitAcquisition((record) -> isJobLease(record)
@@ -137,6 +146,7 @@ public final class TargetLeaseTester {
 
 	/** Every lease the application's jobs acquired for {@code targetId} since the test method started, oldest first. */
 	public List<HeldLease> leases(String targetId) {
+		requireTarget(targetId);
 		return leases().stream().filter((lease) -> lease.targetId().equals(targetId)).toList();
 	}
 
@@ -147,6 +157,7 @@ public final class TargetLeaseTester {
 
 	/** The newest lease a job acquired for {@code targetId}, running or not. */
 	public Optional<HeldLease> lastLease(String targetId) {
+		requireTarget(targetId);
 		List<HeldLease> all = leases(targetId);
 		return all.isEmpty() ? Optional.empty() : Optional.of(all.get(all.size() - 1));
 	}
@@ -157,6 +168,7 @@ public final class TargetLeaseTester {
 
 	/** Whether the lease is the active, unexpired lease of its identity at backend time now. */
 	public boolean isActive(HeldLease lease) {
+		requireLease(lease);
 		LeaseResult result = inspect(lease);
 		return result.code() == ResultCode.LEASE_INSPECTED && result.lease() != null
 				&& result.lease().leaseId().equals(lease.leaseId());
@@ -164,6 +176,7 @@ public final class TargetLeaseTester {
 
 	/** Whether the job's method has returned (the aspect's release of the lease was called). */
 	public boolean hasJobEnded(HeldLease lease) {
+		requireLease(lease);
 		return this.observations.releaseFuture(lease.leaseId()).isDone();
 	}
 
@@ -181,11 +194,13 @@ public final class TargetLeaseTester {
 	 * @throws AssertionError when the lease is still active afterwards
 	 */
 	public LeaseResult revoke(HeldLease lease) {
+		requireLease(lease);
 		return administer(Operation.REVOKE, lease, "revoked by TargetLeaseTester");
 	}
 
 	/** Force-releases the lease as an administrator would (audited {@code target_lease_force_release}). */
 	public LeaseResult forceRelease(HeldLease lease) {
+		requireLease(lease);
 		return administer(Operation.FORCE_RELEASE, lease, "force-released by TargetLeaseTester");
 	}
 
@@ -205,6 +220,7 @@ public final class TargetLeaseTester {
 
 	/** Expires the lease, bounded by {@link #DEFAULT_TIMEOUT} past its expiry. */
 	public void expire(HeldLease lease) {
+		requireLease(lease);
 		expire(lease, DEFAULT_TIMEOUT);
 	}
 
@@ -222,6 +238,8 @@ public final class TargetLeaseTester {
 	 * @throws AssertionError when the lease is still active afterwards
 	 */
 	public void expire(HeldLease lease, Duration timeout) {
+		requireLease(lease);
+		requireTimeout(timeout);
 		LeaseResult current = inspect(lease);
 		if (current.code() != ResultCode.LEASE_INSPECTED || current.lease() == null) {
 			return;
@@ -265,6 +283,7 @@ public final class TargetLeaseTester {
 	 * @throws AssertionError when the acquisition is not granted or its token is not higher
 	 */
 	public Competitor takeOver(HeldLease lease) {
+		requireLease(lease);
 		if (isActive(lease)) {
 			administer(Operation.FORCE_RELEASE, lease, "taken over by a competing holder (TargetLeaseTester)");
 		}
@@ -301,6 +320,7 @@ public final class TargetLeaseTester {
 
 	/** As {@link #backendUnreachable()}, for the calls naming one lease only (renew, release, commit, attached keys). */
 	public Outage backendUnreachable(HeldLease lease) {
+		requireLease(lease);
 		this.store.setUnreachable(lease.leaseId(), true);
 		return new Outage(() -> this.store.setUnreachable(lease.leaseId(), false));
 	}
@@ -312,6 +332,7 @@ public final class TargetLeaseTester {
 	 * plus 5 s: a job learns of its loss at its next renewal, about a third of the TTL after the last one.
 	 */
 	public LeaseLostEvent awaitCancellation(HeldLease lease) {
+		requireLease(lease);
 		return awaitCancellation(lease, renewalBound(lease));
 	}
 
@@ -329,6 +350,8 @@ public final class TargetLeaseTester {
 	 * @throws AssertionError when no event came in time
 	 */
 	public LeaseLostEvent awaitCancellation(HeldLease lease, Duration timeout) {
+		requireLease(lease);
+		requireTimeout(timeout);
 		return await(this.observations.lostFuture(lease.leaseId()), timeout,
 				() -> "The job of " + lease + " was not cancelled within " + timeout + " (lease still active: "
 						+ isActive(lease) + ", job ended: " + hasJobEnded(lease) + ")");
@@ -336,6 +359,7 @@ public final class TargetLeaseTester {
 
 	/** Waits until the job's method has returned, as long as {@link #awaitCancellation(HeldLease)} would. */
 	public void awaitJobEnded(HeldLease lease) {
+		requireLease(lease);
 		awaitJobEnded(lease, renewalBound(lease));
 	}
 
@@ -344,6 +368,8 @@ public final class TargetLeaseTester {
 	 * @throws AssertionError when it did not return in time
 	 */
 	public void awaitJobEnded(HeldLease lease, Duration timeout) {
+		requireLease(lease);
+		requireTimeout(timeout);
 		await(this.observations.releaseFuture(lease.leaseId()), timeout,
 				() -> "The job of " + lease + " did not end within " + timeout + " (cancelled: "
 						+ this.observations.lostFuture(lease.leaseId()).isDone() + ")");
@@ -378,6 +404,21 @@ public final class TargetLeaseTester {
 	/** Ends every outage (after each test method). */
 	public void restoreBackend() {
 		this.store.reachable();
+	}
+
+	// misuse is rejected at once (IllegalArgumentException naming the parameter), never after a wait
+
+	private static void requireTarget(@Nullable String targetId) {
+		Assert.notNull(targetId, "targetId must not be null");
+	}
+
+	private static void requireLease(@Nullable HeldLease lease) {
+		Assert.notNull(lease, "lease must not be null");
+	}
+
+	private static void requireTimeout(@Nullable Duration timeout) {
+		Assert.notNull(timeout, "timeout must not be null");
+		Assert.isTrue(!timeout.isNegative(), "timeout must not be negative");
 	}
 
 	private static Instant deadline() {
