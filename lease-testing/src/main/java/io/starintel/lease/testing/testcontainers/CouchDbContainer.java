@@ -73,7 +73,12 @@ public class CouchDbContainer extends GenericContainer<CouchDbContainer> {
 		return "http://" + getHost() + ":" + getMappedPort(PORT);
 	}
 
-	/** {@code http://user:password@host:port}: what Ektorp's {@code StdHttpClient.Builder.url(String)} takes. */
+	/**
+	 * {@code http://user:password@host:port}, the credentials as they are (Ektorp's
+	 * {@code StdHttpClient.Builder.url(String)} does not decode them): right only for credentials that need no URL
+	 * escaping; with others (e.g. {@code s3cret@home/1}) give Ektorp {@link #getUrl()}, {@link #getUsername()} and
+	 * {@link #getPassword()}.
+	 */
 	public String getUrlWithCredentials() {
 		return "http://" + this.username + ":" + this.password + "@" + getHost() + ":" + getMappedPort(PORT);
 	}
