@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -305,8 +306,14 @@ public class WorkerController {
 		if (body == null) {
 			return malformed(operation, caller, correlationId, started, tooLarge());
 		}
-		return respond(this.operations.handle(operation, caller, request.getHeader(WorkerRequestParser.INSTANCE_HEADER),
-				body, correlationId, started), correlationId);
+		List<String> instances = Collections.list(request.getHeaders(WorkerRequestParser.INSTANCE_HEADER));
+		if (instances.stream().distinct().count() > 1) {
+			// which one names the caller is not for this API to guess
+			return malformed(operation, caller, correlationId, started,
+					"service_instance_id: " + WorkerRequestParser.INSTANCE_HEADER + " given more than once, differently");
+		}
+		return respond(this.operations.handle(operation, caller, instances.isEmpty() ? null : instances.get(0), body,
+				correlationId, started), correlationId);
 	}
 
 	/**

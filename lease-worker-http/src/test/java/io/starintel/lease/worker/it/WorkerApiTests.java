@@ -1,6 +1,7 @@
 package io.starintel.lease.worker.it;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -490,6 +491,32 @@ class WorkerApiTests {
 		body.put("service_instance_id", "inst-other");
 		assertThat(this.http.send("POST", "/lease/v1/leases/acquire", body.toString(), A, "application/json",
 				Map.of("X-Service-Instance-Id", "inst-h")).status()).isEqualTo(400);
+	}
+
+	@Test
+	void twoDifferentServiceInstanceHeadersAreRefusedNotGuessed() throws Exception {
+		ObjectNode body = acquireBody(target(), rid(), "inst-1");
+		body.remove("service_instance_id");
+		assertThat(rawPost("/lease/v1/leases/acquire", body.toString(), "X-Service-Instance-Id: inst-1",
+				"X-Service-Instance-Id: inst-2")).startsWith("http/1.1 400").contains("service_instance_id");
+		body.put("request_id", rid());
+		assertThat(rawPost("/lease/v1/leases/acquire", body.toString(), "X-Service-Instance-Id: inst-1",
+				"X-Service-Instance-Id: inst-1")).as("the same value twice names one instance").startsWith("http/1.1 200");
+	}
+
+	/** A POST sent as written (headers a map cannot hold twice), answered as lower-case head and body text. */
+	private String rawPost(String path, String body, String... headers) throws IOException {
+		byte[] content = body.getBytes(StandardCharsets.UTF_8);
+		try (Socket socket = new Socket("127.0.0.1", this.port)) {
+			socket.setSoTimeout(30_000);
+			OutputStream out = socket.getOutputStream();
+			out.write(("POST " + path + " HTTP/1.1\r\nHost: x\r\nAuthorization: " + A
+					+ "\r\nContent-Type: application/json\r\n" + String.join("\r\n", headers) + "\r\nContent-Length: "
+					+ content.length + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+			out.write(content);
+			out.flush();
+			return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8).toLowerCase(Locale.ROOT);
+		}
 	}
 
 	@Test
