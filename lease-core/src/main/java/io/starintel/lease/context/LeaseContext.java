@@ -15,6 +15,7 @@ import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.Reason;
+import io.starintel.lease.core.RequestCaller;
 import io.starintel.lease.core.ResultCode;
 
 /**
@@ -232,7 +233,9 @@ public final class LeaseContext {
 
 		/** put-with-lease: stores {@code value} under {@code name}, attached to this lease. */
 		public AttachmentResult put(String name, String value) {
-			return (this.service != null) ? this.service.putAttached(this.lease.handle(), name, value) : unavailable();
+			return (this.service != null)
+					? this.service.putAttached(this.lease.handle(), name, value, RequestCaller.holderOf(this.lease))
+					: unavailable();
 		}
 
 		/** Reads a key of this lease's program (a key of another active lease of the program is readable too). */
@@ -243,7 +246,9 @@ public final class LeaseContext {
 
 		/** Deletes a key attached to this lease. */
 		public AttachmentResult delete(String name) {
-			return (this.service != null) ? this.service.deleteAttached(this.lease.handle(), name) : unavailable();
+			return (this.service != null)
+					? this.service.deleteAttached(this.lease.handle(), name, RequestCaller.holderOf(this.lease))
+					: unavailable();
 		}
 
 		/** The names of every key attached to this lease. */

@@ -1,6 +1,9 @@
 package io.starintel.lease.core;
 
 import java.time.Instant;
+
+import org.jspecify.annotations.Nullable;
+
 import io.starintel.lease.core.internal.AttachedKeys;
 import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.internal.RequestDigest;
@@ -12,8 +15,12 @@ import io.starintel.lease.core.internal.RequestDigest;
  * {@code lease_lost}; a name attached to another lease is refused ({@code lease_conflict},
  * {@code attached_to_another_lease}) until that lease deletes it or ends; a put of a name this lease already holds
  * replaces the value. Idempotent by request id within (operation, lock key, owner principal).
+ *
+ * <p>{@code caller} names who sends the put (the acting credential id and trace, execution and job ids) for the audit
+ * event only; it is not compared by the store and not part of the idempotency digest.
  */
-public record AttachPutRequest(LeaseHandle handle, String name, String value, String requestId, Instant deadlineAt) {
+public record AttachPutRequest(LeaseHandle handle, String name, String value, String requestId, Instant deadlineAt,
+		@Nullable RequestCaller caller) {
 
 	/** Validates presence, the name rule and identifiers (the value bound is policy: stores check it). */
 	public AttachPutRequest {
@@ -25,6 +32,16 @@ public record AttachPutRequest(LeaseHandle handle, String name, String value, St
 		RequestFields.requireWellFormed("attached_value", value);
 		Identifiers.require("request_id", requestId);
 		RequestFields.requireDeadline(deadlineAt);
+	}
+
+	/** A put that does not name its caller. */
+	public AttachPutRequest(LeaseHandle handle, String name, String value, String requestId, Instant deadlineAt) {
+		this(handle, name, value, requestId, deadlineAt, null);
+	}
+
+	/** This put, sent by {@code caller} (audit only). */
+	public AttachPutRequest withCaller(@Nullable RequestCaller caller) {
+		return new AttachPutRequest(this.handle, this.name, this.value, this.requestId, this.deadlineAt, caller);
 	}
 
 	/** The operation scoping the idempotency record. */

@@ -36,6 +36,7 @@ import io.starintel.lease.core.ListRequest;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.core.ReleaseRequest;
+import io.starintel.lease.core.RequestCaller;
 import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.core.ResolveRequest;
 import io.starintel.lease.core.ResultCode;
@@ -311,6 +312,14 @@ public final class LeaseService implements AttachedKeyOperations {
 		return typed(() -> putAttached(new AttachPutRequest(handle, name, value, newId(), deadline())));
 	}
 
+	/** As {@link #putAttached(LeaseHandle, String, String)}, sent by {@code caller} (audit only). */
+	@Override
+	public AttachmentResult putAttached(LeaseHandle handle, String name, String value,
+			@Nullable RequestCaller caller) {
+		return typed(() -> putAttached(
+				new AttachPutRequest(handle, name, value, newId(), deadline()).withCaller(caller)));
+	}
+
 	/** Reads an attached key of a program, with a fresh request id and {@link #deadline()}. */
 	@Override
 	public AttachmentResult getAttached(ProgramScope scope, String name) {
@@ -321,6 +330,13 @@ public final class LeaseService implements AttachedKeyOperations {
 	@Override
 	public AttachmentResult deleteAttached(LeaseHandle handle, String name) {
 		return typed(() -> deleteAttached(new AttachDeleteRequest(handle, name, newId(), deadline())));
+	}
+
+	/** As {@link #deleteAttached(LeaseHandle, String)}, sent by {@code caller} (audit only). */
+	@Override
+	public AttachmentResult deleteAttached(LeaseHandle handle, String name, @Nullable RequestCaller caller) {
+		return typed(() -> deleteAttached(
+				new AttachDeleteRequest(handle, name, newId(), deadline()).withCaller(caller)));
 	}
 
 	/** The names of the keys attached to an active lease of a program, with {@link #deadline()}. */

@@ -28,6 +28,7 @@ import io.starintel.lease.core.LeaseState;
 import io.starintel.lease.core.ListRequest;
 import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.RenewRequest;
+import io.starintel.lease.core.RequestCaller;
 import io.starintel.lease.core.ResolveRequest;
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.ResultCode;
@@ -231,30 +232,31 @@ public final class AuditingLeaseStore implements LeaseStore {
 	 */
 	@Override
 	public AttachmentResult putAttached(AttachPutRequest request) {
-		return attachment("attach_put", request.handle(), null, request.requestId(), null, request.deadlineAt(), true,
-				() -> this.delegate.putAttached(request));
+		return attachment("attach_put", request.handle(), request.caller(), null, request.requestId(), null,
+				request.deadlineAt(), true, () -> this.delegate.putAttached(request));
 	}
 
 	@Override
 	public AttachmentResult getAttached(AttachGetRequest request) {
-		return attachment("attach_get", null, request.scope(), null, request.correlationId(), request.deadlineAt(),
-				false, () -> this.delegate.getAttached(request));
+		return attachment("attach_get", null, null, request.scope(), null, request.correlationId(),
+				request.deadlineAt(), false, () -> this.delegate.getAttached(request));
 	}
 
 	@Override
 	public AttachmentResult deleteAttached(AttachDeleteRequest request) {
-		return attachment("attach_delete", request.handle(), null, request.requestId(), null, request.deadlineAt(),
-				true, () -> this.delegate.deleteAttached(request));
+		return attachment("attach_delete", request.handle(), request.caller(), null, request.requestId(), null,
+				request.deadlineAt(), true, () -> this.delegate.deleteAttached(request));
 	}
 
 	@Override
 	public AttachmentResult listAttached(AttachListRequest request) {
-		return attachment("attach_list", null, request.scope(), null, request.correlationId(), request.deadlineAt(),
-				false, () -> this.delegate.listAttached(request));
+		return attachment("attach_list", null, null, request.scope(), null, request.correlationId(),
+				request.deadlineAt(), false, () -> this.delegate.listAttached(request));
 	}
 
-	private AttachmentResult attachment(String operation, @Nullable LeaseHandle handle, @Nullable ProgramScope scope,
-			@Nullable String requestId, @Nullable String correlationId, Instant deadlineAt, boolean mutation,
+	private AttachmentResult attachment(String operation, @Nullable LeaseHandle handle,
+			@Nullable RequestCaller caller, @Nullable ProgramScope scope, @Nullable String requestId,
+			@Nullable String correlationId, Instant deadlineAt, boolean mutation,
 			java.util.function.Supplier<AttachmentResult> call) {
 		Instant started = this.clock.instant();
 		AttachmentResult result;
@@ -263,13 +265,13 @@ public final class AuditingLeaseStore implements LeaseStore {
 		}
 		catch (RuntimeException ex) {
 			// what the service answers for a store that throws: a mutation may have committed, a read failed
-			this.operations.attachment(operation, handle, scope, requestId, correlationId,
+			this.operations.attachment(operation, handle, caller, scope, requestId, correlationId,
 					mutation ? ResultCode.LEASE_OUTCOME_UNKNOWN : ResultCode.LEASE_BACKEND_UNAVAILABLE, Reason.NONE,
 					null, deadlineAt, started);
 			throw ex;
 		}
-		this.operations.attachment(operation, handle, scope, requestId, correlationId, result.code(), result.reason(),
-				result.decidedAt(), deadlineAt, started);
+		this.operations.attachment(operation, handle, caller, scope, requestId, correlationId, result.code(),
+				result.reason(), result.decidedAt(), deadlineAt, started);
 		return result;
 	}
 

@@ -21,6 +21,7 @@ import io.starintel.lease.core.LeaseState;
 import io.starintel.lease.core.ListFilter;
 import io.starintel.lease.core.ListRequest;
 import io.starintel.lease.core.Reason;
+import io.starintel.lease.core.RequestCaller;
 import io.starintel.lease.core.ResultCode;
 
 /**
@@ -127,17 +128,22 @@ final class OperationAudit {
 
 	/**
 	 * Records the {@code target_lease_attach} event of one attached-key operation: the holder's handle (put, delete)
-	 * or the program scope (get, list), the answered code and {@code <operation>:<reason>}; never a key name or value
-	 * (contract: no arbitrary metadata in audit events).
+	 * or the program scope (get, list), the acting credential and trace, execution and job ids of a put or delete that
+	 * names its caller, the answered code and {@code <operation>:<reason>}; never a key name or value (contract: no
+	 * arbitrary metadata in audit events).
 	 */
-	void attachment(String operation, @Nullable LeaseHandle handle, @Nullable ProgramScope scope,
-			@Nullable String requestId, @Nullable String correlationId, ResultCode code, Reason reason,
-			@Nullable Instant decidedAt, Instant deadlineAt, Instant started) {
+	void attachment(String operation, @Nullable LeaseHandle handle, @Nullable RequestCaller caller,
+			@Nullable ProgramScope scope, @Nullable String requestId, @Nullable String correlationId, ResultCode code,
+			Reason reason, @Nullable Instant decidedAt, Instant deadlineAt, Instant started) {
 		AuditEventBuilder b = new AuditEventBuilder(AuditEventType.ATTACH, code);
 		if (handle != null) {
 			b.identity(handle.identity())
-				.principal(PrincipalClass.WORKER, handle.ownerPrincipalId(), null, handle.serviceInstanceId())
+				.principal(PrincipalClass.WORKER, handle.ownerPrincipalId(),
+						(caller != null) ? caller.credentialId() : null, handle.serviceInstanceId())
 				.lease(handle.leaseId(), handle.fencingToken());
+			if (caller != null) {
+				b.execution(caller.traceId(), caller.executionId(), caller.jobId());
+			}
 		}
 		else {
 			b.scope(scope);

@@ -23,6 +23,7 @@ import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.DelegatingStore;
+import io.starintel.lease.store.memory.InMemoryLeaseStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -85,6 +86,40 @@ class JobRequestCallerAuditTests {
 			assertThat(event.traceId()).isEqualTo(context.traceId());
 			assertThat(event.executionId()).isEqualTo(context.executionId());
 			assertThat(event.jobId()).isEqualTo(context.jobId());
+		});
+	}
+
+	/**
+	 * A job's attached-key put and delete (through its {@link LeaseContext}) are audited with the job's credential id
+	 * and its trace, execution and job ids, as its renewals are; a read names the program only.
+	 */
+	@Test
+	void attachedKeyWritesOfAJobNameItsCredentialAndIds() {
+		LeaseService service = new LeaseService(
+				new AuditingLeaseStore(new InMemoryLeaseStore(), List.of(this.events::add), Clock.systemUTC(), false),
+				Clock.systemUTC(), Duration.ofSeconds(5), null, null);
+		LockIdentity identity = LockIdentity.of("tenant-main", "program-a", "starintel-target", "target_attach",
+				"usernamegen", "default", "default");
+		LeaseResult acquired = service
+			.acquire(AcquireRequest.builder(identity, new LeaseOwner("prn_a", "client_a", "key_a", "instance_a"))
+				.ttl(Duration.ofSeconds(30))
+				.maximumLifetime(Duration.ofMinutes(10))
+				.build(service.newId(), service.deadline()));
+		assertThat(acquired.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
+		LeaseContext.Attachments keys = new LeaseContext(acquired.lease(), service).attachments();
+		assertThat(keys.put("cursor", "42").code()).isEqualTo(ResultCode.ATTACHMENT_STORED);
+		assertThat(keys.get("cursor").code()).isEqualTo(ResultCode.ATTACHMENT_READ);
+		assertThat(keys.delete("cursor").code()).isEqualTo(ResultCode.ATTACHMENT_DELETED);
+		List<AuditEvent> attach = this.events.stream().filter((e) -> e.eventType() == AuditEventType.ATTACH).toList();
+		assertThat(attach).extracting(AuditEvent::reason)
+			.containsExactly("attach_put:none", "attach_get:none", "attach_delete:none");
+		assertThat(List.of(attach.get(0), attach.get(2))).allSatisfy((event) -> {
+			assertThat(event.credentialId()).isEqualTo("key_a");
+			assertThat(event.principalId()).isEqualTo("prn_a");
+			assertThat(event.serviceInstanceId()).isEqualTo("instance_a");
+			assertThat(event.traceId()).isEqualTo(acquired.lease().traceId());
+			assertThat(event.executionId()).isEqualTo(acquired.lease().executionId());
+			assertThat(event.jobId()).isEqualTo(acquired.lease().jobId());
 		});
 	}
 
