@@ -41,7 +41,7 @@ enum WorkerOperation {
 
 	private static Set<String> handle(String... extra) {
 		Set<String> fields = new HashSet<>(Set.of("deadline_at", "service_instance_id",
-				"lock_identity", "lease_id", "fencing_token"));
+				"lock_identity", "lease_id", "fencing_token", "execution_id", "job_id", "trace_id"));
 		fields.addAll(Set.of(extra));
 		return Set.copyOf(fields);
 	}

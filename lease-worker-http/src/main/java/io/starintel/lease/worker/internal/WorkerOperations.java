@@ -22,7 +22,6 @@ import io.starintel.lease.core.Operation;
 import io.starintel.lease.core.OperationClasses;
 import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.RenewRequest;
-import io.starintel.lease.core.RequestCaller;
 import io.starintel.lease.core.ResolveRequest;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.http.internal.TenantAdmission;
@@ -154,14 +153,14 @@ final class WorkerOperations {
 				return renew(caller, parsed);
 			case RELEASE:
 				return this.service.release(new ReleaseRequest((LeaseHandle) parsed.input(), parsed.requestId(),
-						parsed.deadline(), acting(caller)));
+						parsed.deadline(), parsed.acting()));
 			case INSPECT:
 				return inspect(caller, parsed, correlationId);
 			case RESOLVE:
 				return resolve(caller, parsed);
 			default:
 				return this.service.authorizeCommit(new CommitRequest((LeaseHandle) parsed.input(), correlationId,
-						parsed.deadline(), acting(caller)));
+						parsed.deadline(), parsed.acting()));
 		}
 	}
 
@@ -185,16 +184,7 @@ final class WorkerOperations {
 	private LeaseResult renew(WorkerCaller caller, WorkerRequest parsed) {
 		WorkerRequest.Renew input = (WorkerRequest.Renew) parsed.input();
 		return this.service.renew(new RenewRequest(input.handle(), parsed.requestId(), parsed.deadline(),
-				input.ttlMs(), acting(caller)));
-	}
-
-	/**
-	 * The caller of a renew, release or commit, for its audit event: the authenticated credential's id (any
-	 * credential of the owner principal may act on its leases, and the event says which one did). The worker API's
-	 * bodies name no trace, execution or job id: the event takes the lease's when the store answers with it.
-	 */
-	private static RequestCaller acting(WorkerCaller caller) {
-		return RequestCaller.credential(caller.credentialId());
+				input.ttlMs(), parsed.acting()));
 	}
 
 	/** Inspect own lease: the identity's active lease, only when it is the given lease id and the caller principal's. */

@@ -8,13 +8,15 @@ import tools.jackson.databind.node.ObjectNode;
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.LeaseHandle;
 import io.starintel.lease.core.LockIdentity;
+import io.starintel.lease.core.RequestCaller;
 
 /**
- * A parsed worker request: the identity, the deadline and the operation's own input ({@link Acquire}, {@link Renew},
- * a {@link LeaseHandle}, a lease id or the resolved operation).
+ * A parsed worker request: the identity, the deadline, the operation's own input ({@link Acquire}, {@link Renew},
+ * a {@link LeaseHandle}, a lease id or the resolved operation) and, for renew, release and authorize-commit, who acts
+ * (the credential and the optional ids the body names, for the audit event).
  */
 record WorkerRequest(LockIdentity identity, Instant deadline, @Nullable String requestId, String serviceInstanceId,
-		ObjectNode body, Object input) {
+		ObjectNode body, Object input, @Nullable RequestCaller acting) {
 
 	/** Input of acquire: the request and the bounded wait. */
 	record Acquire(AcquireRequest request, long waitMs) {

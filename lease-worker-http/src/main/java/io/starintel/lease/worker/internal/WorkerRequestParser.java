@@ -13,6 +13,7 @@ import io.starintel.lease.core.LeaseHandle;
 import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.Operation;
+import io.starintel.lease.core.RequestCaller;
 import io.starintel.lease.core.OperationClasses;
 import io.starintel.lease.http.internal.RequestDeadline;
 import io.starintel.lease.http.internal.StrictJson;
@@ -57,6 +58,7 @@ final class WorkerRequestParser {
 		String requestId = operation.fields().contains("request_id") ? WorkerJson.id(body, "request_id") : null;
 		Instant deadline = deadline(body, now);
 		Object input;
+		RequestCaller acting = null;
 		switch (operation) {
 			case ACQUIRE:
 				input = acquireInput(body, caller, identity, requestId, deadline, instance, now);
@@ -69,11 +71,13 @@ final class WorkerRequestParser {
 				break;
 			case RENEW:
 				input = new WorkerRequest.Renew(handle(body, caller, identity, instance), renewTtl(body));
+				acting = acting(body, caller);
 				break;
 			default:
 				input = handle(body, caller, identity, instance);
+				acting = acting(body, caller);
 		}
-		return new WorkerRequest(identity, deadline, requestId, instance, body, input);
+		return new WorkerRequest(identity, deadline, requestId, instance, body, input, acting);
 	}
 
 	private WorkerRequest.Acquire acquireInput(ObjectNode body, WorkerCaller caller, LockIdentity identity,
@@ -96,6 +100,22 @@ final class WorkerRequestParser {
 	private static LeaseHandle handle(ObjectNode body, WorkerCaller caller, LockIdentity identity, String instance) {
 		return new LeaseHandle(identity, WorkerJson.id(body, "lease_id"), caller.principalId(), instance,
 				StrictJson.integer(body, "fencing_token", true));
+	}
+
+	/**
+	 * Who sends a renew, release or commit, for its audit event only: the authenticated credential's id (any
+	 * credential of the owner principal may act on its leases, and the event says which one did) and the optional
+	 * trace, execution and job ids of the body (where it names none, the event takes the lease's when the store
+	 * answers with it).
+	 */
+	private static RequestCaller acting(ObjectNode body, WorkerCaller caller) {
+		return new RequestCaller(caller.credentialId(), optionalId(body, "trace_id"), optionalId(body, "execution_id"),
+				optionalId(body, "job_id"));
+	}
+
+	private static @Nullable String optionalId(ObjectNode body, String field) {
+		String value = StrictJson.string(body, field, false);
+		return (value != null) ? Identifiers.require(field, value) : null;
 	}
 
 	/** The optional new TTL of a renewal, within policy (contract: ttl_ms is the effective TTL server policy chose). */

@@ -316,6 +316,46 @@ class WorkerApiTests {
 		});
 	}
 
+	/**
+	 * A renew, release or commit body may name the worker's trace, execution and job ids (optional, audit only): its
+	 * audit event carries them also when the store answers without the lease (a refused renew or commit has no record
+	 * to take them from); a malformed one is refused before anything is decided.
+	 */
+	@Test
+	void holderRequestsNamingTheirIdsAreAuditedWithThemAlsoWhenRefused() {
+		String target = target();
+		JsonNode lease = post("acquire", acquireBody(target, rid(), "inst-1"), A).json().path("lease");
+		assertThat(post("release", handleBody(lease, rid(), "inst-1"), A).code()).isEqualTo("lease_released");
+		Map<String, String> sent = new LinkedHashMap<>();
+		for (String operation : List.of("renew", "authorize-commit", "release")) {
+			ObjectNode body = handleBody(lease, operation.equals("authorize-commit") ? null : rid(), "inst-1");
+			body.put("trace_id", "trace-w").put("execution_id", "exec-w").put("job_id", "job-w");
+			WorkerHttp.Reply reply = post(operation, body, A);
+			assertThat(reply.code()).as(reply.body()).isEqualTo("lease_lost");
+			sent.put(reply.json().path("correlation_id").asString(), operation);
+		}
+		List<AuditEvent> events = Awaitility.await()
+			.atMost(Duration.ofSeconds(30))
+			.until(() -> sent.keySet()
+				.stream()
+				.map((id) -> this.audit.events.stream().filter((e) -> id.equals(e.correlationId())).findFirst())
+				.flatMap(Optional::stream)
+				.toList(), (found) -> found.size() == sent.size());
+		assertThat(events).allSatisfy((event) -> {
+			assertThat(event.resultCode().wireName()).isEqualTo("lease_lost");
+			assertThat(event.traceId()).isEqualTo("trace-w");
+			assertThat(event.executionId()).isEqualTo("exec-w");
+			assertThat(event.jobId()).isEqualTo("job-w");
+			assertThat(event.credentialId()).isEqualTo("key_worker_a");
+		});
+		ObjectNode malformed = handleBody(lease, rid(), "inst-1");
+		malformed.put("trace_id", "bad id with spaces");
+		WorkerHttp.Reply refused = post("renew", malformed, A);
+		assertThat(refused.status()).as(refused.body()).isEqualTo(400);
+		assertThat(refused.code()).isEqualTo("invalid_lease_request");
+		assertThat(refused.body()).contains("trace_id");
+	}
+
 	@Test
 	void aMaximumLifetimeBelowTheTtlIsMalformed() {
 		String target = target();
