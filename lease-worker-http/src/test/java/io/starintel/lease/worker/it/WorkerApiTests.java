@@ -295,13 +295,7 @@ class WorkerApiTests {
 		send.accept("lease_commit_authorized", post("authorize-commit", handleBody(lease, null, "inst-1"), A2));
 		send.accept("lease_released", post("release", handleBody(lease, rid(), "inst-1"), A2));
 		send.accept("lease_lost", post("renew", handleBody(lease, rid(), "inst-1"), A2));
-		List<AuditEvent> events = Awaitility.await()
-			.atMost(Duration.ofSeconds(30))
-			.until(() -> sent.keySet()
-				.stream()
-				.map((id) -> this.audit.events.stream().filter((e) -> id.equals(e.correlationId())).findFirst())
-				.flatMap(Optional::stream)
-				.toList(), (found) -> found.size() == sent.size());
+		List<AuditEvent> events = awaitEventsOf(sent.keySet());
 		assertThat(events).extracting((e) -> e.resultCode().wireName()).containsExactlyElementsOf(sent.values());
 		assertThat(events).allSatisfy((event) -> {
 			assertThat(event.principalId()).isEqualTo("prn_worker_a");
@@ -334,13 +328,7 @@ class WorkerApiTests {
 			assertThat(reply.code()).as(reply.body()).isEqualTo("lease_lost");
 			sent.put(reply.json().path("correlation_id").asString(), operation);
 		}
-		List<AuditEvent> events = Awaitility.await()
-			.atMost(Duration.ofSeconds(30))
-			.until(() -> sent.keySet()
-				.stream()
-				.map((id) -> this.audit.events.stream().filter((e) -> id.equals(e.correlationId())).findFirst())
-				.flatMap(Optional::stream)
-				.toList(), (found) -> found.size() == sent.size());
+		List<AuditEvent> events = awaitEventsOf(sent.keySet());
 		assertThat(events).allSatisfy((event) -> {
 			assertThat(event.resultCode().wireName()).isEqualTo("lease_lost");
 			assertThat(event.traceId()).isEqualTo("trace-w");
@@ -354,6 +342,16 @@ class WorkerApiTests {
 		assertThat(refused.status()).as(refused.body()).isEqualTo(400);
 		assertThat(refused.code()).isEqualTo("invalid_lease_request");
 		assertThat(refused.body()).contains("trace_id");
+	}
+
+	/** The audit events of the requests with these correlation ids, in their order, once every one is recorded. */
+	private List<AuditEvent> awaitEventsOf(java.util.Collection<String> correlationIds) {
+		return Awaitility.await()
+			.atMost(Duration.ofSeconds(30))
+			.until(() -> correlationIds.stream()
+				.map((id) -> this.audit.events.stream().filter((e) -> id.equals(e.correlationId())).findFirst())
+				.flatMap(Optional::stream)
+				.toList(), (found) -> found.size() == correlationIds.size());
 	}
 
 	@Test
