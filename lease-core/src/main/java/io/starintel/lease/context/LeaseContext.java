@@ -9,8 +9,11 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import org.jspecify.annotations.Nullable;
 
+import io.starintel.lease.audit.PrincipalClass;
+import io.starintel.lease.audit.internal.AuditContext;
 import io.starintel.lease.core.AttachmentResult;
 import io.starintel.lease.core.LeaseHandle;
+import io.starintel.lease.core.LeaseOwner;
 import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.LockIdentity;
@@ -240,7 +243,8 @@ public final class LeaseContext {
 
 		/** Reads a key of this lease's program (a key of another active lease of the program is readable too). */
 		public AttachmentResult get(String name) {
-			return (this.service != null) ? this.service.getAttached(this.lease.identity().scope(), name)
+			AttachedKeyOperations keys = this.service;
+			return (keys != null) ? asHolder(() -> keys.getAttached(this.lease.identity().scope(), name))
 					: unavailable();
 		}
 
@@ -253,8 +257,17 @@ public final class LeaseContext {
 
 		/** The names of every key attached to this lease. */
 		public AttachmentResult list() {
-			return (this.service != null)
-					? this.service.listAttached(this.lease.identity().scope(), this.lease.leaseId()) : unavailable();
+			AttachedKeyOperations keys = this.service;
+			return (keys != null)
+					? asHolder(() -> keys.listAttached(this.lease.identity().scope(), this.lease.leaseId()))
+					: unavailable();
+		}
+
+		/** A read's audit event names this lease's holder as its caller (reads carry no handle). */
+		private AttachmentResult asHolder(java.util.function.Supplier<AttachmentResult> read) {
+			LeaseOwner owner = this.lease.owner();
+			return new AuditContext(null, PrincipalClass.WORKER, owner.principalId(), owner.credentialId(),
+					owner.serviceInstanceId()).run(read);
 		}
 
 		private static AttachmentResult unavailable() {

@@ -128,7 +128,7 @@ final class OperationAudit {
 
 	/**
 	 * Records the {@code target_lease_attach} event of one attached-key operation: the holder's handle (put, delete)
-	 * or the program scope (get, list), the acting credential and trace, execution and job ids of a put or delete that
+	 * or the program scope and the caller bound on this thread (get, list), the acting credential and trace, execution and job ids of a put or delete that
 	 * names its caller, the answered code and {@code <operation>:<reason>}; never a key name or value (contract: no
 	 * arbitrary metadata in audit events).
 	 */
@@ -147,6 +147,8 @@ final class OperationAudit {
 		}
 		else {
 			b.scope(scope);
+			// a read names its caller where one is bound (the worker and admin layers, a job's LeaseContext)
+			AuditFields.callerContext(b);
 		}
 		b.ids(requestId, correlationId)
 			.reason(operation + ":" + reason.wireName())

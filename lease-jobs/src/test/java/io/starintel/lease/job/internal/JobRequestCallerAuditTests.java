@@ -91,7 +91,8 @@ class JobRequestCallerAuditTests {
 
 	/**
 	 * A job's attached-key put and delete (through its {@link LeaseContext}) are audited with the job's credential id
-	 * and its trace, execution and job ids, as its renewals are; a read names the program only.
+	 * and its trace, execution and job ids, as its renewals are; a read names the program and the job's principal,
+	 * credential and service instance.
 	 */
 	@Test
 	void attachedKeyWritesOfAJobNameItsCredentialAndIds() {
@@ -113,6 +114,11 @@ class JobRequestCallerAuditTests {
 		List<AuditEvent> attach = this.events.stream().filter((e) -> e.eventType() == AuditEventType.ATTACH).toList();
 		assertThat(attach).extracting(AuditEvent::reason)
 			.containsExactly("attach_put:none", "attach_get:none", "attach_delete:none");
+		assertThat(attach.get(1)).satisfies((event) -> {
+			assertThat(event.principalId()).isEqualTo("prn_a");
+			assertThat(event.credentialId()).isEqualTo("key_a");
+			assertThat(event.serviceInstanceId()).isEqualTo("instance_a");
+		});
 		assertThat(List.of(attach.get(0), attach.get(2))).allSatisfy((event) -> {
 			assertThat(event.credentialId()).isEqualTo("key_a");
 			assertThat(event.principalId()).isEqualTo("prn_a");
