@@ -4,6 +4,7 @@ import org.jspecify.annotations.Nullable;
 
 import io.starintel.lease.core.AttachmentResult;
 import io.starintel.lease.core.LeaseHandle;
+import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.core.RequestCaller;
 
@@ -42,5 +43,21 @@ public interface AttachedKeyOperations {
 
 	/** The names of every key attached to a lease of the program. */
 	AttachmentResult listAttached(ProgramScope scope, String leaseId);
+
+	/**
+	 * Reads a key of the program for the holder of {@code reader} (its principal, credential id and service instance
+	 * go into the audit event only); by default as {@link #getAttached(ProgramScope, String)}.
+	 */
+	default AttachmentResult getAttached(ProgramScope scope, String name, LeaseRecord reader) {
+		return getAttached(scope, name);
+	}
+
+	/**
+	 * The names of every key attached to a lease of the program, for the holder of {@code reader} (audit only); by
+	 * default as {@link #listAttached(ProgramScope, String)}.
+	 */
+	default AttachmentResult listAttached(ProgramScope scope, String leaseId, LeaseRecord reader) {
+		return listAttached(scope, leaseId);
+	}
 
 }

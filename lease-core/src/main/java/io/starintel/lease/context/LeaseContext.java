@@ -9,11 +9,8 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import org.jspecify.annotations.Nullable;
 
-import io.starintel.lease.audit.PrincipalClass;
-import io.starintel.lease.audit.internal.AuditContext;
 import io.starintel.lease.core.AttachmentResult;
 import io.starintel.lease.core.LeaseHandle;
-import io.starintel.lease.core.LeaseOwner;
 import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.LockIdentity;
@@ -243,8 +240,7 @@ public final class LeaseContext {
 
 		/** Reads a key of this lease's program (a key of another active lease of the program is readable too). */
 		public AttachmentResult get(String name) {
-			AttachedKeyOperations keys = this.service;
-			return (keys != null) ? asHolder(() -> keys.getAttached(this.lease.identity().scope(), name))
+			return (this.service != null) ? this.service.getAttached(this.lease.identity().scope(), name, this.lease)
 					: unavailable();
 		}
 
@@ -257,17 +253,9 @@ public final class LeaseContext {
 
 		/** The names of every key attached to this lease. */
 		public AttachmentResult list() {
-			AttachedKeyOperations keys = this.service;
-			return (keys != null)
-					? asHolder(() -> keys.listAttached(this.lease.identity().scope(), this.lease.leaseId()))
+			return (this.service != null)
+					? this.service.listAttached(this.lease.identity().scope(), this.lease.leaseId(), this.lease)
 					: unavailable();
-		}
-
-		/** A read's audit event names this lease's holder as its caller (reads carry no handle). */
-		private AttachmentResult asHolder(java.util.function.Supplier<AttachmentResult> read) {
-			LeaseOwner owner = this.lease.owner();
-			return new AuditContext(null, PrincipalClass.WORKER, owner.principalId(), owner.credentialId(),
-					owner.serviceInstanceId()).run(read);
 		}
 
 		private static AttachmentResult unavailable() {

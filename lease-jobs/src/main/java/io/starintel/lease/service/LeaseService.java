@@ -25,10 +25,13 @@ import io.starintel.lease.core.AttachListRequest;
 import io.starintel.lease.core.AttachPutRequest;
 import io.starintel.lease.core.AttachmentResult;
 import io.starintel.lease.core.CommitRequest;
+import io.starintel.lease.audit.PrincipalClass;
+import io.starintel.lease.audit.internal.AuditContext;
 import io.starintel.lease.audit.internal.AuditingLeaseStore;
 import io.starintel.lease.core.InspectRequest;
 import io.starintel.lease.core.InvalidLeaseRequestException;
 import io.starintel.lease.core.LeaseHandle;
+import io.starintel.lease.core.LeaseOwner;
 import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.LeasePage;
 import io.starintel.lease.core.LeaseResult;
@@ -330,6 +333,25 @@ public final class LeaseService implements AttachedKeyOperations {
 	@Override
 	public AttachmentResult deleteAttached(LeaseHandle handle, String name) {
 		return typed(() -> deleteAttached(new AttachDeleteRequest(handle, name, newId(), deadline())));
+	}
+
+	/** As {@link #getAttached(ProgramScope, String)}, read by the holder of {@code reader} (named in the audit). */
+	@Override
+	public AttachmentResult getAttached(ProgramScope scope, String name, LeaseRecord reader) {
+		return asReader(reader, () -> getAttached(scope, name));
+	}
+
+	/** As {@link #listAttached(ProgramScope, String)}, read by the holder of {@code reader} (named in the audit). */
+	@Override
+	public AttachmentResult listAttached(ProgramScope scope, String leaseId, LeaseRecord reader) {
+		return asReader(reader, () -> listAttached(scope, leaseId));
+	}
+
+	/** A read's audit event names the holder of {@code reader} as its caller (reads carry no handle). */
+	private static AttachmentResult asReader(LeaseRecord reader, Supplier<AttachmentResult> read) {
+		LeaseOwner owner = reader.owner();
+		return new AuditContext(null, PrincipalClass.WORKER, owner.principalId(), owner.credentialId(),
+				owner.serviceInstanceId()).run(read);
 	}
 
 	/** As {@link #deleteAttached(LeaseHandle, String)}, sent by {@code caller} (audit only). */

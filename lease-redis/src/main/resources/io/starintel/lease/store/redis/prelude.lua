@@ -43,12 +43,22 @@ end
 -- whether this call has read the node's replication id yet (current_node below); reset at every call
 local node_read = false
 
--- registers function LIBRARY_name; every function of the library is registered through it
+-- registers function LIBRARY_name; every function of the library is registered through it. The caller's last
+-- argument is the call's echo (ScriptExecutor: unique per call of the process): it is taken off before the function
+-- sees its arguments and added as the reply's last element, so that a client handed another call's reply (a reply
+-- lost on a connection shifts every later reply onto the call before it) knows it at once instead of reading
+-- another call's result as its own. An error reply stays an error (its err field decides).
 local function register(name, f)
   redis.register_function(LIBRARY .. '_' .. name, function(keys, args)
     if not r_call then bind() end
     node_read = false
-    return f(keys, args)
+    local n = #args
+    local echo = args[n]
+    args[n] = nil
+    local reply = f(keys, args)
+    if type(reply) ~= 'table' then reply = { reply } end
+    reply[#reply + 1] = echo
+    return reply
   end)
 end
 

@@ -27,7 +27,13 @@ final class FcallArgs extends CommandArgs<byte[], byte[]> {
 
 	private final byte[][] args;
 
-	FcallArgs(LeaseLibrary.Function function, byte[][] keys, byte[][] args) {
+	private final byte[] echo;
+
+	/**
+	 * A call of {@code function} with its keys and arguments, and {@code echo} sent after them as the last argument:
+	 * the library's wrapper takes it off and returns it as the reply's last element ({@link ReplyEcho}).
+	 */
+	FcallArgs(LeaseLibrary.Function function, byte[][] keys, byte[][] args, byte[] echo) {
 		super(ByteArrayCodec.INSTANCE);
 		if (keys.length == 0) {
 			throw new IllegalArgumentException("a lease library call names at least one key (its slot)");
@@ -36,6 +42,7 @@ final class FcallArgs extends CommandArgs<byte[], byte[]> {
 		this.keyCount = Integer.toString(keys.length).getBytes(StandardCharsets.US_ASCII);
 		this.keys = keys;
 		this.args = args;
+		this.echo = echo;
 		if (keys.length > 0) {
 			addKey(keys[0]);
 		}
@@ -43,7 +50,7 @@ final class FcallArgs extends CommandArgs<byte[], byte[]> {
 
 	@Override
 	public int count() {
-		return 2 + this.keys.length + this.args.length;
+		return 3 + this.keys.length + this.args.length;
 	}
 
 	@Override
@@ -73,6 +80,7 @@ final class FcallArgs extends CommandArgs<byte[], byte[]> {
 		for (byte[] arg : this.args) {
 			bulk(buf, arg);
 		}
+		bulk(buf, this.echo);
 	}
 
 	private static void bulk(ByteBuf buf, byte[] value) {

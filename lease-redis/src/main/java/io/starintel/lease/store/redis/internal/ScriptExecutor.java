@@ -227,6 +227,7 @@ public final class ScriptExecutor implements AutoCloseable {
 		RedisFuture<?> wait = null;
 		int required = -1; // -1: the replicas the change needs are not known (then a success is not acknowledged)
 		long mark = 0;
+		byte[] echo = ReplyEcho.next();
 		try {
 			boolean durable = function.changesState() && this.acknowledgement.waits();
 			if (durable && !route.supportsWait()) {
@@ -263,7 +264,8 @@ public final class ScriptExecutor implements AutoCloseable {
 			}
 			mark = this.drops.mark();
 			submitted[0] = true;
-			call = commands.dispatch(CommandType.FCALL, new FlatReplyOutput(), new FcallArgs(function, keys, args));
+			call = commands.dispatch(CommandType.FCALL, new FlatReplyOutput(),
+					new FcallArgs(function, keys, args, echo));
 			if (firstOnNode) {
 				// the node's first change: the wait is sized by the replica count that was asked for just ahead of
 				// the call, and sent behind it on the same connection once that count is known
@@ -303,6 +305,12 @@ public final class ScriptExecutor implements AutoCloseable {
 				node.libraryLost();
 			}
 			return new Attempt(null, ex.getMessage(), ex.movedTo);
+		}
+		if (!ReplyEcho.strip(reply, echo)) {
+			// another call's reply: this connection's replies no longer answer the calls they are paired with
+			retire(route, "a lease function's reply answered another call (a reply was lost on the connection)");
+			throw new ScriptFailure(ScriptFailure.Kind.OUTCOME_UNKNOWN, Reason.REPLY_LOST,
+					"the reply answered another call");
 		}
 		if (needsAcknowledgement(reply)) {
 			if (required < 0) {

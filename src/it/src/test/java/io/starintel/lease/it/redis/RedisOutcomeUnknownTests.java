@@ -126,6 +126,63 @@ class RedisOutcomeUnknownTests extends SharedRedisTests {
 	}
 
 	/**
+	 * One reply lost on a connection that stays open, and the next call sent on it: Lettuce hands that call's reply to
+	 * the call whose reply was lost. Two fresh acquires of two identities: without the call's echo, the first one
+	 * read the second one's grant as its own ({@code lease_acquired} with the other identity's token); with it, the
+	 * first is {@code lease_outcome_unknown} ({@code reply_lost}), the connection is retired, and resolving by request
+	 * id reports what each call did.
+	 */
+	@Test
+	void aReplyThatAnswersAnotherCallIsNeverReadAsThisCallsResult() throws Exception {
+		URI uri = server.uri();
+		RedisLeaseStore directStore = RedisServers.store(factory);
+		LockIdentity first = identity();
+		LockIdentity second = identity();
+		try (FaultProxy proxy = new FaultProxy(new InetSocketAddress(uri.getHost(), uri.getPort()))) {
+			LettuceConnectionFactory proxied = RedisServers.factory("127.0.0.1", proxy.port());
+			try {
+				RedisLeaseStore store = RedisLeaseStore.builder(proxied).policy(RedisServers.POLICY).connections(1)
+					.build();
+				LeaseResult warmUp = store.acquire(acquireRequest(identity(), Instant.now().plusSeconds(5)));
+				assertThat(warmUp.code()).as("warm-up acquire (loads the library)")
+					.isEqualTo(ResultCode.LEASE_ACQUIRED);
+				proxy.dropReplies(true);
+				long droppedBefore = proxy.droppedReplyBytes();
+				AcquireRequest lost = acquireRequest(first, Instant.now().plusSeconds(20));
+				java.util.concurrent.CompletableFuture<LeaseResult> lostCall = java.util.concurrent.CompletableFuture
+					.supplyAsync(() -> store.acquire(lost));
+				awaitExecuted(proxy, droppedBefore);
+				proxy.dropReplies(false);
+				AcquireRequest next = acquireRequest(second, Instant.now().plusSeconds(3));
+				LeaseResult nextResult = store.acquire(next);
+				LeaseResult lostResult = lostCall.get(30, java.util.concurrent.TimeUnit.SECONDS);
+
+				LeaseResult firstResolved = directStore.resolve(ResolveRequest.of(lost, Instant.now().plusSeconds(5)));
+				LeaseResult secondResolved = directStore.resolve(ResolveRequest.of(next, Instant.now().plusSeconds(5)));
+				assertThat(firstResolved.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
+				assertThat(secondResolved.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
+				assertThat(lostResult.code())
+					.as("the call whose reply was lost, handed the next call's reply (%s, token %s; its own grant: "
+							+ "token %s)", lostResult.code(),
+							(lostResult.lease() != null) ? lostResult.lease().fencingToken() : null,
+							firstResolved.lease().fencingToken())
+					.isEqualTo(ResultCode.LEASE_OUTCOME_UNKNOWN);
+				assertThat(lostResult.reason()).isEqualTo(Reason.REPLY_LOST);
+				assertThat(nextResult.code()).as("the call whose reply went to the other one")
+					.isIn(ResultCode.LEASE_OUTCOME_UNKNOWN, ResultCode.LEASE_BACKEND_UNAVAILABLE);
+				// the connection was retired: the same store answers again at once, with each call's own result
+				LeaseResult resolvedThroughProxy = store.resolve(ResolveRequest.of(lost, Instant.now().plusSeconds(5)));
+				assertThat(resolvedThroughProxy.code()).isEqualTo(ResultCode.LEASE_ACQUIRED);
+				assertThat(resolvedThroughProxy.lease().fencingToken()).isEqualTo(firstResolved.lease().fencingToken());
+				assertThat(resolvedThroughProxy.lease().identity()).isEqualTo(first);
+			}
+			finally {
+				proxied.destroy();
+			}
+		}
+	}
+
+	/**
 	 * Waits until the server has answered the command whose reply the proxy dropped, so that resolving on another
 	 * connection cannot overtake the lost command on a loaded machine.
 	 */
