@@ -115,14 +115,15 @@ final class ClusterRouter implements Router {
 	}
 
 	@Override
-	public List<Route> primaries(long deadlineMs) {
+	public Primaries primaries(long deadlineMs) {
 		List<Route> routes = new ArrayList<>();
+		boolean all = true;
 		ConnectionPool.Loan<StatefulRedisClusterConnection<byte[], byte[]>> first;
 		try {
 			first = this.pool.borrow(deadlineMs);
 		}
 		catch (ScriptFailure ex) {
-			return routes;
+			return new Primaries(routes, false);
 		}
 		Partitions partitions = first.connection().getPartitions();
 		this.pool.release(first);
@@ -138,13 +139,15 @@ final class ClusterRouter implements Router {
 				}
 				catch (ScriptFailure ex) {
 					this.pool.release(loan);
+					all = false;
 				}
 			}
 			catch (ScriptFailure ex) {
-				// this primary is unreachable now: skipped
+				// this primary is unreachable now: skipped, and the list says it is incomplete
+				all = false;
 			}
 		}
-		return routes;
+		return new Primaries(routes, all);
 	}
 
 	/** Asks the client to re-read the topology, at most every {@value #REFRESH_INTERVAL_MILLIS} ms. */
@@ -175,6 +178,11 @@ final class ClusterRouter implements Router {
 	@Override
 	public void close() {
 		this.pool.close();
+	}
+
+	@Override
+	public void abandon() {
+		this.pool.abandon();
 	}
 
 }

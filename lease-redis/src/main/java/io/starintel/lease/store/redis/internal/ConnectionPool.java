@@ -237,6 +237,16 @@ final class ConnectionPool<C> {
 		this.idle.clear();
 	}
 
+	/**
+	 * Ends the pool without closing its connections: their client was shut down, which closed them; later borrows
+	 * fail.
+	 */
+	void abandon() {
+		this.closed = true;
+		this.all.clear();
+		this.idle.clear();
+	}
+
 	/** The connections opened so far (for tests and warm-up). */
 	int size() {
 		return this.all.size();

@@ -22,20 +22,33 @@ interface Router {
 
 	/**
 	 * A connection to every primary known now (the library's warm-up, the recovery scan of every node); outside a
-	 * cluster the one primary, or none when it cannot be reached now.
+	 * cluster the one primary. {@link Primaries#all()} says whether every known primary could be reached: a node
+	 * missed is never mistaken for a node with nothing on it.
 	 */
-	default List<Route> primaries(long deadlineMs) {
+	default Primaries primaries(long deadlineMs) {
 		List<Route> routes = new ArrayList<>(1);
 		try {
 			routes.add(route(new byte[0], deadlineMs));
 		}
 		catch (ScriptFailure ex) {
-			// none now: the caller sees an empty list
+			return new Primaries(routes, false);
 		}
-		return routes;
+		return new Primaries(routes, true);
+	}
+
+	/** Connections to the primaries reached, and whether they are all the primaries known. */
+	record Primaries(List<Route> routes, boolean all) {
 	}
 
 	/** Closes the connections this router opened. */
 	void close();
+
+	/**
+	 * Ends this router without closing its connections: their client was shut down, which closed them (closing them
+	 * again only makes Lettuce warn).
+	 */
+	default void abandon() {
+		close();
+	}
 
 }

@@ -19,6 +19,7 @@ import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
@@ -102,15 +103,18 @@ public final class ScriptExecutor implements AutoCloseable {
 		this.acknowledgement = acknowledgement;
 		AbstractRedisClient client = nativeClient(connectionFactory);
 		this.drops.watch(client);
-		if (client instanceof RedisClusterClient cluster) {
-			this.connector = connector();
-			this.router = new ClusterRouter(cluster, this.connector, maxConnections);
-		}
-		else if (client instanceof RedisClient standalone) {
-			this.connector = connector();
-			this.router = new StandaloneRouter(standalone,
-					((LettuceConnectionFactory) connectionFactory).isRedisSentinelAware(), this.connector,
-					maxConnections);
+		if (client instanceof RedisClusterClient || client instanceof RedisClient) {
+			LettuceConnectionFactory lettuce = (LettuceConnectionFactory) connectionFactory;
+			ExecutorService connector = connector();
+			this.connector = connector;
+			// the factory's client now: a factory stopped and started again (a paused test context) has a new one
+			this.router = new FollowingRouter(() -> nativeClient(lettuce), (current) -> {
+				this.drops.watch(current);
+				return (current instanceof RedisClusterClient cluster)
+						? new ClusterRouter(cluster, connector, maxConnections)
+						: new StandaloneRouter((RedisClient) current, lettuce.isRedisSentinelAware(), connector,
+								maxConnections);
+			}, lettuce::isRunning);
 		}
 		else {
 			this.connector = null;
@@ -159,7 +163,7 @@ public final class ScriptExecutor implements AutoCloseable {
 	private void warmUpNow() {
 		{
 			long deadline = System.currentTimeMillis() + 10_000;
-			for (Route route : this.router.primaries(deadline)) {
+			for (Route route : this.router.primaries(deadline).routes()) {
 				try {
 					RedisFuture<String> load = route.commands().functionLoad(LeaseLibrary.CODE);
 					load.whenComplete((ok, failure) -> {
@@ -295,7 +299,7 @@ public final class ScriptExecutor implements AutoCloseable {
 			reply = await(call, deadlineMs, function);
 		}
 		catch (ScriptFailure ex) {
-			if (!call.isDone() && !Thread.currentThread().isInterrupted()) {
+			if (replyNeverCame(call) && !Thread.currentThread().isInterrupted()) {
 				retire(route, "the reply to a lease function did not come by the call's deadline");
 			}
 			throw ex;
@@ -407,12 +411,37 @@ public final class ScriptExecutor implements AutoCloseable {
 	 * without having been lost: the connection is retired only when the reply has not come a grace period later.
 	 */
 	private static void retireIfStillUnanswered(Route route, RedisFuture<?> wait) {
-		if (!wait.isDone()) {
+		if (replyNeverCame(wait)) {
 			CompletableFuture.delayedExecutor(LATE_REPLY_GRACE_MS, TimeUnit.MILLISECONDS).execute(() -> {
-				if (!wait.isDone()) {
+				if (replyNeverCame(wait)) {
 					retire(route, "the reply to a replica wait did not come by the call's deadline");
 				}
 			});
+		}
+	}
+
+	/**
+	 * Whether no reply has come for the command: still unanswered, or ended by the driver's own command timeout
+	 * ({@code spring.data.redis.timeout}, which may be shorter than the call's deadline), after which a reply lost on
+	 * the way cannot be told from one still to come.
+	 */
+	private static boolean replyNeverCame(RedisFuture<?> command) {
+		if (!command.isDone()) {
+			return true;
+		}
+		try {
+			command.get(0, TimeUnit.MILLISECONDS);
+			return false;
+		}
+		catch (ExecutionException ex) {
+			return ex.getCause() instanceof RedisCommandTimeoutException;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
+		catch (TimeoutException | RuntimeException ex) {
+			return false;
 		}
 	}
 
@@ -558,7 +587,8 @@ public final class ScriptExecutor implements AutoCloseable {
 		List<byte[]> keys = new ArrayList<>();
 		int nodes = 0;
 		boolean complete = true;
-		for (Route route : this.router.primaries(deadlineMs)) {
+		Router.Primaries primaries = this.router.primaries(deadlineMs);
+		for (Route route : primaries.routes()) {
 			try {
 				if (node != null && !node.equals(route.node().name())) {
 					continue;
@@ -587,7 +617,9 @@ public final class ScriptExecutor implements AutoCloseable {
 				route.release().run();
 			}
 		}
-		return new Scan(keys, nodes, complete && (node == null || nodes > 0));
+		// complete only when a node was scanned to its end: every primary known, or the one named (a node that could
+		// not be reached is never a node with nothing on it)
+		return new Scan(keys, nodes, complete && nodes > 0 && (node != null || primaries.all()));
 	}
 
 	/** Closes the store's own connections. */

@@ -42,4 +42,9 @@ final class StandaloneRouter implements Router {
 		this.pool.close();
 	}
 
+	@Override
+	public void abandon() {
+		this.pool.abandon();
+	}
+
 }

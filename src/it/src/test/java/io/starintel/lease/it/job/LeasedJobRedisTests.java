@@ -108,6 +108,23 @@ class LeasedJobRedisTests {
 			.code();
 	}
 
+	/**
+	 * A context stopped and started again (Spring's test context cache pauses a cached context while another one runs
+	 * and starts it on reuse): the Lettuce factory's stop shut its client down and its start made a new one, and the
+	 * store follows it: leased jobs and store calls work again, on Redis.
+	 */
+	@Test
+	void aStoppedContextStartedAgainRunsLeasedJobsOnRedisAgain() {
+		ConfigurableApplicationContext context = instance("instance_restart");
+		LeasedJobApp.Jobs jobs = context.getBean(LeasedJobApp.Jobs.class);
+		assertThat(jobs.leaseId("target_restart_before")).startsWith("lease_");
+		context.stop();
+		context.start();
+		assertThat(inspect(context, "target_restart_after")).as("a store call after the restart")
+			.isEqualTo(ResultCode.LEASE_NOT_FOUND);
+		assertThat(jobs.leaseId("target_restart_after")).as("a leased job after the restart").startsWith("lease_");
+	}
+
 	@Test
 	void twoInstancesRacingOnOneTargetRunTheMethodExactlyOnce() throws Exception {
 		ConfigurableApplicationContext a = instance("instance_a");

@@ -18,6 +18,7 @@ import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.ResolveRequest;
 import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.store.redis.RecoveryReport;
 import io.starintel.lease.store.redis.RedisLeaseStore;
 import io.starintel.lease.test.FaultProxy;
 import org.junit.jupiter.api.Test;
@@ -209,9 +210,53 @@ class RedisOutcomeUnknownTests extends SharedRedisTests {
 			assertThat(result.code()).isEqualTo(ResultCode.LEASE_BACKEND_UNAVAILABLE);
 			assertThat(result.reason()).isEqualTo(Reason.BACKEND_UNREACHABLE);
 			assertThat(result.decidedAt()).isNull();
+			// a recovery of every node that reached none is not complete (the admin endpoint answers 503, not 200)
+			RecoveryReport report = RedisServers.store(nowhere).recoverPromotedPrograms(null, "prn_operator",
+					"key_operator", "drill", Instant.now().plusSeconds(3));
+			assertThat(report.nodes()).as(report.toString()).isZero();
+			assertThat(report.complete()).as(report.toString()).isFalse();
 		}
 		finally {
 			nowhere.destroy();
+		}
+	}
+
+	/**
+	 * A reply dropped on a client whose own command timeout ({@code spring.data.redis.timeout}) is shorter than the
+	 * call's deadline: the driver ends the call first, and the connection is retired all the same (every later reply
+	 * on it would answer the command before it), so once the proxy passes again the store answers at once.
+	 */
+	@Test
+	void aReplyLostBeyondTheDriversCommandTimeoutRetiresTheConnectionToo() throws Exception {
+		URI uri = server.uri();
+		try (FaultProxy proxy = new FaultProxy(new InetSocketAddress(uri.getHost(), uri.getPort()))) {
+			LettuceConnectionFactory proxied = new LettuceConnectionFactory(
+					new org.springframework.data.redis.connection.RedisStandaloneConfiguration("127.0.0.1",
+							proxy.port()),
+					org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration.builder()
+						.commandTimeout(Duration.ofMillis(500))
+						.build());
+			proxied.afterPropertiesSet();
+			proxied.start();
+			try {
+				RedisLeaseStore store = RedisLeaseStore.builder(proxied).policy(RedisServers.POLICY).connections(1)
+					.build();
+				LockIdentity identity = identity();
+				assertThat(store.inspect(InspectRequest.byIdentity(identity, "c", Instant.now().plusSeconds(5))).code())
+					.isEqualTo(ResultCode.LEASE_NOT_FOUND);
+				proxy.dropReplies(true);
+				long droppedBefore = proxy.droppedReplyBytes();
+				AcquireRequest acquire = acquireRequest(identity, Instant.now().plusSeconds(3));
+				assertThat(store.acquire(acquire).code()).isEqualTo(ResultCode.LEASE_OUTCOME_UNKNOWN);
+				awaitExecuted(proxy, droppedBefore);
+				proxy.dropReplies(false);
+				LeaseResult resolved = store.resolve(ResolveRequest.of(acquire, Instant.now().plusSeconds(3)));
+				assertThat(resolved.code()).as("resolve on the same store once replies flow again: %s", resolved)
+					.isEqualTo(ResultCode.LEASE_ACQUIRED);
+			}
+			finally {
+				proxied.destroy();
+			}
 		}
 	}
 
