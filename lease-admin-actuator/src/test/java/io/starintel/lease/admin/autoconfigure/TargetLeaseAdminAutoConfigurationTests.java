@@ -307,7 +307,9 @@ class TargetLeaseAdminAutoConfigurationTests {
 			.run((context) -> assertThat(context).hasFailed()
 				.getFailure()
 				.rootCause()
-				.hasMessageContaining("only administrator credentials may hold targets:revoke"));
+				.hasMessageContaining(
+						"starintel.lease.admin.credentials[0].capabilities must not include targets:revoke unless kind "
+								+ "is administrator"));
 	}
 
 	@Test

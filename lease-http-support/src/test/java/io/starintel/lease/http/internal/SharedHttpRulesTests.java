@@ -9,12 +9,12 @@ import org.junit.jupiter.api.Test;
 import org.springframework.mock.web.MockHttpServletRequest;
 
 import io.starintel.lease.core.InvalidLeaseRequestException;
+import io.starintel.lease.core.LeaseConfigurationException;
 import io.starintel.lease.core.LeasePolicy;
-import io.starintel.lease.core.ProgramScope;
+import io.starintel.lease.core.internal.PropertyProblems;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
-import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
  * The rules both HTTP adapters share: strict JSON, deadlines, correlation ids and credential checks.
@@ -93,18 +93,34 @@ class SharedHttpRulesTests {
 
 	@Test
 	void credentialsNeedAnEncoderHashAndCanonicalRestrictions() {
-		assertThat(CredentialCheck.secretHash("p.secret-hash", "{bcrypt}$2a$04$abc")).startsWith("{bcrypt}");
+		PropertyProblems valid = new PropertyProblems("p.");
+		assertThat(CredentialCheck.secretHash(valid, "secret-hash", "{bcrypt}$2a$04$abc")).startsWith("{bcrypt}");
+		assertThat(CredentialCheck.identifier(valid, "credential-id", "key_w")).isEqualTo("key_w");
+		assertThat(CredentialCheck.tenant(valid, "tenant", "Tenant-A")).isEqualTo("tenant-a");
+		assertThat(CredentialCheck.program(valid, "program", "program-a")).isEqualTo("program-a");
+		assertThat(CredentialCheck.targets(valid, "targets", List.of("ns/t1"))).containsExactly("ns/t1");
+		assertThat(CredentialCheck.actors(valid, "actors", List.of("usernamegen"))).containsExactly("usernamegen");
+		assertThat(valid.isEmpty()).isTrue();
 		for (String bad : new String[] { null, "hunter2", "{noop}hunter2", "{}hunter2" }) {
-			assertThatIllegalArgumentException().isThrownBy(() -> CredentialCheck.secretHash("p.secret-hash", bad))
-				.withMessageStartingWith("p.secret-hash")
-				.withMessageNotContaining("hunter2");
+			PropertyProblems problems = new PropertyProblems("p.");
+			assertThat(CredentialCheck.secretHash(problems, "secret-hash", bad)).isNull();
+			assertThat(problems.problems()).singleElement().satisfies((problem) -> {
+				assertThat(problem.where()).isEqualTo("p.secret-hash");
+				assertThat(problem.what()).startsWith("must be a password-encoder hash").doesNotContain("hunter2");
+			});
 		}
-		ProgramScope scope = ProgramScope.of("tenant-a", "program-a");
-		assertThat(CredentialCheck.targets("p.targets", scope, List.of("ns/t1"))).containsExactly("ns/t1");
-		assertThatIllegalArgumentException().isThrownBy(() -> CredentialCheck.targets("p.targets", scope,
-				List.of("no-slash")));
-		assertThatIllegalArgumentException().isThrownBy(() -> CredentialCheck.actors("p.actors", scope,
-				List.of("bad actor!")));
+		// every check records its own problem: none stops the others
+		PropertyProblems problems = new PropertyProblems("p.");
+		assertThat(CredentialCheck.identifier(problems, "principal", null)).isNull();
+		assertThat(CredentialCheck.identifier(problems, "credential-id", "bad id!")).isNull();
+		assertThat(CredentialCheck.tenant(problems, "tenant", "bad/tenant")).isNull();
+		assertThat(CredentialCheck.program(problems, "program", null)).isNull();
+		assertThat(CredentialCheck.targets(problems, "targets", List.of("ns/ok", "no-slash"))).containsExactly("ns/ok");
+		assertThat(CredentialCheck.actors(problems, "actors", List.of("bad actor!"))).isEmpty();
+		assertThat(problems.problems()).extracting(LeaseConfigurationException.Problem::where)
+			.containsExactly("p.principal", "p.credential-id", "p.tenant", "p.program", "p.targets", "p.actors");
+		assertThat(problems.problems()).extracting(LeaseConfigurationException.Problem::what)
+			.noneMatch((what) -> what.contains("bad id!") || what.contains("bad/tenant") || what.contains("no-slash"));
 	}
 
 }

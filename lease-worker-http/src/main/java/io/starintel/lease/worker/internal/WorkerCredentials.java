@@ -3,7 +3,7 @@ package io.starintel.lease.worker.internal;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.HashMap;
-import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -14,9 +14,10 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.security.crypto.factory.PasswordEncoderFactories;
 import org.springframework.security.crypto.password.PasswordEncoder;
 
-import io.starintel.lease.core.internal.Identifiers;
-import io.starintel.lease.core.InvalidLeaseRequestException;
+import io.starintel.lease.core.LeaseConfigurationException;
 import io.starintel.lease.core.ProgramScope;
+import io.starintel.lease.core.internal.Identifiers;
+import io.starintel.lease.core.internal.PropertyProblems;
 import io.starintel.lease.http.Credential;
 import io.starintel.lease.http.internal.CredentialCheck;
 
@@ -24,13 +25,24 @@ import io.starintel.lease.http.internal.CredentialCheck;
  * The configured worker credentials and HTTP Basic authentication against them (user name = credential id,
  * password = secret, checked against a password-encoder hash).
  *
- * <p>Invalid configuration fails start-up with a message naming the property: a kind other than {@code worker}, an
- * administrative capability on a worker, a plain or {@code {noop}} secret, a duplicate credential id, or an invalid
- * id, tenant, program, actor or target. No secret is ever kept in clear or logged.
+ * <p>Invalid configuration fails start-up with one {@link LeaseConfigurationException} listing every problem of every
+ * credential, each naming its property with the credential's list index
+ * ({@code starintel.lease.worker-http.credentials[1].kind}): a kind other than {@code worker}, an administrative
+ * capability on a worker, a plain or {@code {noop}} secret, a duplicate credential id, or an invalid id, tenant,
+ * program, actor or target. The starter's failure analyzer prints it as one "APPLICATION FAILED TO START" report. No
+ * secret is ever kept in clear, logged or reported.
  */
 public final class WorkerCredentials {
 
+	/** The properties' prefix; each problem names {@code credentials[i].<key>} under it. */
+	private static final String PREFIX = "starintel.lease.worker-http.";
+
 	private static final Set<String> KNOWN_CAPABILITIES = Set.of(WorkerCaller.LEASE_CAPABILITY, "targets:read");
+
+	private static final String ACTION = "Correct each credential listed under "
+			+ "starintel.lease.worker-http.credentials (see docs/worker-api.md: kind worker, capabilities targets:lease "
+			+ "or targets:read, secret-hash an encoded hash such as {bcrypt}..., a unique credential-id, a tenant and "
+			+ "exactly one program; administrators use the admin endpoint's credentials).";
 
 	private static final int MAX_HEADER = 1024;
 
@@ -43,61 +55,76 @@ public final class WorkerCredentials {
 	private record Entry(WorkerCaller caller, String secretHash) {
 	}
 
-	/** Validates and indexes the configured credentials. */
+	/**
+	 * Validates and indexes the configured credentials.
+	 * @throws LeaseConfigurationException listing every problem of every credential
+	 */
 	public WorkerCredentials(List<Credential> credentials) {
+		PropertyProblems problems = new PropertyProblems(PREFIX);
 		Map<String, Entry> entries = new HashMap<>();
+		Map<String, Integer> indexes = new HashMap<>();
 		for (int i = 0; i < credentials.size(); i++) {
-			Credential c = credentials.get(i);
-			String prefix = "starintel.lease.worker-http.credentials[" + i + "].";
-			Entry entry = entry(prefix, c);
-			if (entries.putIfAbsent(entry.caller().credentialId(), entry) != null) {
-				throw new IllegalArgumentException(prefix + "credential-id is configured twice");
+			String key = "credentials[" + i + "].";
+			int before = problems.problems().size();
+			Entry entry = entry(problems, key, credentials.get(i));
+			String credentialId = credentials.get(i).credentialId();
+			if (credentialId != null && Identifiers.isValid(credentialId)) {
+				Integer first = indexes.putIfAbsent(credentialId, i);
+				if (first != null) {
+					problems.add(key + "credential-id", "(" + credentialId + ") is also the credential-id of "
+							+ problems.property("credentials[" + first + "]"));
+				}
+			}
+			if (problems.problems().size() == before) {
+				entries.put(credentialId, entry);
 			}
 		}
+		problems.throwIfAny(ACTION);
 		this.byCredentialId = Map.copyOf(entries);
 		this.dummyHash = this.encoder.encode("starintel-worker-dummy-secret");
 	}
 
-	private static Entry entry(String prefix, Credential c) {
-		String principal = id(prefix + "principal", c.principal());
-		String credentialId = id(prefix + "credential-id", c.credentialId());
-		String clientId = (c.clientId() != null) ? id(prefix + "client-id", c.clientId()) : principal;
+	/**
+	 * Checks one credential, recording each of its problems under {@code key} ({@code credentials[i].}).
+	 * @return the entry, or {@code null} when the credential has a problem
+	 */
+	private static @Nullable Entry entry(PropertyProblems problems, String key, Credential c) {
+		int before = problems.problems().size();
+		String principal = CredentialCheck.identifier(problems, key + "principal", c.principal());
+		String credentialId = CredentialCheck.identifier(problems, key + "credential-id", c.credentialId());
+		String clientId = (c.clientId() != null) ? CredentialCheck.identifier(problems, key + "client-id", c.clientId())
+				: principal;
 		if (c.kind() != null && !"worker".equals(c.kind().trim().toLowerCase(Locale.ROOT))) {
-			throw new IllegalArgumentException(prefix + "kind must be worker (administrators use the admin endpoint)");
+			problems.add(key + "kind", "must be worker (administrators use the admin endpoint)");
 		}
-		Set<String> capabilities = new HashSet<>();
+		Set<String> capabilities = new LinkedHashSet<>();
+		Set<String> refused = new LinkedHashSet<>();
 		for (String capability : c.capabilitiesOr(Set.of(WorkerCaller.LEASE_CAPABILITY))) {
 			String value = capability.trim();
-			if (!KNOWN_CAPABILITIES.contains(value)) {
-				throw new IllegalArgumentException(prefix + "capabilities: a worker may only have "
-						+ KNOWN_CAPABILITIES + " (administrative capabilities need an administrator credential)");
-			}
-			capabilities.add(value);
+			(KNOWN_CAPABILITIES.contains(value) ? capabilities : refused).add(value);
 		}
-		String hash = CredentialCheck.secretHash(prefix + "secret-hash", c.secretHash());
+		if (!refused.isEmpty()) {
+			problems.add(key + "capabilities", "must each be targets:lease or targets:read, not "
+					+ String.join(", ", refused) + " (administrative capabilities need an administrator credential "
+					+ "on the admin endpoint)");
+		}
+		String hash = CredentialCheck.secretHash(problems, key + "secret-hash", c.secretHash());
+		String tenant = CredentialCheck.tenant(problems, key + "tenant", c.tenant());
+		String program = null;
 		if (c.allPrograms().size() != 1) {
-			throw new IllegalArgumentException(prefix + "program must name exactly one program");
+			problems.add(key + "program", "must name exactly one program");
 		}
-		ProgramScope scope;
-		try {
-			scope = ProgramScope.of(c.tenant(), c.allPrograms().iterator().next());
+		else {
+			program = CredentialCheck.program(problems, key + "program", c.allPrograms().iterator().next());
 		}
-		catch (RuntimeException ex) {
-			throw new IllegalArgumentException(prefix + "tenant and program must be canonical identifiers");
+		Set<String> targets = CredentialCheck.targets(problems, key + "targets", c.targets());
+		Set<String> actors = CredentialCheck.actors(problems, key + "actors", c.actors());
+		if (problems.problems().size() != before) {
+			return null;
 		}
-		Set<String> targets = CredentialCheck.targets(prefix + "targets", scope, c.targets());
-		Set<String> actors = CredentialCheck.actors(prefix + "actors", scope, c.actors());
+		ProgramScope scope = ProgramScope.of(tenant, program);
 		return new Entry(new WorkerCaller(principal, credentialId, clientId, capabilities, scope, actors, targets),
 				hash);
-	}
-
-	private static String id(String property, @Nullable String value) {
-		try {
-			return Identifiers.require(property, value);
-		}
-		catch (InvalidLeaseRequestException ex) {
-			throw new IllegalArgumentException(property + " must be 1..128 characters of [A-Za-z0-9._:@-]");
-		}
 	}
 
 	/** Number of configured credentials. */

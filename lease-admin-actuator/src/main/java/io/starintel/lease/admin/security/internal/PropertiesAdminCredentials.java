@@ -1,6 +1,6 @@
 package io.starintel.lease.admin.security.internal;
 
-import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -14,7 +14,7 @@ import io.starintel.lease.admin.CredentialKind;
 import io.starintel.lease.admin.internal.AdminCapability;
 import io.starintel.lease.core.LeaseConfigurationException;
 import io.starintel.lease.core.internal.Identifiers;
-import io.starintel.lease.core.ProgramScope;
+import io.starintel.lease.core.internal.PropertyProblems;
 import io.starintel.lease.http.Credential;
 import io.starintel.lease.http.internal.CredentialCheck;
 import org.jspecify.annotations.Nullable;
@@ -30,71 +30,95 @@ import org.springframework.security.core.userdetails.UsernameNotFoundException;
  */
 public final class PropertiesAdminCredentials implements UserDetailsService {
 
+	/** The properties' prefix; each problem names {@code credentials[i].<key>} under it. */
+	private static final String PREFIX = "starintel.lease.admin.";
+
+	private static final String ACTION = "Correct each credential listed under starintel.lease.admin.credentials (see "
+			+ "docs/admin.md: secret-hash is an encoded hash such as {bcrypt}..., capabilities "
+			+ "targets:read|targets:force-release|targets:revoke, the last two only for kind=administrator, a unique "
+			+ "credential-id, a tenant and at least one program).";
+
 	private final Map<String, LeaseAdminUser> users = new LinkedHashMap<>();
 
 	/**
-	 * Validates every credential, reporting all invalid ones at once as a {@link LeaseConfigurationException} (one
-	 * clean start-up failure report; never a secret or hash in it).
+	 * Validates every credential, reporting every problem of every credential at once as a
+	 * {@link LeaseConfigurationException}, each naming its property with the credential's list index
+	 * ({@code starintel.lease.admin.credentials[1].secret-hash}): one clean start-up failure report, never a secret or
+	 * hash in it.
 	 */
 	public PropertiesAdminCredentials(AdminProperties properties) {
-		List<LeaseConfigurationException.Problem> problems = new ArrayList<>();
-		for (Credential credential : properties.credentials()) {
-			String where = "starintel.lease.admin.credentials[" + credential.credentialId() + "]";
-			try {
-				LeaseAdminUser user = user(credential);
-				if (this.users.putIfAbsent(user.getUsername(), user) != null) {
-					problems.add(new LeaseConfigurationException.Problem(where, "duplicate credential-id"));
+		PropertyProblems problems = new PropertyProblems(PREFIX);
+		Map<String, Integer> indexes = new HashMap<>();
+		List<Credential> credentials = properties.credentials();
+		for (int i = 0; i < credentials.size(); i++) {
+			String key = "credentials[" + i + "].";
+			int before = problems.problems().size();
+			LeaseAdminUser user = user(problems, key, credentials.get(i));
+			String credentialId = credentials.get(i).credentialId();
+			if (credentialId != null && Identifiers.isValid(credentialId)) {
+				Integer first = indexes.putIfAbsent(credentialId, i);
+				if (first != null) {
+					problems.add(key + "credential-id", "(" + credentialId + ") is also the credential-id of "
+							+ problems.property("credentials[" + first + "]"));
 				}
 			}
-			catch (RuntimeException ex) {
-				String message = String.valueOf(ex.getMessage());
-				problems.add(new LeaseConfigurationException.Problem(where,
-						message.startsWith(where + ": ") ? message.substring(where.length() + 2) : message));
+			if (user != null && problems.problems().size() == before) {
+				this.users.put(user.getUsername(), user);
 			}
 		}
-		if (!problems.isEmpty()) {
-			throw new LeaseConfigurationException(problems, "Correct each credential listed under "
-					+ "starintel.lease.admin.credentials (see docs/admin.md: secret-hash is an encoded hash such as "
-					+ "{bcrypt}..., capabilities targets:read|targets:force-release|targets:revoke, the last two only "
-					+ "for kind=administrator, and at least one program).");
-		}
+		problems.throwIfAny(ACTION);
 	}
 
-	private static LeaseAdminUser user(Credential credential) {
-		String where = "starintel.lease.admin.credentials[" + credential.credentialId() + "]";
-		String principal = Identifiers.require("principal", credential.principal());
-		String credentialId = Identifiers.require("credential-id", credential.credentialId());
-		String secretHash = CredentialCheck.secretHash(where + ".secret-hash", credential.secretHash());
-		CredentialKind kind = kind(where, credential.kind());
+	/**
+	 * Checks one credential, recording each of its problems under {@code key} ({@code credentials[i].}).
+	 * @return the user, or {@code null} when the credential has a problem
+	 */
+	private static @Nullable LeaseAdminUser user(PropertyProblems problems, String key, Credential credential) {
+		int before = problems.problems().size();
+		String principal = CredentialCheck.identifier(problems, key + "principal", credential.principal());
+		String credentialId = CredentialCheck.identifier(problems, key + "credential-id", credential.credentialId());
+		String secretHash = CredentialCheck.secretHash(problems, key + "secret-hash", credential.secretHash());
+		CredentialKind kind = kind(problems, key + "kind", credential.kind());
 		Set<String> capabilities = credential.capabilitiesOr(Set.of());
 		for (String capability : capabilities) {
 			if (!AdminCapability.ALL.contains(capability)) {
-				throw new IllegalStateException(where + ": unknown capability");
+				problems.add(key + "capabilities",
+						"must each be targets:read, targets:force-release or targets:revoke, not " + capability);
 			}
-			if (AdminCapability.isAdministrative(capability) && kind != CredentialKind.ADMINISTRATOR) {
-				throw new IllegalStateException(where + ": only administrator credentials may hold " + capability);
+			else if (AdminCapability.isAdministrative(capability) && kind != null
+					&& kind != CredentialKind.ADMINISTRATOR) {
+				problems.add(key + "capabilities", "must not include " + capability + " unless kind is administrator");
 			}
 		}
-		if (credential.allPrograms().isEmpty()) {
-			throw new IllegalStateException(where + ": programs must not be empty");
-		}
-		String tenant = null;
+		String tenant = CredentialCheck.tenant(problems, key + "tenant", credential.tenant());
 		Set<String> programs = new LinkedHashSet<>();
-		for (String program : credential.allPrograms()) {
-			ProgramScope scope = ProgramScope.of(credential.tenant(), program);
-			tenant = scope.tenantId();
-			programs.add(scope.programId());
+		if (credential.allPrograms().isEmpty()) {
+			problems.add(key + "programs", "must name at least one program");
 		}
-		ProgramScope first = ProgramScope.of(tenant, programs.iterator().next());
-		Set<String> actors = CredentialCheck.actors(where + ".actors", first, credential.actors());
-		Set<String> targets = CredentialCheck.targets(where + ".targets", first, credential.targets());
+		if (credential.program() != null) {
+			add(programs, CredentialCheck.program(problems, key + "program", credential.program()));
+		}
+		for (String program : credential.programs()) {
+			add(programs, CredentialCheck.program(problems, key + "programs", program));
+		}
+		Set<String> actors = CredentialCheck.actors(problems, key + "actors", credential.actors());
+		Set<String> targets = CredentialCheck.targets(problems, key + "targets", credential.targets());
+		if (problems.problems().size() != before) {
+			return null;
+		}
 		AdminGrant grant = new AdminGrant(principal, credentialId, kind, capabilities, tenant, programs, actors,
 				targets);
 		return new LeaseAdminUser(grant, secretHash);
 	}
 
-	/** The credential's kind: operator when not set. */
-	private static CredentialKind kind(String where, @Nullable String kind) {
+	private static void add(Set<String> programs, @Nullable String program) {
+		if (program != null) {
+			programs.add(program);
+		}
+	}
+
+	/** The credential's kind: operator when not set; {@code null} (a problem recorded) when not a kind. */
+	private static @Nullable CredentialKind kind(PropertyProblems problems, String key, @Nullable String kind) {
 		if (kind == null || kind.isBlank()) {
 			return CredentialKind.OPERATOR;
 		}
@@ -102,7 +126,8 @@ public final class PropertiesAdminCredentials implements UserDetailsService {
 			return CredentialKind.valueOf(kind.trim().toUpperCase(Locale.ROOT));
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalStateException(where + ": kind must be worker, operator or administrator");
+			problems.add(key, "must be worker, operator or administrator");
+			return null;
 		}
 	}
 
