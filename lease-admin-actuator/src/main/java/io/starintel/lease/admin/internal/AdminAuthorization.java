@@ -6,6 +6,7 @@ import java.util.function.Supplier;
 
 import io.starintel.lease.admin.AdminCaller;
 import io.starintel.lease.admin.AdminGrant;
+import io.starintel.lease.audit.internal.AdminDecision;
 import io.starintel.lease.audit.internal.AuditContext;
 import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.internal.AuditEventBuilder;
@@ -75,6 +76,8 @@ final class AdminAuthorization {
 
 		private @Nullable String reason;
 
+		private @Nullable String decisionId;
+
 		private Call(AuditEventType type, String correlationId) {
 			this.type = type;
 			this.correlationId = correlationId;
@@ -128,6 +131,17 @@ final class AdminAuthorization {
 				audit(ResultCode.INVALID_LEASE_REQUEST);
 				return AdminResponse.error(ResultCode.INVALID_LEASE_REQUEST, this.correlationId, 0, ex.getMessage());
 			}
+		}
+
+		/**
+		 * Runs an operation whose store writes audit entries of its own (a recovery) as one admin decision of this
+		 * request ({@link AdminDecision}: a new decision id, the correlation id, the request's start): the store's
+		 * entries and the request's event ({@link #audit}) carry the same correlation and decision ids.
+		 */
+		<T> T decided(Supplier<T> operation) {
+			AdminDecision decision = AdminDecision.begin(this.correlationId, this.started);
+			this.decisionId = decision.decisionId();
+			return decision.run(operation);
 		}
 
 		/** 429 when the tenant's admission refuses; otherwise the operation in the request's audit context. */
@@ -188,6 +202,7 @@ final class AdminAuthorization {
 			if (this.reason != null) {
 				event.reason(this.reason);
 			}
+			event.decision(this.decisionId);
 			// the durable stream only for a program within the caller's scope: no streams for programs it may not see
 			boolean inScope = current != null && ((this.identity != null) ? current.allows(this.identity)
 					: this.scope != null && current.allows(this.scope));

@@ -189,6 +189,7 @@ final class AdminRequestParser {
 		}
 		String reason = StrictJson.requiredString(json, "reason");
 		AdminRequest.requireValidReason(reason);
+		call.reason(reason);
 		return new RecoverQuery(scope, node, reason, deadline(StrictJson.string(json, "deadline_at", false)));
 	}
 

@@ -225,7 +225,8 @@ public final class TargetLeaseAdminOperations {
 			return call.admitted(() -> {
 				AdminResponse response;
 				try {
-					response = recover(redis, query, grant, correlationId);
+					// one decision: the store's per-lease entries and this request's event share its ids
+					response = call.decided(() -> recover(redis, query, grant, correlationId));
 				}
 				catch (InvalidLeaseRequestException ex) {
 					throw ex;

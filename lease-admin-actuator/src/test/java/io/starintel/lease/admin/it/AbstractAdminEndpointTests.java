@@ -457,10 +457,12 @@ abstract class AbstractAdminEndpointTests {
 		LeaseRecord released = acquire(identity("t-audit-2"));
 		String revokeId = Identifiers.generate("req");
 		ObjectNode revokeBody = adminBody(revoked, revokeId, "incident response");
-		assertThat(this.http.post("/revoke", text(revokeBody), ADMIN).status()).isEqualTo(200);
+		AdminHttp.Reply revokeReply = this.http.post("/revoke", text(revokeBody), ADMIN);
+		assertThat(revokeReply.status()).isEqualTo(200);
 		String releaseId = Identifiers.generate("req");
-		assertThat(this.http.post("/force-release", text(adminBody(released, releaseId, "stuck")), ADMIN).status())
-			.isEqualTo(200);
+		AdminHttp.Reply releaseReply = this.http.post("/force-release", text(adminBody(released, releaseId, "stuck")),
+				ADMIN);
+		assertThat(releaseReply.status()).isEqualTo(200);
 		AdminHttp.Reply inspect = this.http.get("/" + released.leaseId() + "?" + scopeQuery(), WORKER);
 		assertError(this.http.post("/revoke", text(adminBody(released, Identifiers.generate("req"), "w")), WORKER),
 				403, "access_denied");
@@ -488,7 +490,15 @@ abstract class AbstractAdminEndpointTests {
 			assertThat(event.get("retryable")).isEqualTo("false");
 			assertThat(event.get("backend_health")).isEqualTo("ok");
 			assertThat(event.get("backend_time").toString()).matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z");
+			// the durable record of the decision names the request the operator was answered for (contract: each
+			// event records request, correlation and decision ids and the latency)
+			assertThat(event.get("decision_id")).as("decision_id").asString().matches("dec_[0-9A-Z]{26}");
+			assertThat(event.get("latency_ms")).as("latency_ms").asString().matches("\\d+");
 		}
+		assertThat(revoke.get("correlation_id")).as("the revoke's durable entry: the response's correlation id")
+			.isEqualTo(revokeReply.json().get("correlation_id").asString());
+		assertThat(release.get("correlation_id")).as("the force-release's durable entry: the response's correlation id")
+			.isEqualTo(releaseReply.json().get("correlation_id").asString());
 		assertThat(revoke.get("lease_id")).isEqualTo(revoked.leaseId());
 		assertThat(revoke.get("fencing_token")).isEqualTo(Long.toString(revoked.fencingToken()));
 		assertThat(revoke.get("resulting_state")).isEqualTo("revoked");

@@ -279,6 +279,62 @@ class RedisStoreAdminEndpointTests extends AbstractAdminEndpointTests {
 	}
 
 	/**
+	 * The durable admin records the store's script writes name the request the operator was answered for and the
+	 * decision the synchronous event records (contract, audit: request, correlation and decision ids, latency, the
+	 * administrator's reason): a revoke's entry has the response's correlation id and the decision id and latency of
+	 * the revoke's own event; a recovery's per-lease entries have the recovery's correlation id and the decision id
+	 * of its request event, which carries the operator's reason. Before the fix the script's entries had neither id
+	 * nor latency and the recovery's request event had no reason (found by an outside probe).
+	 */
+	@Test
+	void durableAdminRecordsNameTheRequestAndTheDecision() {
+		LeaseRecord lease = acquire(identity("t-durable-revoke"));
+		String requestId = Identifiers.generate("req");
+		AdminHttp.Reply reply = this.http.post("/revoke", text(adminBody(lease, requestId, "durable audit")), ADMIN);
+		assertThat(reply.code()).as(reply.body()).isEqualTo("lease_revoked");
+		String correlationId = reply.json().get("correlation_id").asString();
+		AuditEvent revokeEvent = Awaitility.await()
+			.atMost(Duration.ofSeconds(20))
+			.until(() -> this.counter.events.get(correlationId), (events) -> events != null && !events.isEmpty())
+			.get(0);
+		List<Map<Object, Object>> revokeEntries = auditEvents().stream()
+			.filter((e) -> "target_lease_revoke".equals(e.get("event_type")) && requestId.equals(e.get("request_id")))
+			.toList();
+		assertThat(revokeEntries).as("the revoke's durable entry").singleElement().satisfies((entry) -> {
+			assertThat(entry).as("durable revoke entry").containsEntry("correlation_id", correlationId)
+				.containsEntry("decision_id", revokeEvent.decisionId())
+				.containsEntry("latency_ms", Long.toString(revokeEvent.latencyMs()))
+				.containsEntry("reason", "durable audit")
+				.containsEntry("lease_id", lease.leaseId());
+			// the Java sink's field order (AuditEvent.toFields), so both writers' entries read alike
+			assertThat(new ArrayList<>(entry.keySet())).containsSubsequence("event_type", "backend_time", "latency_ms",
+					"request_id", "correlation_id", "decision_id", "principal_class");
+		});
+
+		LeaseRecord first = acquire(identity("t-durable-recover-1"));
+		LeaseRecord second = acquire(identity("t-durable-recover-2"));
+		AdminHttp.Reply recovered = this.http.post("/recover", recoverBody("restored from backup 42"), ADMIN);
+		assertThat(recovered.status()).as(recovered.body()).isEqualTo(200);
+		String recoveryCorrelation = recovered.json().get("correlation_id").asString();
+		AuditEvent requestEvent = Awaitility.await()
+			.atMost(Duration.ofSeconds(20))
+			.until(() -> this.counter.events.get(recoveryCorrelation), (events) -> events != null && !events.isEmpty())
+			.get(0);
+		assertThat(requestEvent.reason()).as("the recovery request's event: the operator's reason")
+			.isEqualTo("restored from backup 42");
+		List<Map<Object, Object>> perLease = auditEvents().stream()
+			.filter((e) -> first.leaseId().equals(e.get("lease_id")) || second.leaseId().equals(e.get("lease_id")))
+			.toList();
+		assertThat(perLease).as("the recovery's per-lease entries").hasSize(2).allSatisfy((entry) -> {
+			assertThat(entry).containsEntry("event_type", "target_lease_revoke")
+				.containsEntry("correlation_id", recoveryCorrelation)
+				.containsEntry("decision_id", requestEvent.decisionId())
+				.containsEntry("reason", "restored from backup 42");
+			assertThat(entry.get("latency_ms")).as("latency_ms").asString().matches("\\d+");
+		});
+	}
+
+	/**
 	 * Node-wide recovery scans the server and answers the report; a program written under the server's current
 	 * identity is not recovered: its lease survives.
 	 */

@@ -36,22 +36,26 @@ final class AdminDecisionAudit {
 
 	/**
 	 * Runs a force-release or revoke and records its decision synchronously to the sinks: a success whose event no
-	 * durable sink confirmed (and the delegate did not write) answers {@code lease_outcome_unknown}.
+	 * durable sink confirmed (and the delegate did not write) answers {@code lease_outcome_unknown}. The decision
+	 * ({@link AdminDecision}: decision id, correlation id, start) is bound while the delegate runs, so a delegate that
+	 * writes the decision's entry itself writes the ids and latency of this event.
 	 */
 	LeaseResult administer(AdminRequest request, Supplier<LeaseResult> operation, LeaseState terminal) {
 		AuditEventType type = (request.operation() == Operation.REVOKE) ? AuditEventType.REVOKE
 				: AuditEventType.FORCE_RELEASE;
-		Instant started = this.clock.instant();
+		// one decision id and start for this decision's event and the entry a store writes in its transition
+		AdminDecision decision = AdminDecision.begin(this.clock.instant());
 		LeaseResult result;
 		try {
-			result = operation.get();
+			result = decision.run(operation);
 		}
 		catch (RuntimeException ex) {
-			this.dispatcher.recordToSinks(adminEvent(request, type, ResultCode.LEASE_OUTCOME_UNKNOWN, null, null, started), false);
+			this.dispatcher.recordToSinks(adminEvent(request, type, ResultCode.LEASE_OUTCOME_UNKNOWN, null, null,
+					decision), false);
 			throw ex;
 		}
 		boolean durable = this.dispatcher.recordToSinks(adminEvent(request, type, result.code(), result.decidedAt(),
-				result.isSuccess() ? terminal : null, started), delegateWrote(result));
+				result.isSuccess() ? terminal : null, decision), delegateWrote(result));
 		if (result.isSuccess() && !durable) {
 			return new LeaseResult(ResultCode.LEASE_OUTCOME_UNKNOWN, Reason.NONE, null, false, null,
 					result.decidedAt(), 0, "audit: durable audit not confirmed; retry with the same request_id");
@@ -60,10 +64,12 @@ final class AdminDecisionAudit {
 	}
 
 	private AuditEvent adminEvent(AdminRequest request, AuditEventType type, ResultCode code,
-			@Nullable Instant decidedAt, @Nullable LeaseState terminal, Instant started) {
+			@Nullable Instant decidedAt, @Nullable LeaseState terminal, AdminDecision decision) {
+		Instant started = decision.startedAt();
 		AuditEventBuilder b = new AuditEventBuilder(type, code)
 			.time(decidedAt != null ? decidedAt : this.clock.instant(), started)
 			.deadline(request.deadlineAt(), started)
+			.decision(decision.decisionId())
 			.identity(request.identity())
 			.ids(request.requestId(), null)
 			.principal(PrincipalClass.ADMINISTRATOR, request.adminPrincipalId(), request.adminCredentialId(), null)

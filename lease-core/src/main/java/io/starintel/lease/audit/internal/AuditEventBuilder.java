@@ -3,7 +3,6 @@ package io.starintel.lease.audit.internal;
 import java.time.Duration;
 import java.time.Instant;
 
-import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.LockIdentity;
 import io.starintel.lease.core.ProgramScope;
@@ -75,6 +74,8 @@ public final class AuditEventBuilder {
 	private @Nullable String resultingState;
 
 	private @Nullable String reason;
+
+	private @Nullable String decisionId;
 
 	/** A builder of an event of {@code type} answering {@code code} (the one way this project builds events). */
 	public AuditEventBuilder(AuditEventType type, ResultCode code) {
@@ -196,10 +197,20 @@ public final class AuditEventBuilder {
 		return this;
 	}
 
-	/** The event. */
+	/**
+	 * The decision id of a decision whose audit entry is also written elsewhere (the Redis store's transition script
+	 * writes the same decision's durable entry: {@link AdminDecision}); without it {@link #build()} generates one.
+	 */
+	public AuditEventBuilder decision(@Nullable String id) {
+		this.decisionId = id;
+		return this;
+	}
+
+	/** The event; its decision id the one given ({@link #decision}) or a new one ({@code dec_} + 26 characters). */
 	public AuditEvent build() {
+		String decision = (this.decisionId != null) ? this.decisionId : AdminDecision.newDecisionId();
 		return new AuditEvent(this.type, this.backendTime, this.latencyMs, this.requestId, this.correlationId,
-				Identifiers.generate("dec"), this.traceId, this.executionId, this.jobId, this.principalClass,
+				decision, this.traceId, this.executionId, this.jobId, this.principalClass,
 				this.principalId, this.credentialId, this.serviceInstanceId, this.tenantId, this.programId,
 				this.targetNamespace, this.targetId, this.actorName, this.workflowName, this.operationClass,
 				this.leaseId, this.fencingToken, this.requestedTtlMs, this.effectiveTtlMs, this.deadlineClass,

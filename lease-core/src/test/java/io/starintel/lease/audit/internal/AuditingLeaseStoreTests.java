@@ -201,6 +201,39 @@ class AuditingLeaseStoreTests {
 	}
 
 
+	/**
+	 * A force-release or revoke runs with its decision bound ({@link AdminDecision}): a store that writes the
+	 * decision's audit entry itself (the Redis store's script) reads the same decision id, correlation id and start as
+	 * the synchronous event of that decision has, so its durable entry can be matched to the answer the operator got.
+	 */
+	@Test
+	void whenAdministeredThenTheDelegateSeesTheDecisionOfTheEvent() {
+		List<AdminDecision> seen = new ArrayList<>();
+		io.starintel.lease.store.LeaseStore recording = new DelegatingStore() {
+			@Override
+			public LeaseResult revoke(AdminRequest request) {
+				seen.add(AdminDecision.current());
+				return this.delegate.revoke(request);
+			}
+		};
+		AuditingLeaseStore store = new AuditingLeaseStore(recording, List.of(this.events::add),
+				java.time.Clock.systemUTC(), true);
+		LeaseRecord lease = store.acquire(acquire()).lease();
+		this.events.clear();
+		LeaseResult revoked = new AuditContext("corr-admin", PrincipalClass.ADMINISTRATOR, "admin-1", "cred-admin")
+			.run(() -> store.revoke(admin(Operation.REVOKE, lease)));
+		assertThat(revoked.code()).isEqualTo(ResultCode.LEASE_REVOKED);
+		assertThat(AdminDecision.current()).as("unbound after the call").isNull();
+		assertThat(seen).singleElement().isNotNull();
+		AdminDecision decision = seen.get(0);
+		assertThat(this.events).singleElement().satisfies((event) -> {
+			assertThat(event.decisionId()).isEqualTo(decision.decisionId()).matches("dec_[0-9A-Z]{26}");
+			assertThat(event.correlationId()).isEqualTo("corr-admin").isEqualTo(decision.correlationId());
+			assertThat(event.latencyMs()).as("backend time minus the decision's start, as the script computes it")
+				.isEqualTo(Math.max(0, revoked.decidedAt().toEpochMilli() - decision.startedAtMillis()));
+		});
+	}
+
 	/** A bounded-wait acquire is one request: one event with its final outcome, however many attempts it took. */
 	@Test
 	void whenAcquireWaitsThenOneEventForTheRequest() {

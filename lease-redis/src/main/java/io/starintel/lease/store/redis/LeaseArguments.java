@@ -3,6 +3,7 @@ package io.starintel.lease.store.redis;
 import java.time.Instant;
 import java.util.List;
 
+import io.starintel.lease.audit.internal.AdminDecision;
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.ActiveLeaseLimits;
 import io.starintel.lease.core.AdminRequest;
@@ -148,14 +149,25 @@ final class LeaseArguments {
 		return new FunctionCall(LeaseLibrary.Function.RENEW_BATCH, keys, args);
 	}
 
-	FunctionCall administer(IdentityKeys t, AdminRequest r) {
+	/**
+	 * A force-release or revoke; {@code decision} gives its audit entry the correlation id, decision id and latency
+	 * origin of the decision's synchronous event.
+	 */
+	FunctionCall administer(IdentityKeys t, AdminRequest r, AdminDecision decision) {
 		byte[][] keys = { t.identityKey, t.idempotency(r.operation(), r.principalId(), r.requestId()), t.auditKey,
 				t.expiryQueueKey };
 		byte[][] args = { millis(r.deadlineAt()), t.digestBytes, this.settings.policy(), bytes(r.digest()),
 				t.identityPrefixBytes, bytes(r.operation().wireName()), bytes(r.expectedLeaseId()),
 				number(r.expectedFencingToken()), bytes(r.adminPrincipalId()), bytes(r.adminCredentialId()),
-				bytes(r.reason()), bytes(r.requestId()), this.settings.auditLength(), this.settings.recovery() };
+				bytes(r.reason()), bytes(r.requestId()), this.settings.auditLength(), this.settings.recovery(),
+				correlation(decision), bytes(decision.decisionId()), number(decision.startedAtMillis()) };
 		return new FunctionCall(LeaseLibrary.Function.ADMINISTER, keys, args);
+	}
+
+	/** The decision's correlation id, or empty without one (the script then leaves the field out). */
+	static byte[] correlation(AdminDecision decision) {
+		String id = decision.correlationId();
+		return (id != null) ? bytes(id) : EMPTY;
 	}
 
 	FunctionCall authorize(IdentityKeys t, CommitRequest r) {

@@ -6,6 +6,7 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
+import io.starintel.lease.audit.internal.AdminDecision;
 import io.starintel.lease.core.ListFilter;
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.store.redis.internal.LeaseLibrary;
@@ -54,14 +55,17 @@ final class ProgramArguments {
 	 * @param onlyIfForeign whether to revoke only the leases written on another node ({@code if_foreign}), else every
 	 * active lease ({@code force}: a restore)
 	 * @param after the last identity digest the previous call visited, or empty
+	 * @param decision the recovery's decision: correlation id, decision id and latency origin of its audit entries
 	 */
 	FunctionCall recover(String base, int batch, String adminPrincipalId, String adminCredentialId, String reason,
-			String requestId, boolean onlyIfForeign, String after, Instant deadlineAt) {
+			String requestId, boolean onlyIfForeign, String after, Instant deadlineAt, AdminDecision decision) {
 		RedisKeys keys = RedisKeys.ofBase(base);
 		byte[][] k = { bytes(keys.programIndex()), bytes(keys.audit()) };
 		byte[][] args = { millis(deadlineAt), bytes(keys.base()), number(batch), bytes(adminPrincipalId),
 				bytes(adminCredentialId), bytes(reason), bytes(requestId), this.settings.policy(),
-				this.settings.auditLength(), bytes(onlyIfForeign ? "if_foreign" : "force"), bytes(after) };
+				this.settings.auditLength(), bytes(onlyIfForeign ? "if_foreign" : "force"), bytes(after),
+				LeaseArguments.correlation(decision), bytes(decision.decisionId()),
+				number(decision.startedAtMillis()) };
 		return new FunctionCall(LeaseLibrary.Function.RECOVER, k, args);
 	}
 

@@ -6,6 +6,7 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
+import io.starintel.lease.audit.internal.AdminDecision;
 import io.starintel.lease.core.AdminRequest;
 import io.starintel.lease.core.internal.CorruptRecordException;
 import io.starintel.lease.core.internal.Identifiers;
@@ -104,7 +105,7 @@ final class ProgramMaintenance {
 			Instant deadlineAt) {
 		requireAdministrator(adminPrincipalId, adminCredentialId, reason);
 		ProgramRecovery.Outcome outcome = this.recovery.recover(new RedisKeys(scope).base(), adminPrincipalId,
-				adminCredentialId, reason, false, deadlineAt);
+				adminCredentialId, reason, false, deadlineAt, AdminDecision.currentOrBegin(Instant.now()));
 		return outcome.complete() ? outcome.revoked() : -1;
 	}
 
@@ -112,7 +113,8 @@ final class ProgramMaintenance {
 	RecoveryReport recoverPromoted(@Nullable String node, String adminPrincipalId, String adminCredentialId,
 			String reason, Instant deadlineAt) {
 		requireAdministrator(adminPrincipalId, adminCredentialId, reason);
-		return this.recovery.recoverPromoted(node, adminPrincipalId, adminCredentialId, reason, deadlineAt);
+		return this.recovery.recoverPromoted(node, adminPrincipalId, adminCredentialId, reason, deadlineAt,
+				AdminDecision.currentOrBegin(Instant.now()));
 	}
 
 	private static void requireAdministrator(String adminPrincipalId, String adminCredentialId, String reason) {

@@ -8,6 +8,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.starintel.lease.audit.internal.AdminDecision;
 import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.store.redis.internal.RedisKeys;
 import io.starintel.lease.store.redis.internal.ScriptExecutor;
@@ -44,15 +45,16 @@ final class ProgramRecovery {
 	/**
 	 * Recovers one program: visits its index in batches until done or the deadline comes.
 	 * @param onlyIfForeign revoke only the leases written on another node
+	 * @param decision the recovery's decision (its audit entries' correlation id, decision id and latency origin)
 	 */
 	Outcome recover(String base, String principalId, String credentialId, String reason, boolean onlyIfForeign,
-			Instant deadlineAt) {
+			Instant deadlineAt, AdminDecision decision) {
 		String requestId = Identifiers.generate("request");
 		long revoked = 0;
 		String after = "";
 		while (true) {
 			FunctionCall call = this.arguments.recover(base, BATCH, principalId, credentialId, reason, requestId,
-					onlyIfForeign, after, deadlineAt);
+					onlyIfForeign, after, deadlineAt, decision);
 			List<Object> reply;
 			try {
 				reply = this.executor.run(call.function(), deadlineAt, call.keys(), call.args());
@@ -79,7 +81,7 @@ final class ProgramRecovery {
 	 * programs are found by their index keys; the leases written on another node are revoked.
 	 */
 	RecoveryReport recoverPromoted(@Nullable String node, String principalId, String credentialId, String reason,
-			Instant deadlineAt) {
+			Instant deadlineAt, AdminDecision decision) {
 		ScriptExecutor.Scan scan = this.executor.scanKeys(RedisKeys.programIndexPattern(), node, deadlineAt);
 		int programs = 0;
 		int recovered = 0;
@@ -91,7 +93,7 @@ final class ProgramRecovery {
 				continue;
 			}
 			programs++;
-			Outcome outcome = recover(base, principalId, credentialId, reason, true, deadlineAt);
+			Outcome outcome = recover(base, principalId, credentialId, reason, true, deadlineAt, decision);
 			revoked += outcome.revoked();
 			if (!outcome.complete()) {
 				left++;

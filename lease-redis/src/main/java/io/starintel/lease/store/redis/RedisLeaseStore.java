@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 
+import io.starintel.lease.audit.internal.AdminDecision;
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.ActivePrograms;
 import io.starintel.lease.core.AdminRequest;
@@ -297,7 +298,9 @@ public final class RedisLeaseStore implements LeaseStore, AutoCloseable {
 			return LeaseResult.invalid(TOO_FAR_AHEAD);
 		}
 		IdentityKeys target = IdentityKeys.of(request.identity());
-		return this.calls.lease(this.arguments.administer(target, request),
+		// the audit layer's decision (AuditingLeaseStore), else one of this call: the script's entry carries its ids
+		AdminDecision decision = AdminDecision.currentOrBegin(Instant.now());
+		return this.calls.lease(this.arguments.administer(target, request, decision),
 				request.operation().wireName(), true, target, request.deadlineAt(), null, null);
 	}
 

@@ -251,25 +251,52 @@ local function end_lease(id, p, state, now, reported)
   return deleted, r
 end
 
--- an audit stream entry of an administrative or recovery decision (the fields of core's AuditEvent)
-local function audit_entry(audit_key, length, now, event_type, request_id, principal, credential, r_or_identity,
-    lease_id, token, previous, resulting, code, reason)
+-- the decision an administrative call names (administer, recover: its last three arguments, built by the client
+-- from the audit layer's decision, io.starintel.lease.audit.internal.AdminDecision): { id = decision id,
+-- correlation = the request's correlation id ('' = none), started = the operation's start, epoch ms ('' = unknown) }
+local function decision_of(id, correlation, started)
+  return { id = id or '', correlation = correlation or '', started = started or '' }
+end
+
+-- an audit stream entry of an administrative or recovery decision: the fields of core's AuditEvent, with its names
+-- and in its order (AuditEvent.toFields: what the Java sink writes). latency_ms = backend time - the decision's
+-- start (at least 0; the synchronous event of the same decision computes the same), left out when the start is
+-- unknown; correlation_id left out when there is none; decision_id always.
+local function audit_entry(audit_key, length, now, event_type, request_id, decision, principal, credential,
+    r_or_identity, lease_id, token, previous, resulting, code, reason)
   local c = split(r_or_identity)
-  r_call('XADD', audit_key, 'MAXLEN', '~', length, '*',
-    'event_type', event_type, 'backend_time', ms_to_iso(now), 'request_id', request_id,
+  local f = { 'event_type', event_type, 'backend_time', ms_to_iso(now) }
+  local started = decision.started
+  if started ~= '' and s_find(started, '^%d+$') then
+    local latency = now - started
+    f[#f + 1] = 'latency_ms'
+    f[#f + 1] = fmt((latency > 0) and latency or 0)
+  end
+  f[#f + 1] = 'request_id'
+  f[#f + 1] = request_id
+  if decision.correlation ~= '' then
+    f[#f + 1] = 'correlation_id'
+    f[#f + 1] = decision.correlation
+  end
+  local rest = { 'decision_id', decision.id,
     'principal_class', 'administrator', 'principal_id', principal, 'credential_id', credential,
     'tenant_id', c[1], 'program_id', c[2], 'target_namespace', c[3], 'target_id', c[4], 'actor_name', c[5],
     'workflow_name', c[6], 'operation_class', c[7], 'lease_id', lease_id, 'fencing_token', token,
     'previous_state', previous, 'resulting_state', resulting, 'result_code', code, 'retryable', 'false',
-    'backend_health', 'ok', 'reason', reason)
+    'backend_health', 'ok', 'reason', reason }
+  for i = 1, #rest do f[#f + 1] = rest[i] end
+  r_call('XADD', audit_key, 'MAXLEN', '~', length, '*', unpack(f))
 end
 
 -- revokes the active lease of an identity whose state was written on another node (automatic failover recovery):
--- audited under the recovery principal, then ended as revoked (the HSET stamps this node)
+-- audited under the recovery principal, then ended as revoked (the HSET stamps this node). The call that met the
+-- lease carries no admin decision: the entry's decision id is dec_recovery_<lease id> (a lease is revoked once), it
+-- has no correlation id and no latency (no request asked for this decision; the call's own start is not an argument)
 local function revoke_foreign(id, p, now, principal, audit_key, audit_length, request_id)
   local lease_id = lease_id_of(id.r)
-  audit_entry(audit_key, audit_length, now, 'target_lease_revoke', request_id, principal, RECOVERY_CREDENTIAL,
-    id.r.fixed, lease_id, id.r.token, 'active', 'revoked', 'lease_revoked', RECOVERY_REASON)
+  audit_entry(audit_key, audit_length, now, 'target_lease_revoke', request_id,
+    decision_of('dec_recovery_' .. lease_id, '', ''), principal, RECOVERY_CREDENTIAL, id.r.fixed, lease_id,
+    id.r.token, 'active', 'revoked', 'lease_revoked', RECOVERY_REASON)
   end_lease(id, p, 'revoked', now, nil)
 end
 
@@ -620,7 +647,8 @@ end
 
 -- administer: KEYS l:D, idem:H, audit, idx:expiry. ARGV deadline, digest, policy, request digest, identity,
 -- operation (force_release | revoke), expected lease_id, expected token, admin principal, admin credential, reason,
--- request_id, audit_length, recovery. The audit event is written in this function.
+-- request_id, audit_length, recovery, correlation id ('' = none), decision id, decision start (epoch ms). The audit
+-- event is written in this function, with the decision's ids and latency (decision_of).
 -- Codes: lease_released | lease_revoked (record), lease_lost (stale_lease), idempotency_conflict,
 -- deadline_exceeded, invalid_lease_request, lease_backend_unavailable (corrupt_record | recovery_required).
 local function administer(keys, args, now)
@@ -640,7 +668,8 @@ local function administer(keys, args, now)
     code = revoke and 'lease_revoked' or 'lease_released'
   end
   audit_entry(keys[3], args[13], now, revoke and 'target_lease_revoke' or 'target_lease_force_release', args[12],
-    args[9], args[10], args[5], args[7], args[8], previous, state or previous, code, args[11])
+    decision_of(args[16], args[15], args[17]), args[9], args[10], args[5], args[7], args[8], previous,
+    state or previous, code, args[11])
   if not state then return refuse('lease_lost', 'stale_lease', now) end
   local _, ended = end_lease(id, p, state, now, nil)
   local record = encode(ended)
@@ -788,7 +817,8 @@ end
 
 -- recover: KEYS idx:program, audit. ARGV deadline, base, batch size, admin principal, admin credential, reason,
 -- request id, policy, audit_length, mode ('force': revoke every active lease, a restore; 'if_foreign': only those
--- written on another node, after a promotion or restart), after (the last digest of the previous call, or '').
+-- written on another node, after a promotion or restart), after (the last digest of the previous call, or ''),
+-- correlation id ('' = none), decision id, decision start (epoch ms): every entry of one recovery names its decision.
 -- Visits up to batch identities of the program's index from after, revokes as the mode says (an audit entry each)
 -- and stamps this node on each visited identity. Reply: { code ('lease_revoked' | 'deadline_exceeded'), decided_ms,
 -- revoked in this call, next position ('' when the index is done) }
@@ -800,10 +830,11 @@ local function recover(keys, args)
   local start = (args[11] == '') and '-' or ('(' .. args[11])
   local members = r_call('ZRANGEBYLEX', keys[1], start, '+', 'LIMIT', 0, args[3] + 0)
   local revoked = 0
+  local decision = decision_of(args[13], args[12], args[14])
   for _, digest in ipairs(members) do
     local id = load_identity(identity_key(base, digest), base, digest, nil)
     if id.status == 'active' and (force or stamp_state(id.e) == 'foreign') then
-      audit_entry(keys[2], args[9], now, 'target_lease_revoke', args[7], args[4], args[5], id.r.fixed,
+      audit_entry(keys[2], args[9], now, 'target_lease_revoke', args[7], decision, args[4], args[5], id.r.fixed,
         lease_id_of(id.r), id.r.token, 'active', 'revoked', 'lease_revoked', args[6])
       end_lease(id, p, 'revoked', now, nil)
       revoked = revoked + 1

@@ -118,7 +118,13 @@ class FailoverRecoveryTests {
 					assertThat(event.get("event_type")).isEqualTo("target_lease_revoke");
 					assertThat(event.get("principal_id")).isEqualTo("prn_operator");
 					assertThat(event.get("reason")).isEqualTo("failover drill");
+					// a call outside an HTTP request: no correlation id; one decision of the call, its latency
+					assertThat(event).doesNotContainKey("correlation_id");
+					assertThat(event.get("decision_id")).as("decision_id").asString().matches("dec_[0-9A-Z]{26}");
+					assertThat(event.get("latency_ms")).as("latency_ms").asString().matches("\\d+");
 				});
+				assertThat(events).extracting((record) -> record.getValue().get("decision_id"))
+					.as("one recovery, one decision").containsOnly(events.get(0).getValue().get("decision_id"));
 				// a second run finds nothing left to revoke
 				assertThat(promoted.recoverPromotedPrograms(null, "prn_operator", "key_operator", "again",
 						Instant.now().plusSeconds(10)).revoked()).isZero();
@@ -156,6 +162,10 @@ class FailoverRecoveryTests {
 					assertThat(event.get("lease_id")).isEqualTo(leaseA.leaseId());
 					assertThat(event.get("principal_id")).isEqualTo("prn_service");
 					assertThat(event.get("credential_id")).isEqualTo("automatic-recovery");
+					// no request asked for it: a decision id of its own (the lease is revoked once), no correlation id
+					// and no latency (docs/admin.md, Audit)
+					assertThat(event.get("decision_id")).isEqualTo("dec_recovery_" + leaseA.leaseId());
+					assertThat(event).doesNotContainKeys("correlation_id", "latency_ms");
 				});
 				promoted.close();
 			}

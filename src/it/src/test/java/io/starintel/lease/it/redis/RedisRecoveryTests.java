@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
+import io.starintel.lease.audit.internal.AdminDecision;
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.CommitRequest;
 import io.starintel.lease.core.internal.Identifiers;
@@ -40,8 +41,10 @@ class RedisRecoveryTests extends SharedRedisTests {
 					"default", null);
 			leases.add(acquire(store, identity).lease());
 		}
-		long revoked = store.recoverProgram(leases.get(0).identity().scope(), "prn_admin", "key_admin",
-				"restore-2026-12-01", Instant.now().plusSeconds(10));
+		// as the admin endpoint calls it: one decision of a request (its correlation id), bound around the call
+		AdminDecision decision = AdminDecision.begin("corr-restore-1", Instant.now());
+		long revoked = decision.run(() -> store.recoverProgram(leases.get(0).identity().scope(), "prn_admin",
+				"key_admin", "restore-2026-12-01", Instant.now().plusSeconds(10)));
 		assertThat(revoked).isEqualTo(3);
 		for (LeaseRecord lease : leases) {
 			assertThat(store.renew(new RenewRequest(lease.handle(), Identifiers.generate("request"),
@@ -57,7 +60,11 @@ class RedisRecoveryTests extends SharedRedisTests {
 		assertThat(events).allSatisfy(event -> {
 			assertThat(event.getValue()).containsEntry("event_type", "target_lease_revoke")
 				.containsEntry("reason", "restore-2026-12-01")
-				.containsEntry("principal_id", "prn_admin");
+				.containsEntry("principal_id", "prn_admin")
+				// each entry names the request and the decision (the request event's decision id) and its latency
+				.containsEntry("correlation_id", "corr-restore-1")
+				.containsEntry("decision_id", decision.decisionId());
+			assertThat(event.getValue().get("latency_ms")).as("latency_ms").asString().matches("\\d+");
 			assertThat(event.getValue().values().toString()).doesNotContain(LockIdentity.KEY_PREFIX);
 		});
 		assertThat(store.recoverProgram(leases.get(0).identity().scope(), "prn_admin", "key_admin", "again",
