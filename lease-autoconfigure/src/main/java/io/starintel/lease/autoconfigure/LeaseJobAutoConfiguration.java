@@ -1,7 +1,6 @@
 package io.starintel.lease.autoconfigure;
 
 import java.time.Clock;
-import java.util.Locale;
 
 import io.micrometer.context.ContextSnapshotFactory;
 import io.micrometer.core.instrument.Counter;
@@ -25,6 +24,7 @@ import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
 import org.springframework.core.task.TaskDecorator;
 import org.springframework.core.task.support.ContextPropagatingTaskDecorator;
 
@@ -43,7 +43,8 @@ import io.starintel.lease.sweep.LeaseMeters;
 /**
  * {@code @TargetLeased} jobs over the {@link LeaseService} facade of {@link LeaseAuditAutoConfiguration}: the
  * JVM-wide renewal scheduler, the interceptor and its advisor, the owner and target resolution, context propagation
- * into executors, the start-up checks of every {@code @TargetLeased} method and the bounded graceful shutdown. Needs
+ * into executors, the start-up checks of every {@code @TargetLeased} method and the bounded graceful shutdown. Without
+ * a lease store start-up fails before any bean is created, naming both options ({@link LeaseStoreCheck}). Needs
  * Micrometer on the classpath (the starter brings it) and an auto-proxy creator (Spring Boot registers one unless
  * {@code spring.aop.auto=false}; AspectJ is not needed); every bean backs off for a user bean of the same type.
  */
@@ -139,13 +140,19 @@ public final class LeaseJobAutoConfiguration {
 		return new TargetLeasedAdvisor(interceptor::getObject);
 	}
 
+	/**
+	 * Fails start-up, naming what to configure, when there is no lease store (hence no facade), before any bean is
+	 * created (static: a bean factory post processor).
+	 */
+	@Bean
+	static LeaseStoreCheck leaseStoreCheck(Environment environment) {
+		return new LeaseStoreCheck(environment);
+	}
+
 	/** The facade; without a lease store (hence no facade) start-up fails naming what to configure. */
 	static LeaseService service(ObjectProvider<LeaseService> services, LeaseProperties properties) {
 		return services.getIfAvailable(() -> {
-			throw new IllegalStateException("No lease store: starintel.lease.store="
-					+ properties.getStore().name().toLowerCase(Locale.ROOT) + " needs a RedisConnectionFactory "
-					+ "bean (add spring-boot-starter-data-redis and set spring.data.redis.*), or set "
-					+ "starintel.lease.store=memory for the single-JVM in-memory store");
+			throw LeaseStoreCheck.noStore(properties.getStore().name());
 		});
 	}
 
