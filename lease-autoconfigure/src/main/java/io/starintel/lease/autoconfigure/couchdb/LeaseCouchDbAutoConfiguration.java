@@ -6,6 +6,7 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.ektorp.CouchDbConnector;
 import org.ektorp.CouchDbInstance;
+import org.ektorp.DbAccessException;
 import org.ektorp.http.HttpClient;
 import org.ektorp.http.StdHttpClient;
 import org.ektorp.impl.StdCouchDbInstance;
@@ -92,11 +93,23 @@ public final class LeaseCouchDbAutoConfiguration {
 		return new StdCouchDbInstance(httpClient);
 	}
 
+	/**
+	 * The connector of {@code starintel.lease.couchdb.database}, creating the database when missing with
+	 * {@code create-database=true}; a server that cannot be reached or refuses fails start-up with a report naming the
+	 * property to fix ({@link CouchDbStartupFailures}).
+	 */
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnProperty(prefix = "starintel.lease.couchdb", name = "database")
-	CouchDbConnector couchDbConnector(CouchDbInstance instance, LeaseCouchDbProperties properties) {
-		return instance.createConnector(properties.database(), properties.createDatabase());
+	CouchDbConnector couchDbConnector(CouchDbInstance instance, LeaseCouchDbProperties properties,
+			ObjectProvider<CouchDbConnectionDetails> details) {
+		try {
+			return instance.createConnector(properties.database(), properties.createDatabase());
+		}
+		catch (DbAccessException ex) {
+			throw CouchDbStartupFailures.translate(ex, CouchDbStartupFailures.Task.CREATE_DATABASE,
+					properties.database(), properties, details.getIfUnique());
+		}
 	}
 
 	/** {@code starintel.lease.couchdb.url} is set, or a {@link CouchDbConnectionDetails} bean exists. */

@@ -3,6 +3,7 @@ package io.starintel.lease.autoconfigure.fence;
 import java.time.Clock;
 
 import org.ektorp.CouchDbConnector;
+import org.ektorp.DbAccessException;
 import org.ektorp.http.HttpClient;
 import org.ektorp.impl.StdCouchDbConnector;
 import org.ektorp.impl.StdCouchDbInstance;
@@ -22,6 +23,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import io.starintel.lease.audit.internal.AsyncAuditPipeline;
 import io.starintel.lease.autoconfigure.couchdb.CouchDbConnectionDetails;
 import io.starintel.lease.autoconfigure.couchdb.CouchDbHttpClientBuilderCustomizer;
+import io.starintel.lease.autoconfigure.couchdb.CouchDbStartupFailures;
 import io.starintel.lease.autoconfigure.couchdb.LeaseCouchDbAutoConfiguration;
 import io.starintel.lease.autoconfigure.couchdb.LeaseCouchDbProperties;
 import io.starintel.lease.fence.couchdb.FencedDocumentRecovery;
@@ -121,11 +123,25 @@ public final class FenceCouchDbAutoConfiguration {
 
 	}
 
+	/**
+	 * Installs the design document once every singleton exists; a database that does not exist, a server that cannot
+	 * be reached or refuses the call fails start-up with a report naming the property to fix
+	 * ({@link CouchDbStartupFailures}).
+	 */
 	@Bean
 	@ConditionalOnProperty(prefix = "starintel.lease.fence.couchdb", name = "install-design-document",
 			matchIfMissing = true)
-	SmartInitializingSingleton fenceDesignDocumentInstaller(CouchDbConnector connector) {
-		return () -> FenceDesignDocument.install(connector);
+	SmartInitializingSingleton fenceDesignDocumentInstaller(CouchDbConnector connector,
+			ObjectProvider<LeaseCouchDbProperties> properties, ObjectProvider<CouchDbConnectionDetails> details) {
+		return () -> {
+			try {
+				FenceDesignDocument.install(connector);
+			}
+			catch (DbAccessException ex) {
+				throw CouchDbStartupFailures.translate(ex, CouchDbStartupFailures.Task.INSTALL_DESIGN_DOCUMENT,
+						connector.getDatabaseName(), properties.getIfUnique(), details.getIfUnique());
+			}
+		};
 	}
 
 }

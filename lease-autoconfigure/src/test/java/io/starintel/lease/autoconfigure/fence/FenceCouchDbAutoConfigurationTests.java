@@ -1,9 +1,11 @@
 package io.starintel.lease.autoconfigure.fence;
 
+import java.net.ConnectException;
 import java.util.Map;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.ektorp.CouchDbConnector;
+import org.ektorp.DbAccessException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -25,10 +27,12 @@ import io.starintel.lease.autoconfigure.couchdb.LeaseCouchDbAutoConfiguration;
 import io.starintel.lease.fence.couchdb.FencedDocumentRecovery;
 import org.ektorp.http.HttpClient;
 
+import static io.starintel.lease.autoconfigure.StartupReports.report;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.argThat;
 import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.BDDMockito.given;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.never;
 import static org.mockito.Mockito.verify;
@@ -136,6 +140,45 @@ class FenceCouchDbAutoConfigurationTests {
 			.run((context) -> assertThat(context).doesNotHaveBean(DocumentMarkStore.class)
 				.doesNotHaveBean(FencedCouchDbReader.class)
 				.hasBean("fencedCouchDbConnector"));
+	}
+
+	@Test
+	void whenTheUsersConnectorCannotReachTheServerThenStartUpNamesTheConnector() {
+		given(this.connector.getDatabaseName()).willReturn("results");
+		given(this.connector.find(ObjectNode.class, FenceDesignDocument.ID))
+			.willThrow(new DbAccessException(new ConnectException("Connection refused")));
+		this.runner.withBean(CouchDbConnector.class, () -> this.connector).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(report(context.getStartupFailure()))
+				.contains("CouchDbConnector could not be reached (ConnectException: Connection refused): the fence "
+						+ "design document _design/starintel_fence could not be installed in the database results")
+				.contains("starintel.lease.fence.couchdb.install-design-document=false");
+		});
+	}
+
+	@Test
+	void whenTheUserMayNotWriteDesignDocumentsThenStartUpSaysWhatTheInstallNeeds() {
+		given(this.connector.getDatabaseName()).willReturn("results");
+		given(this.connector.find(ObjectNode.class, FenceDesignDocument.ID)).willThrow(new DbAccessException(
+				"403:Forbidden\nURI: /results/_design/starintel_fence\nResponse Body: \n{\"error\":\"forbidden\"}"));
+		this.runner.withBean(CouchDbConnector.class, () -> this.connector).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(report(context.getStartupFailure()))
+				.contains("may not write design documents in the database results (403 forbidden)")
+				.contains("Make the user an admin of the database results");
+		});
+	}
+
+	@Test
+	void whenTheServerAnswersAnErrorThenStartUpNamesTheStatus() {
+		given(this.connector.getDatabaseName()).willReturn("results");
+		given(this.connector.find(ObjectNode.class, FenceDesignDocument.ID)).willThrow(new DbAccessException(
+				"500:Internal Server Error\nURI: /results/_design/starintel_fence\nResponse Body: \n{}"));
+		this.runner.withBean(CouchDbConnector.class, () -> this.connector).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(report(context.getStartupFailure()))
+				.contains("CouchDbConnector answered HTTP 500: the fence design document");
+		});
 	}
 
 	@Test
