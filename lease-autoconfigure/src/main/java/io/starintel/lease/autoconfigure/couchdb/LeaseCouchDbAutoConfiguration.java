@@ -27,6 +27,8 @@ import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.ConfigurationCondition;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
+import io.starintel.lease.autoconfigure.couchdb.internal.CouchDbStartupFailures;
+import io.starintel.lease.autoconfigure.couchdb.internal.PropertiesCouchDbConnectionDetails;
 import io.starintel.lease.core.LeaseConfigurationException;
 
 /**

@@ -23,7 +23,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import io.starintel.lease.audit.internal.AsyncAuditPipeline;
 import io.starintel.lease.autoconfigure.couchdb.CouchDbConnectionDetails;
 import io.starintel.lease.autoconfigure.couchdb.CouchDbHttpClientBuilderCustomizer;
-import io.starintel.lease.autoconfigure.couchdb.CouchDbStartupFailures;
+import io.starintel.lease.autoconfigure.couchdb.internal.CouchDbStartupFailures;
 import io.starintel.lease.autoconfigure.couchdb.LeaseCouchDbAutoConfiguration;
 import io.starintel.lease.autoconfigure.couchdb.LeaseCouchDbProperties;
 import io.starintel.lease.fence.couchdb.FencedDocumentRecovery;

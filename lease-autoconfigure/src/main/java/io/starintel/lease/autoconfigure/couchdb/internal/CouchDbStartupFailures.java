@@ -1,4 +1,4 @@
-package io.starintel.lease.autoconfigure.couchdb;
+package io.starintel.lease.autoconfigure.couchdb.internal;
 
 import java.io.IOException;
 import java.util.List;
@@ -9,6 +9,8 @@ import org.ektorp.DbAccessException;
 import org.ektorp.DocumentNotFoundException;
 import org.jspecify.annotations.Nullable;
 
+import io.starintel.lease.autoconfigure.couchdb.CouchDbConnectionDetails;
+import io.starintel.lease.autoconfigure.couchdb.LeaseCouchDbProperties;
 import io.starintel.lease.core.LeaseConfigurationException;
 import io.starintel.lease.core.LeaseConfigurationException.Problem;
 
