@@ -4,16 +4,25 @@ import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.core.RabbitOperations;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
 import org.springframework.boot.amqp.autoconfigure.RabbitTemplateConfigurer;
 import org.springframework.boot.amqp.autoconfigure.RabbitTemplateCustomizer;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionEvaluationReport;
+import org.springframework.boot.autoconfigure.condition.ConditionMessage;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.type.AnnotatedTypeMetadata;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.audit.internal.AsyncAuditPipeline;
@@ -33,8 +42,9 @@ import io.starintel.lease.fence.amqp.FencedRabbitTemplate;
  * {@link FencedRabbitTemplate}, configured like Boot's own; a {@code RabbitTemplate} the application declares itself
  * is fenced by {@link UserRabbitTemplateFencing}) and, when the consumer's program is configured, the
  * {@link FencedListenerAdvice} put first in every listener container ({@link FencedListenerAdvicePostProcessor}).
- * Contract: Rabbit publication that makes an exclusive result externally visible is fenced; lower tokens are
- * rejected at consumption.
+ * It comes before {@link RabbitAutoConfiguration}, so that Boot's template backs off for the fenced one; its
+ * conditions therefore never read the beans Boot's Rabbit auto-configuration defines. Contract: Rabbit publication
+ * that makes an exclusive result externally visible is fenced; lower tokens are rejected at consumption.
  */
 @AutoConfiguration(before = RabbitAutoConfiguration.class, after = FenceAutoConfiguration.class)
 @ConditionalOnClass(RabbitTemplate.class)
@@ -42,19 +52,65 @@ import io.starintel.lease.fence.amqp.FencedRabbitTemplate;
 @ConditionalOnProperty(prefix = "starintel.lease.fence.amqp", name = "enabled", matchIfMissing = true)
 public final class FenceAmqpAutoConfiguration {
 
-	@Bean
-	@ConditionalOnMissingBean(RabbitOperations.class)
-	FencedRabbitTemplate rabbitTemplate(RabbitTemplateConfigurer configurer, ConnectionFactory connectionFactory,
-			ObjectProvider<RabbitTemplateCustomizer> customizers, FenceGuard guard, FenceProperties properties,
-			ObjectProvider<FenceRejectionMetrics> metrics) {
-		FencedRabbitTemplate template = new FencedRabbitTemplate(connectionFactory,
-				FenceAutoConfiguration.guard(guard, metrics, FenceRejectionMetrics.PUBLISH),
-				properties.amqp().fencedExchanges(), properties.amqp().fencedQueues());
-		configurer.configure(template, connectionFactory);
-		customizers.orderedStream().forEach((customizer) -> customizer.customize(template));
-		// contract: a fenced publish must detect unroutable messages (mandatory + returns)
-		template.setMandatory(true);
-		return template;
+	/**
+	 * The application's template: a {@link FencedRabbitTemplate} in place of the one Spring Boot would auto-configure
+	 * (Boot's backs off for it, as this configuration comes first), so it backs off when Boot's would: a
+	 * {@link RabbitOperations} bean of the application, several {@link ConnectionFactory} beans and none primary, or
+	 * {@link RabbitAutoConfiguration} excluded. The application's own templates are fenced all the same
+	 * ({@link UserRabbitTemplateFencing}). The conditions are evaluated on the bean definitions so far: the
+	 * application's and those of the auto-configurations before this one, never Boot's Rabbit beans.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@Conditional(RabbitAutoConfigurationNotExcluded.class)
+	static class FencedTemplateConfiguration {
+
+		/** On the application's {@code ConnectionFactory}, its only one or its primary one (as Boot's template). */
+		@Configuration(proxyBeanMethods = false)
+		@ConditionalOnSingleCandidate(ConnectionFactory.class)
+		static class ApplicationConnectionFactory {
+
+			@Bean
+			@ConditionalOnMissingBean(RabbitOperations.class)
+			FencedRabbitTemplate rabbitTemplate(RabbitTemplateConfigurer configurer,
+					ConnectionFactory connectionFactory, ObjectProvider<RabbitTemplateCustomizer> customizers,
+					FenceGuard guard, FenceProperties properties, ObjectProvider<FenceRejectionMetrics> metrics) {
+				return fencedTemplate(configurer, connectionFactory, customizers, guard, properties, metrics);
+			}
+
+		}
+
+		/**
+		 * On Boot's own {@code ConnectionFactory}, which {@link RabbitAutoConfiguration} (after this configuration)
+		 * defines when the application declares none.
+		 */
+		@Configuration(proxyBeanMethods = false)
+		@ConditionalOnMissingBean(ConnectionFactory.class)
+		static class BootConnectionFactory {
+
+			@Bean
+			@ConditionalOnMissingBean(RabbitOperations.class)
+			FencedRabbitTemplate rabbitTemplate(RabbitTemplateConfigurer configurer,
+					ConnectionFactory connectionFactory, ObjectProvider<RabbitTemplateCustomizer> customizers,
+					FenceGuard guard, FenceProperties properties, ObjectProvider<FenceRejectionMetrics> metrics) {
+				return fencedTemplate(configurer, connectionFactory, customizers, guard, properties, metrics);
+			}
+
+		}
+
+		/** Configured like Boot's template (its configurer and customizers), then mandatory. */
+		static FencedRabbitTemplate fencedTemplate(RabbitTemplateConfigurer configurer,
+				ConnectionFactory connectionFactory, ObjectProvider<RabbitTemplateCustomizer> customizers,
+				FenceGuard guard, FenceProperties properties, ObjectProvider<FenceRejectionMetrics> metrics) {
+			FencedRabbitTemplate template = new FencedRabbitTemplate(connectionFactory,
+					FenceAutoConfiguration.guard(guard, metrics, FenceRejectionMetrics.PUBLISH),
+					properties.amqp().fencedExchanges(), properties.amqp().fencedQueues());
+			configurer.configure(template, connectionFactory);
+			customizers.orderedStream().forEach((customizer) -> customizer.customize(template));
+			// contract: a fenced publish must detect unroutable messages (mandatory + returns)
+			template.setMandatory(true);
+			return template;
+		}
+
 	}
 
 	@Bean
@@ -99,6 +155,34 @@ public final class FenceAmqpAutoConfiguration {
 		return (leases != null) ? new FencedListenerAdvice(leases.fenceCalls(), FencedListenerAdvice.DEFAULT_TIMEOUT,
 				scope, consumer.requireFence(), rejections)
 				: new FencedListenerAdvice(redis, scope, consumer.requireFence(), rejections);
+	}
+
+	/**
+	 * {@link RabbitAutoConfiguration} is not excluded ({@code exclude} of {@code @SpringBootApplication},
+	 * {@code @EnableAutoConfiguration} or {@code @ImportAutoConfiguration}, or {@code spring.autoconfigure.exclude}):
+	 * without it Boot defines neither its template nor its {@code RabbitTemplateConfigurer} and
+	 * {@code ConnectionFactory}. Its beans cannot be conditions here (they are defined after this configuration), so
+	 * this reads the exclusions Boot records when it selects the auto-configurations, before any is evaluated. A
+	 * context that lists its auto-configurations itself (a test's {@code ApplicationContextRunner}) includes
+	 * {@code RabbitAutoConfiguration} or declares its {@code ConnectionFactory} and {@code RabbitTemplateConfigurer}.
+	 */
+	static final class RabbitAutoConfigurationNotExcluded extends SpringBootCondition {
+
+		private static final String RABBIT_AUTO_CONFIGURATION = RabbitAutoConfiguration.class.getName();
+
+		@Override
+		public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+			ConditionMessage.Builder message = ConditionMessage.forCondition("RabbitAutoConfiguration not excluded");
+			ConfigurableListableBeanFactory beanFactory = context.getBeanFactory();
+			ConditionEvaluationReport report = (beanFactory != null) ? ConditionEvaluationReport.find(beanFactory)
+					: null;
+			if (report != null && report.getExclusions().contains(RABBIT_AUTO_CONFIGURATION)) {
+				return ConditionOutcome
+					.noMatch(message.because("it is excluded: Boot auto-configures no RabbitTemplate"));
+			}
+			return ConditionOutcome.match(message.because("it is not excluded"));
+		}
+
 	}
 
 	/** Fences the RabbitTemplate beans the application declares itself (see {@link UserRabbitTemplateFencing}). */
