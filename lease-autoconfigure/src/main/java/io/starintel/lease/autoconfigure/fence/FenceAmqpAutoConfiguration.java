@@ -1,9 +1,14 @@
 package io.starintel.lease.autoconfigure.fence;
 
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.core.RabbitOperations;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
 import org.springframework.boot.amqp.autoconfigure.RabbitTemplateConfigurer;
@@ -31,6 +36,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.store.LeaseStore;
+import io.starintel.lease.store.memory.InMemoryLeaseStore;
 import io.starintel.lease.store.redis.RedisLeaseStore;
 import io.starintel.lease.fence.FenceGuard;
 import io.starintel.lease.fence.amqp.internal.ConsumerRejectionRecorder;
@@ -40,8 +46,9 @@ import io.starintel.lease.fence.amqp.FencedRabbitTemplate;
 /**
  * Auto-configures fenced RabbitMQ publication (the application's {@code RabbitTemplate} becomes a
  * {@link FencedRabbitTemplate}, configured like Boot's own; a {@code RabbitTemplate} the application declares itself
- * is fenced by {@link UserRabbitTemplateFencing}) and, when the consumer's program is configured, the
- * {@link FencedListenerAdvice} put first in every listener container ({@link FencedListenerAdvicePostProcessor}).
+ * is fenced by {@link UserRabbitTemplateFencing}) and, when the consumer's program is configured and the lease store
+ * is not the in-memory one, the {@link FencedListenerAdvice} put first in every listener container
+ * ({@link FencedListenerAdvicePostProcessor}).
  * It comes before {@link RabbitAutoConfiguration}, so that Boot's template backs off for the fenced one; its
  * conditions therefore never read the beans Boot's Rabbit auto-configuration defines. Contract: Rabbit publication
  * that makes an exclusive result externally visible is fenced; lower tokens are rejected at consumption.
@@ -143,18 +150,62 @@ public final class FenceAmqpAutoConfiguration {
 
 	}
 
-	@Bean
-	@ConditionalOnMissingBean
-	@ConditionalOnClass(StringRedisTemplate.class)
+	/**
+	 * The consumer fence, when the consumer's program is configured: {@link FencedListenerAdvice} on the Redis lease
+	 * store's fence calls. None with the in-memory lease store ({@code starintel.lease.store=memory}, the test kit's
+	 * in-memory mode, or a {@code LeaseStore} bean that is or decorates an {@link InMemoryLeaseStore}): the consume
+	 * check reads the publishers' leases in Redis, where an in-memory store keeps none, so it would reject every
+	 * genuine message as forged. Start-up then logs a WARN that the fenced queues are not checked on the consumer side.
+	 */
+	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnProperty(prefix = "starintel.lease.fence.amqp.consumer", name = { "tenant-id", "program-id" })
-	FencedListenerAdvice fencedListenerAdvice(StringRedisTemplate redis, ObjectProvider<LeaseStore> stores,
-			FenceProperties properties, ConsumerRejectionRecorder rejections) {
-		FenceProperties.Consumer consumer = properties.amqp().consumer();
-		ProgramScope scope = ProgramScope.of(consumer.tenantId(), consumer.programId());
-		RedisLeaseStore leases = RedisFenceCalls.redisStore(stores);
-		return (leases != null) ? new FencedListenerAdvice(leases.fenceCalls(), FencedListenerAdvice.DEFAULT_TIMEOUT,
-				scope, consumer.requireFence(), rejections)
-				: new FencedListenerAdvice(redis, scope, consumer.requireFence(), rejections);
+	static class ConsumerFenceConfiguration {
+
+		private static final Logger logger = LoggerFactory.getLogger(FenceAmqpAutoConfiguration.class);
+
+		/** The lease store is not (declared as) the in-memory one. */
+		@Configuration(proxyBeanMethods = false)
+		@ConditionalOnClass(StringRedisTemplate.class)
+		@ConditionalOnMissingBean(InMemoryLeaseStore.class)
+		static class RedisConsumerFence {
+
+			/**
+			 * The advice; {@code null} (no bean) when the lease store bean turns out to be in-memory only when
+			 * created (declared as {@code LeaseStore}).
+			 */
+			@Bean
+			@ConditionalOnMissingBean
+			@Nullable FencedListenerAdvice fencedListenerAdvice(ObjectProvider<StringRedisTemplate> redis,
+					ObjectProvider<LeaseStore> stores, FenceProperties properties,
+					ConsumerRejectionRecorder rejections) {
+				if (RedisFenceCalls.inMemory(stores)) {
+					warnNotInstalled(properties);
+					return null;
+				}
+				FenceProperties.Consumer consumer = properties.amqp().consumer();
+				ProgramScope scope = ProgramScope.of(consumer.tenantId(), consumer.programId());
+				RedisLeaseStore leases = RedisFenceCalls.redisStore(stores);
+				return (leases != null) ? new FencedListenerAdvice(leases.fenceCalls(),
+						FencedListenerAdvice.DEFAULT_TIMEOUT, scope, consumer.requireFence(), rejections)
+						: new FencedListenerAdvice(redis.getObject(), scope, consumer.requireFence(), rejections);
+			}
+
+		}
+
+		/** Says at start-up that the consumer fence is not installed with the in-memory lease store. */
+		@Bean
+		@ConditionalOnBean(InMemoryLeaseStore.class)
+		SmartInitializingSingleton inMemoryStoreConsumerFenceWarning(FenceProperties properties) {
+			return () -> warnNotInstalled(properties);
+		}
+
+		static void warnNotInstalled(FenceProperties properties) {
+			logger.warn("starintel.lease.fence.amqp.consumer.tenant-id and program-id are set, but the lease store is "
+					+ "the in-memory store: no consumer fence is installed, so fenced queues {} are not checked on the "
+					+ "consumer side (the consumer fence reads the publishers' leases in the Redis lease store); use "
+					+ "the redis store to check them", properties.amqp().fencedQueues());
+		}
+
 	}
 
 	/**

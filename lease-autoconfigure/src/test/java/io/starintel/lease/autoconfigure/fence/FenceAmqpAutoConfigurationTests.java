@@ -236,8 +236,9 @@ class FenceAmqpAutoConfigurationTests {
 			});
 	}
 
+	/** A consumer on a lease store that is not the in-memory one (which gets no consumer fence). */
 	private ApplicationContextRunner consumerRunner() {
-		return this.runner.withBean(LeaseStore.class, InMemoryLeaseStore::new)
+		return this.runner.withBean(LeaseStore.class, () -> mock(LeaseStore.class))
 			.withBean(StringRedisTemplate.class, () -> new StringRedisTemplate(mock(RedisConnectionFactory.class)))
 			.withPropertyValues("starintel.lease.fence.amqp.consumer.tenant-id=tenant-a",
 					"starintel.lease.fence.amqp.consumer.program-id=program-a");
