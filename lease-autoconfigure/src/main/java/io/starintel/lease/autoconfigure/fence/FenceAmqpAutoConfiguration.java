@@ -104,20 +104,25 @@ public final class FenceAmqpAutoConfiguration {
 
 		}
 
-		/** Configured like Boot's template (its configurer and customizers), then mandatory. */
-		static FencedRabbitTemplate fencedTemplate(RabbitTemplateConfigurer configurer,
-				ConnectionFactory connectionFactory, ObjectProvider<RabbitTemplateCustomizer> customizers,
-				FenceGuard guard, FenceProperties properties, ObjectProvider<FenceRejectionMetrics> metrics) {
-			FencedRabbitTemplate template = new FencedRabbitTemplate(connectionFactory,
-					FenceAutoConfiguration.guard(guard, metrics, FenceRejectionMetrics.PUBLISH),
-					properties.amqp().fencedExchanges(), properties.amqp().fencedQueues());
-			configurer.configure(template, connectionFactory);
-			customizers.orderedStream().forEach((customizer) -> customizer.customize(template));
-			// contract: a fenced publish must detect unroutable messages (mandatory + returns)
-			template.setMandatory(true);
-			return template;
-		}
+	}
 
+	/**
+	 * The fenced template, configured like Boot's (its configurer and customizers), then mandatory. On this class, so
+	 * that its methods name Spring AMQP types: without Spring AMQP, introspecting the class fails (Boot reads its
+	 * {@code @ConditionalOnClass} without loading it; lease-admin-actuator's {@code AutoConfigurationChainTests},
+	 * which registers the auto-configurations by reflection, leaves such classes out that way).
+	 */
+	static FencedRabbitTemplate fencedTemplate(RabbitTemplateConfigurer configurer,
+			ConnectionFactory connectionFactory, ObjectProvider<RabbitTemplateCustomizer> customizers,
+			FenceGuard guard, FenceProperties properties, ObjectProvider<FenceRejectionMetrics> metrics) {
+		FencedRabbitTemplate template = new FencedRabbitTemplate(connectionFactory,
+				FenceAutoConfiguration.guard(guard, metrics, FenceRejectionMetrics.PUBLISH),
+				properties.amqp().fencedExchanges(), properties.amqp().fencedQueues());
+		configurer.configure(template, connectionFactory);
+		customizers.orderedStream().forEach((customizer) -> customizer.customize(template));
+		// contract: a fenced publish must detect unroutable messages (mandatory + returns)
+		template.setMandatory(true);
+		return template;
 	}
 
 	@Bean
