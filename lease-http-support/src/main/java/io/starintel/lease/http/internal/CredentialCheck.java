@@ -2,6 +2,7 @@ package io.starintel.lease.http.internal;
 
 import java.util.Collection;
 import java.util.LinkedHashSet;
+import java.util.Map;
 import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
@@ -42,6 +43,22 @@ public final class CredentialCheck {
 			return null;
 		}
 		return value;
+	}
+
+	/**
+	 * Records the credential id of the credential at {@code index} in {@code first} (id to the index of the credential
+	 * that names it first) and a problem of its {@code credential-id} when an earlier credential names the same id; an
+	 * invalid id is left to {@link #identifier}.
+	 */
+	public static void uniqueId(PropertyProblems problems, Map<String, Integer> first, int index,
+			@Nullable String credentialId) {
+		if (credentialId != null && Identifiers.isValid(credentialId)) {
+			Integer earlier = first.putIfAbsent(credentialId, index);
+			if (earlier != null) {
+				problems.add("credentials[" + index + "].credential-id", "(" + credentialId
+						+ ") is also the credential-id of " + problems.property("credentials[" + earlier + "]"));
+			}
+		}
 	}
 
 	/**

@@ -16,7 +16,6 @@ import org.springframework.security.crypto.password.PasswordEncoder;
 
 import io.starintel.lease.core.LeaseConfigurationException;
 import io.starintel.lease.core.ProgramScope;
-import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.internal.PropertyProblems;
 import io.starintel.lease.http.Credential;
 import io.starintel.lease.http.internal.CredentialCheck;
@@ -68,13 +67,7 @@ public final class WorkerCredentials {
 			int before = problems.problems().size();
 			Entry entry = entry(problems, key, credentials.get(i));
 			String credentialId = credentials.get(i).credentialId();
-			if (credentialId != null && Identifiers.isValid(credentialId)) {
-				Integer first = indexes.putIfAbsent(credentialId, i);
-				if (first != null) {
-					problems.add(key + "credential-id", "(" + credentialId + ") is also the credential-id of "
-							+ problems.property("credentials[" + first + "]"));
-				}
-			}
+			CredentialCheck.uniqueId(problems, indexes, i, credentialId);
 			if (problems.problems().size() == before) {
 				entries.put(credentialId, entry);
 			}

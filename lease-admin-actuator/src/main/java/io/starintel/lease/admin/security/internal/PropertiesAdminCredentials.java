@@ -13,7 +13,6 @@ import io.starintel.lease.admin.AdminProperties;
 import io.starintel.lease.admin.CredentialKind;
 import io.starintel.lease.admin.internal.AdminCapability;
 import io.starintel.lease.core.LeaseConfigurationException;
-import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.internal.PropertyProblems;
 import io.starintel.lease.http.Credential;
 import io.starintel.lease.http.internal.CredentialCheck;
@@ -55,13 +54,7 @@ public final class PropertiesAdminCredentials implements UserDetailsService {
 			int before = problems.problems().size();
 			LeaseAdminUser user = user(problems, key, credentials.get(i));
 			String credentialId = credentials.get(i).credentialId();
-			if (credentialId != null && Identifiers.isValid(credentialId)) {
-				Integer first = indexes.putIfAbsent(credentialId, i);
-				if (first != null) {
-					problems.add(key + "credential-id", "(" + credentialId + ") is also the credential-id of "
-							+ problems.property("credentials[" + first + "]"));
-				}
-			}
+			CredentialCheck.uniqueId(problems, indexes, i, credentialId);
 			if (user != null && problems.problems().size() == before) {
 				this.users.put(user.getUsername(), user);
 			}
