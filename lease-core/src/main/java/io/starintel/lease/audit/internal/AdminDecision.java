@@ -66,19 +66,7 @@ public record AdminDecision(String decisionId, @Nullable String correlationId, I
 
 	/** Runs an action with this decision bound to the current thread. */
 	public <T> T run(Supplier<T> action) {
-		AdminDecision previous = CURRENT.get();
-		CURRENT.set(this);
-		try {
-			return action.get();
-		}
-		finally {
-			if (previous != null) {
-				CURRENT.set(previous);
-			}
-			else {
-				CURRENT.remove();
-			}
-		}
+		return ThreadBindings.run(CURRENT, this, action);
 	}
 
 }

@@ -28,19 +28,7 @@ public record AuditContext(@Nullable String correlationId, PrincipalClass princi
 
 	/** Runs an action with this context set on the current thread. */
 	public <T> T run(Supplier<T> action) {
-		AuditContext previous = CURRENT.get();
-		CURRENT.set(this);
-		try {
-			return action.get();
-		}
-		finally {
-			if (previous != null) {
-				CURRENT.set(previous);
-			}
-			else {
-				CURRENT.remove();
-			}
-		}
+		return ThreadBindings.run(CURRENT, this, action);
 	}
 
 }
