@@ -1,5 +1,6 @@
 package io.starintel.lease.audit;
 
+import java.time.Duration;
 import java.util.List;
 
 import io.starintel.lease.audit.internal.AuditWriteException;
@@ -27,6 +28,21 @@ public interface AuditSink {
 	 * @throws AuditWriteException only from a durable sink, when the event was not persisted
 	 */
 	void record(AuditEvent event);
+
+	/**
+	 * Records one event for a caller that waits for it at most {@code within}: the time left to its request's
+	 * deadline (the admin and worker HTTP requests' store calls and the force-release and revoke decisions are
+	 * audited synchronously, before the answer). A durable sink that cannot confirm the event in that time throws
+	 * {@link AuditWriteException}: the event then counts as not persisted, although it may still land; it never waits
+	 * longer than {@link #record} would, and sends nothing once the time is up. The default records the event as
+	 * {@link #record} does (right for a sink that does not block; a durable sink should bound its wait by
+	 * {@code within}).
+	 * @param within the longest wait; zero or negative when the request's deadline has passed
+	 * @throws AuditWriteException only from a durable sink, when the event was not persisted in time
+	 */
+	default void recordWithin(AuditEvent event, Duration within) {
+		record(event);
+	}
 
 	/**
 	 * Records a batch of routine events, in order (the non-blocking audit pipeline hands them over in batches). The

@@ -1,6 +1,8 @@
 package io.starintel.lease.admin.internal;
 
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -18,9 +20,10 @@ import io.starintel.lease.audit.internal.AuditEventBuilder;
  * Writes the audit event of an admin request refused before the store (denied, rate-limited, malformed, refused by
  * the firewall or the security chain) through the non-blocking audit pipeline when there is one (so a silent audit
  * backend never holds an admin request), else synchronously to every {@link AuditSink} bean; the answer of an admin
- * decision the store does not audit itself (a recovery that revoked) is written synchronously, before the answer. The durable sinks get an event only when it names a program within the
- * caller's scope, so a caller cannot create audit streams for programs it may not see; the log and application-event
- * sinks get every event. Marks the request's {@link AdminRequestAudit slot}. With
+ * decision the store does not audit itself (a recovery that revoked) is written synchronously, before the answer,
+ * waiting at most until the request's deadline. The durable sinks get an event only when it names a program within
+ * the caller's scope, so a caller cannot create audit streams for programs it may not see; the log and
+ * application-event sinks get every event. Marks the request's {@link AdminRequestAudit slot}. With
  * {@code starintel.lease.audit.enabled=false} nothing is written.
  */
 public final class AdminAuditor {
@@ -70,6 +73,14 @@ public final class AdminAuditor {
 
 	/** Records an event; {@code durable}: whether durable sinks may get it (its program is in the caller's scope). */
 	public void record(AuditEvent event, boolean durable) {
+		record(event, durable, null);
+	}
+
+	/**
+	 * Records an event; {@code durable}: whether durable sinks may get it (its program is in the caller's scope). A
+	 * synchronous write waits at most until {@code deadlineAt} (the request's deadline, when known).
+	 */
+	public void record(AuditEvent event, boolean durable, @Nullable Instant deadlineAt) {
 		AdminRequestAudit.markAudited();
 		if (!this.enabled) {
 			return;
@@ -90,7 +101,12 @@ public final class AdminAuditor {
 				continue;
 			}
 			try {
-				sink.record(event);
+				if (deadlineAt != null) {
+					sink.recordWithin(event, Duration.between(this.clock.instant(), deadlineAt));
+				}
+				else {
+					sink.record(event);
+				}
 			}
 			catch (RuntimeException ex) {
 				logger.warn("Audit sink {} failed for {} ({})", sink.getClass().getName(), event.eventType().wireName(),

@@ -78,6 +78,8 @@ final class AdminAuthorization {
 
 		private @Nullable String decisionId;
 
+		private @Nullable Instant deadline;
+
 		private Call(AuditEventType type, String correlationId) {
 			this.type = type;
 			this.correlationId = correlationId;
@@ -110,6 +112,11 @@ final class AdminAuthorization {
 		/** Records the administrator's reason (audited with the request's event). */
 		void reason(String parsed) {
 			this.reason = parsed;
+		}
+
+		/** Records the request's deadline: a synchronous audit write of this request waits at most until then. */
+		void deadline(Instant parsed) {
+			this.deadline = parsed;
 		}
 
 		/** Records the parsed request id (audited with a refusal). */
@@ -206,7 +213,7 @@ final class AdminAuthorization {
 			// the durable stream only for a program within the caller's scope: no streams for programs it may not see
 			boolean inScope = current != null && ((this.identity != null) ? current.allows(this.identity)
 					: this.scope != null && current.allows(this.scope));
-			AdminAuthorization.this.auditor.record(event.build(), inScope);
+			AdminAuthorization.this.auditor.record(event.build(), inScope, this.deadline);
 		}
 
 	}

@@ -117,7 +117,7 @@ final class AdminRequestParser {
 		if (cursor != null && (cursor.isEmpty() || cursor.length() > ListRequest.MAX_CURSOR_LENGTH)) {
 			throw new InvalidLeaseRequestException("cursor", "malformed");
 		}
-		return new ListQuery(scope, filter, pageSize, cursor, deadline(p.get("deadline_at")));
+		return new ListQuery(scope, filter, pageSize, cursor, deadline(p.get("deadline_at"), call));
 	}
 
 	LeaseIdQuery leaseId(String leaseId, Map<String, String[]> params, AdminAuthorization.Call call) {
@@ -125,14 +125,14 @@ final class AdminRequestParser {
 		ProgramScope scope = ProgramScope.of(require(p, "tenant_id"), require(p, "program_id"));
 		call.scope(scope);
 		Identifiers.require("lease_id", leaseId);
-		return new LeaseIdQuery(scope, leaseId, deadline(p.get("deadline_at")));
+		return new LeaseIdQuery(scope, leaseId, deadline(p.get("deadline_at"), call));
 	}
 
 	IdentityQuery identity(byte[] body, AdminAuthorization.Call call) {
 		ObjectNode json = StrictJson.object(body, INSPECT_BODY);
 		LockIdentity identity = identity(json);
 		call.identity(identity);
-		return new IdentityQuery(identity, deadline(StrictJson.string(json, "deadline_at", false)));
+		return new IdentityQuery(identity, deadline(StrictJson.string(json, "deadline_at", false), call));
 	}
 
 	/** A force-release or revoke body, as the store's request by the calling administrator. */
@@ -145,7 +145,7 @@ final class AdminRequestParser {
 		String leaseId = Identifiers.require("lease_id", StrictJson.string(json, "lease_id", true));
 		long token = StrictJson.requiredInteger(json, "fencing_token");
 		String reason = reason(operation, json);
-		Instant deadline = deadline(StrictJson.string(json, "deadline_at", false));
+		Instant deadline = deadline(StrictJson.string(json, "deadline_at", false), call);
 		AdminGrant grant = call.grant();
 		return new AdminRequest(operation, identity, requestId, deadline, leaseId, token, grant.principalId(),
 				grant.credentialId(), reason);
@@ -190,7 +190,7 @@ final class AdminRequestParser {
 		String reason = StrictJson.requiredString(json, "reason");
 		AdminRequest.requireValidReason(reason);
 		call.reason(reason);
-		return new RecoverQuery(scope, node, reason, deadline(StrictJson.string(json, "deadline_at", false)));
+		return new RecoverQuery(scope, node, reason, deadline(StrictJson.string(json, "deadline_at", false), call));
 	}
 
 	/** A forged-fence recovery of one CouchDB document: the program, the document id and the reason. */
@@ -363,8 +363,12 @@ final class AdminRequestParser {
 		return this.policy.pageSize(size);
 	}
 
-	private Instant deadline(@Nullable String text) {
-		return RequestDeadline.parse(text, this.clock.instant(), this.properties.defaultDeadline(), this.policy, null);
+	/** The request's deadline ({@code deadline_at}, or the default), recorded on the call (its synchronous audit). */
+	private Instant deadline(@Nullable String text, AdminAuthorization.Call call) {
+		Instant deadline = RequestDeadline.parse(text, this.clock.instant(), this.properties.defaultDeadline(),
+				this.policy, null);
+		call.deadline(deadline);
+		return deadline;
 	}
 
 	private static Map<String, String> single(Map<String, String[]> params, Set<String> allowed) {

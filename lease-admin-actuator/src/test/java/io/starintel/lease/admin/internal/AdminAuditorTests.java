@@ -3,6 +3,7 @@ package io.starintel.lease.admin.internal;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -85,6 +86,34 @@ class AdminAuditorTests {
 			auditor.record(revoked, true);
 			assertThat(this.durable).containsExactly(revoked);
 		}
+	}
+
+	/** A decision written synchronously waits at most until its request's deadline: the sink gets the time left. */
+	@Test
+	void aDecisionIsWaitedForAtMostUntilTheRequestsDeadline() {
+		Instant now = Instant.parse("2026-12-07T10:00:00Z");
+		List<Duration> waits = new CopyOnWriteArrayList<>();
+		AuditSink bounded = new AuditSink() {
+			@Override
+			public void record(AuditEvent event) {
+				waits.add(Duration.ofDays(-1));
+			}
+
+			@Override
+			public void recordWithin(AuditEvent event, Duration within) {
+				waits.add(within);
+			}
+
+			@Override
+			public boolean isDurable() {
+				return true;
+			}
+		};
+		AdminAuditor auditor = new AdminAuditor(() -> List.of(bounded), true, Clock.fixed(now, ZoneOffset.UTC));
+		auditor.record(event(ResultCode.LEASE_REVOKED), true, now.plusMillis(2500));
+		auditor.record(event(ResultCode.LEASE_REVOKED), true, null);
+		assertThat(waits).as("the time left to the deadline; none given: the sink's own bound")
+			.containsExactly(Duration.ofMillis(2500), Duration.ofDays(-1));
 	}
 
 	private static AuditEvent event(ResultCode code) {

@@ -27,8 +27,16 @@ final class AdminHttp {
 
 	private final String base;
 
+	private final Duration requestTimeout;
+
 	AdminHttp(int port) {
+		this(port, Duration.ofSeconds(10));
+	}
+
+	/** A client whose requests give up after {@code requestTimeout} (a test that measures a slow answer). */
+	AdminHttp(int port, Duration requestTimeout) {
 		this.base = "http://127.0.0.1:" + port + "/actuator/targetleases";
+		this.requestTimeout = requestTimeout;
 	}
 
 	record Reply(int status, String body, HttpHeaders headers) {
@@ -81,7 +89,7 @@ final class AdminHttp {
 		if (authorization != null) {
 			request.header("Authorization", authorization);
 		}
-		request.timeout(Duration.ofSeconds(10));
+		request.timeout(this.requestTimeout);
 		try {
 			HttpResponse<String> response = this.client.send(request.build(),
 					HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));

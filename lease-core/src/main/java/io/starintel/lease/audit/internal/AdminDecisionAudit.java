@@ -35,10 +35,11 @@ final class AdminDecisionAudit {
 	}
 
 	/**
-	 * Runs a force-release or revoke and records its decision synchronously to the sinks: a success whose event no
-	 * durable sink confirmed (and the delegate did not write) answers {@code lease_outcome_unknown}. The decision
-	 * ({@link AdminDecision}: decision id, correlation id, start) is bound while the delegate runs, so a delegate that
-	 * writes the decision's entry itself writes the ids and latency of this event.
+	 * Runs a force-release or revoke and records its decision synchronously to the sinks, each waited for at most
+	 * until the request's deadline: a success whose event no durable sink confirmed by then (and the delegate did not
+	 * write) answers {@code lease_outcome_unknown}. The decision ({@link AdminDecision}: decision id, correlation id,
+	 * start) is bound while the delegate runs, so a delegate that writes the decision's entry itself writes the ids and
+	 * latency of this event.
 	 */
 	LeaseResult administer(AdminRequest request, Supplier<LeaseResult> operation, LeaseState terminal) {
 		AuditEventType type = (request.operation() == Operation.REVOKE) ? AuditEventType.REVOKE
@@ -51,11 +52,11 @@ final class AdminDecisionAudit {
 		}
 		catch (RuntimeException ex) {
 			this.dispatcher.recordToSinks(adminEvent(request, type, ResultCode.LEASE_OUTCOME_UNKNOWN, null, null,
-					decision), false);
+					decision), false, request.deadlineAt());
 			throw ex;
 		}
 		boolean durable = this.dispatcher.recordToSinks(adminEvent(request, type, result.code(), result.decidedAt(),
-				result.isSuccess() ? terminal : null, decision), delegateWrote(result));
+				result.isSuccess() ? terminal : null, decision), delegateWrote(result), request.deadlineAt());
 		if (result.isSuccess() && !durable) {
 			return new LeaseResult(ResultCode.LEASE_OUTCOME_UNKNOWN, Reason.NONE, null, false, null,
 					result.decidedAt(), 0, "audit: durable audit not confirmed; retry with the same request_id");

@@ -1,5 +1,8 @@
 package io.starintel.lease.audit.internal;
 
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -12,7 +15,8 @@ import io.starintel.lease.audit.AuditSink;
 /**
  * Where the events of an {@link AuditingLeaseStore} go: routine events through the non-blocking path (when there is
  * one and no admin HTTP request is being served), the others synchronously to every sink, the durable sinks
- * confirming that the event was persisted.
+ * confirming that the event was persisted. A synchronous write waits at most until the deadline of the request the
+ * event is about ({@link AuditSink#recordWithin}): the caller answers at its deadline, never a command timeout later.
  */
 final class AuditDispatcher {
 
@@ -22,27 +26,34 @@ final class AuditDispatcher {
 
 	private final @Nullable AuditSink routine;
 
-	AuditDispatcher(List<AuditSink> sinks, @Nullable AuditSink routine) {
+	private final Clock clock;
+
+	AuditDispatcher(List<AuditSink> sinks, @Nullable AuditSink routine, Clock clock) {
 		this.sinks = List.copyOf(sinks);
 		this.routine = routine;
+		this.clock = clock;
 	}
 
-	/** A routine event: through the non-blocking path unless an admin HTTP request is being served. */
-	boolean record(AuditEvent event) {
+	/**
+	 * A routine event: through the non-blocking path unless an admin HTTP request is being served.
+	 * @param deadlineAt the deadline of the request the event is about (a synchronous write waits at most until
+	 * then); {@code null}: none
+	 */
+	boolean record(AuditEvent event, @Nullable Instant deadlineAt) {
 		AuditSink routine = this.routine;
 		if (routine != null && AuditContext.current() == null) {
 			routine.record(event);
 			return true;
 		}
-		return recordToSinks(event, false);
+		return recordToSinks(event, false, deadlineAt);
 	}
 
 	/**
-	 * Sends an event to every sink (durable sinks are skipped when {@code delegateWrote}). Returns whether the event
-	 * reached durable storage, or whether no durable sink is configured; non-durable sink failures are logged without
-	 * detail and never fail the operation.
+	 * Sends an event to every sink (durable sinks are skipped when {@code delegateWrote}), each waited for at most
+	 * until {@code deadlineAt} when given. Returns whether the event reached durable storage, or whether no durable
+	 * sink is configured; non-durable sink failures are logged without detail and never fail the operation.
 	 */
-	boolean recordToSinks(AuditEvent event, boolean delegateWrote) {
+	boolean recordToSinks(AuditEvent event, boolean delegateWrote, @Nullable Instant deadlineAt) {
 		boolean durable = delegateWrote;
 		boolean hasDurableSink = false;
 		for (AuditSink sink : this.sinks) {
@@ -50,7 +61,13 @@ final class AuditDispatcher {
 				continue;
 			}
 			try {
-				sink.record(event);
+				if (deadlineAt != null) {
+					// the time left now: an earlier sink may have used some of it
+					sink.recordWithin(event, Duration.between(this.clock.instant(), deadlineAt));
+				}
+				else {
+					sink.record(event);
+				}
 				if (sink.isDurable()) {
 					hasDurableSink = true;
 					durable = true;

@@ -78,7 +78,7 @@ public final class AuditingLeaseStore implements LeaseStore {
 			boolean delegateWritesAdminAudit) {
 		this.delegate = delegate;
 		this.clock = clock;
-		this.dispatcher = new AuditDispatcher(sinks, null);
+		this.dispatcher = new AuditDispatcher(sinks, null, clock);
 		this.operations = new OperationAudit(this.dispatcher, clock);
 		this.admin = new AdminDecisionAudit(this.dispatcher, clock, delegateWritesAdminAudit);
 	}
@@ -97,7 +97,7 @@ public final class AuditingLeaseStore implements LeaseStore {
 	public AuditingLeaseStore(LeaseStore delegate, List<AuditSink> sinks, AuditSink routine, Clock clock) {
 		this.delegate = delegate;
 		this.clock = clock;
-		this.dispatcher = new AuditDispatcher(sinks, routine);
+		this.dispatcher = new AuditDispatcher(sinks, routine, clock);
 		this.operations = new OperationAudit(this.dispatcher, clock);
 		this.admin = new AdminDecisionAudit(this.dispatcher, clock, delegate.writesAdminAuditAtomically());
 	}

@@ -65,7 +65,7 @@ final class OperationAudit {
 					: ResultCode.LEASE_OUTCOME_UNKNOWN;
 			AuditEventBuilder b = new AuditEventBuilder(type, code).time(this.clock.instant(), started);
 			describer.describe(b, LeaseResult.failure(code, Reason.NONE, null));
-			this.dispatcher.record(b.deadline(deadlineAt, started).build());
+			this.dispatcher.record(b.deadline(deadlineAt, started).build(), deadlineAt);
 			throw ex;
 		}
 		AuditEventBuilder b = new AuditEventBuilder(type, result.code());
@@ -73,13 +73,13 @@ final class OperationAudit {
 		b.time(result.decidedAt() != null ? result.decidedAt() : this.clock.instant(), started)
 			.deadline(deadlineAt, started);
 		AuditFields.callerIds(b, type);
-		this.dispatcher.record(b.build());
+		this.dispatcher.record(b.build(), deadlineAt);
 		if (result.reason() == Reason.EXPIRED && type != AuditEventType.EXPIRE) {
 			AuditEventBuilder expiry = new AuditEventBuilder(AuditEventType.EXPIRE, result.code());
 			describer.describe(expiry, result);
 			this.dispatcher.record(expiry.time(result.decidedAt() != null ? result.decidedAt() : this.clock.instant(), started)
 				.states(LeaseState.ACTIVE.wireName(), LeaseState.EXPIRED.wireName())
-				.build());
+				.build(), deadlineAt);
 		}
 		return result;
 	}
@@ -92,10 +92,11 @@ final class OperationAudit {
 			page = call.get();
 		}
 		catch (RuntimeException ex) {
-			this.dispatcher.record(listEvent(request, ResultCode.LEASE_BACKEND_UNAVAILABLE, null, started));
+			this.dispatcher.record(listEvent(request, ResultCode.LEASE_BACKEND_UNAVAILABLE, null, started),
+					request.deadlineAt());
 			throw ex;
 		}
-		this.dispatcher.record(listEvent(request, page.code(), page.decidedAt(), started));
+		this.dispatcher.record(listEvent(request, page.code(), page.decidedAt(), started), request.deadlineAt());
 		return page;
 	}
 
@@ -123,7 +124,7 @@ final class OperationAudit {
 			.reason("authorize_commit:" + result.reason().wireName())
 			.time(result.decidedAt() != null ? result.decidedAt() : this.clock.instant(), started)
 			.deadline(request.deadlineAt(), started);
-		this.dispatcher.record(b.build());
+		this.dispatcher.record(b.build(), request.deadlineAt());
 	}
 
 	/**
@@ -154,7 +155,7 @@ final class OperationAudit {
 			.reason(operation + ":" + reason.wireName())
 			.time((decidedAt != null) ? decidedAt : this.clock.instant(), started)
 			.deadline(deadlineAt, started);
-		this.dispatcher.record(b.build());
+		this.dispatcher.record(b.build(), deadlineAt);
 	}
 
 	/** Records the {@code target_lease_expire} event of one lease a sweep ended. */
@@ -167,7 +168,7 @@ final class OperationAudit {
 			.states(LeaseState.ACTIVE.wireName(), LeaseState.EXPIRED.wireName())
 			.time(result.decidedAt() != null ? result.decidedAt() : this.clock.instant(), started)
 			.deadline(request.deadlineAt(), started);
-		this.dispatcher.record(b.build());
+		this.dispatcher.record(b.build(), request.deadlineAt());
 	}
 
 }

@@ -1,6 +1,9 @@
 package io.starintel.lease.audit.internal;
 
+import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -13,6 +16,7 @@ import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.InspectRequest;
 import io.starintel.lease.core.LeaseMetadata;
 import io.starintel.lease.core.LeaseOwner;
+import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.LeaseResult;
 import io.starintel.lease.core.ListFilter;
@@ -124,6 +128,55 @@ class AuditingLeaseStoreTests {
 		AdminRequest revoke = admin(Operation.REVOKE, lease);
 		assertThat(store.revoke(revoke).code()).isEqualTo(ResultCode.LEASE_OUTCOME_UNKNOWN);
 		assertThat(this.events).hasSize(2);
+	}
+
+	/**
+	 * A synchronous write waits at most until the deadline of the request it is about: each sink is handed the time
+	 * left to it ({@link AuditSink#recordWithin}), and a durable sink that could not confirm a revoke in that time
+	 * makes it {@code lease_outcome_unknown}. Before, the durable sink got no bound but its own (the Redis stream sink
+	 * waited its command timeout after the request's deadline).
+	 */
+	@Test
+	void whenWrittenSynchronouslyThenEachSinkWaitsAtMostTheTimeLeftToTheRequestsDeadline() {
+		Instant now = Instant.parse("2026-12-07T10:00:00Z");
+		List<String> waits = new ArrayList<>();
+		AuditSink durable = new AuditSink() {
+
+			@Override
+			public void record(AuditEvent event) {
+				waits.add(event.eventType().wireName() + ":unbounded");
+			}
+
+			@Override
+			public void recordWithin(AuditEvent event, Duration within) {
+				waits.add(event.eventType().wireName() + ":" + within);
+				if (event.eventType() == AuditEventType.REVOKE) {
+					throw new AuditWriteException("not confirmed in time");
+				}
+			}
+
+			@Override
+			public boolean isDurable() {
+				return true;
+			}
+
+		};
+		Clock clock = Clock.fixed(now, ZoneOffset.UTC);
+		AuditingLeaseStore store = new AuditingLeaseStore(new InMemoryLeaseStore(clock, LeasePolicy.defaults()),
+				List.of(durable), this.events::add, clock);
+		LeaseRecord lease = store.acquire(new AcquireRequest(this.identity, Identifiers.generate("req"),
+				now.plusSeconds(10), new LeaseOwner("worker-1", "client-1", "key-1", "instance-1"), 30_000, 300_000,
+				"exec-1", "job-1", "trace-1", LeaseMetadata.empty())).lease();
+		AuditContext admin = new AuditContext("corr-admin", PrincipalClass.ADMINISTRATOR, "admin-1", "cred-admin");
+		admin.run(() -> store.list(new ListRequest(new ListFilter.ByProgram(this.identity.scope()), null, 10,
+				"corr-admin", now.plusMillis(1500))));
+		LeaseResult revoked = store.revoke(new AdminRequest(Operation.REVOKE, this.identity,
+				Identifiers.generate("req"), now.plusSeconds(3), lease.leaseId(), lease.fencingToken(), "admin-1",
+				"cred-admin", "incident INC-2"));
+		assertThat(waits).as("the acquire went through the non-blocking path; list and revoke were written at once")
+			.containsExactly("target_lease_list:PT1.5S", "target_lease_revoke:PT3S");
+		assertThat(revoked.code()).as("a revoke whose durable audit was not confirmed by its deadline")
+			.isEqualTo(ResultCode.LEASE_OUTCOME_UNKNOWN);
 	}
 
 	@Test

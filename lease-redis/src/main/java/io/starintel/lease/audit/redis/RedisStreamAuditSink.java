@@ -2,6 +2,7 @@ package io.starintel.lease.audit.redis;
 
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
@@ -96,8 +97,17 @@ import io.starintel.lease.core.ProgramScope;
  * (at most every 100 ms, whatever its refresh options), so that after a failover the next attempt goes to the
  * promoted primary. Without a requirement a batch goes on the template's shared cluster connection, which routes each
  * entry. With another client than Lettuce, writes are not followed by a replica wait.
+ *
+ * <p>Waits: a batch ({@link #recordAll}, {@link #record}) is awaited for at most the connection's command timeout; an
+ * event written for a request that waits for it ({@link #recordWithin}) at most the time left to that request's
+ * deadline, nothing being sent once it has passed (the sink's connection is opened on a thread of its own, which a
+ * write waits for within the same bound). A write that was not confirmed may still have landed: sent again by the
+ * audit pipeline, its event may be in the stream twice (at least once).
  */
 public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
+
+	/** A bound far beyond any command timeout (no overflow when added to {@link System#nanoTime()}). */
+	private static final long MAX_BOUND_MS = TimeUnit.DAYS.toMillis(1);
 
 	private final StringRedisTemplate redis;
 
@@ -129,6 +139,9 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 
 	/** The sink's own connection: a {@link StatefulRedisConnection}, or on a cluster a {@link StatefulRedisClusterConnection}. */
 	private volatile @Nullable StatefulConnection<byte[], byte[]> own;
+
+	/** The opening of the sink's own connection under way, if any (guarded by {@link #opening}). */
+	private @Nullable CompletableFuture<StatefulConnection<byte[], byte[]>> pendingOpen;
 
 	private boolean closed;
 
@@ -234,7 +247,25 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 		if (event.scope() == null) {
 			return;
 		}
-		write(List.of(event));
+		write(List.of(event), Long.MAX_VALUE);
+	}
+
+	/**
+	 * Writes one event and waits for its confirmation at most {@code within} (the time left to the deadline of the
+	 * request it is about), and never longer than {@link #record} would (the connection's command timeout): the
+	 * admin endpoint's synchronous audit answers at the request's deadline. Nothing is sent when that time is up; an
+	 * entry not confirmed in time is not reported as written (it may still land).
+	 * @throws AuditWriteException when the write failed or was not confirmed in time
+	 */
+	@Override
+	public void recordWithin(AuditEvent event, Duration within) {
+		if (event.scope() == null) {
+			return;
+		}
+		if (within.isNegative() || within.isZero()) {
+			throw new AuditWriteException("audit stream write not sent: the request's deadline has passed");
+		}
+		write(List.of(event), Math.max(1, within.toMillis()));
 	}
 
 	/** One event through the template (another client than Lettuce). */
@@ -267,27 +298,29 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 		if (scoped.isEmpty()) {
 			return;
 		}
-		write(scoped);
+		write(scoped, Long.MAX_VALUE);
 	}
 
 	/**
 	 * Writes scoped events: on Lettuce on the sink's own connection (on a cluster, without a replica requirement, the
-	 * template's shared one), otherwise through the template.
+	 * template's shared one), awaited for at most the connection's command timeout and {@code boundMs}; otherwise
+	 * through the template (its own timeout).
 	 */
-	private void write(List<AuditEvent> scoped) {
+	private void write(List<AuditEvent> scoped, long boundMs) {
+		long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.min(boundMs, MAX_BOUND_MS));
 		List<Object> ids;
 		try {
-			StatefulConnection<byte[], byte[]> own = ownConnection();
+			StatefulConnection<byte[], byte[]> own = ownConnection(boundMs);
 			if (own instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster) {
-				ids = appendOnPrimaries(cluster, scoped);
+				ids = appendOnPrimaries(cluster, scoped, remainingMs(deadline, cluster));
 			}
 			else if (own != null) {
 				ids = append(List.of(new NodeBatch(own, this.primaryReplicas, this.sentinel, scoped)), scoped.size(),
-						this.replicas != null, own.getTimeout().toMillis());
+						this.replicas != null, remainingMs(deadline, own));
 			}
 			else {
 				ids = this.redis.execute((RedisCallback<List<Object>>) (connection) -> appendShared(
-						connection.getNativeConnection(), scoped));
+						connection.getNativeConnection(), scoped, deadline));
 			}
 			if (ids == null) {
 				if (scoped.size() == 1) {
@@ -308,14 +341,24 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 		}
 	}
 
+	/** The time left to {@code deadline} ({@link System#nanoTime()}), at most the connection's command timeout. */
+	private static long remainingMs(long deadline, StatefulConnection<?, ?> connection) {
+		long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+		if (left <= 0) {
+			throw new AuditWriteException("audit stream write not sent: the request's deadline has passed");
+		}
+		return Math.min(left, connection.getTimeout().toMillis());
+	}
+
 	/**
 	 * A Lettuce cluster without a replica requirement: the batch on the template's shared cluster connection (Lettuce
 	 * routes each entry to its slot's node); null for another client than Lettuce.
 	 */
-	private @Nullable List<Object> appendShared(@Nullable Object nativeConnection, List<AuditEvent> events) {
+	private @Nullable List<Object> appendShared(@Nullable Object nativeConnection, List<AuditEvent> events,
+			long deadline) {
 		StatefulConnection<byte[], byte[]> connection = statefulConnection(nativeConnection);
 		return (connection != null) ? append(List.of(new NodeBatch(connection, this.primaryReplicas, false, events)),
-				events.size(), false, connection.getTimeout().toMillis()) : null;
+				events.size(), false, remainingMs(deadline, connection)) : null;
 	}
 
 	/**
@@ -324,9 +367,9 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 	 * the connection it is sent on).
 	 */
 	private List<Object> appendOnPrimaries(StatefulRedisClusterConnection<byte[], byte[]> cluster,
-			List<AuditEvent> events) {
+			List<AuditEvent> events, long timeoutMs) {
 		try {
-			return appendOnPrimariesOf(cluster, cluster.getPartitions(), events);
+			return appendOnPrimariesOf(cluster, cluster.getPartitions(), events, timeoutMs);
 		}
 		catch (RuntimeException ex) {
 			// the topology may be stale (a failover: the former primary refuses, or answers MOVED, on this direct
@@ -337,8 +380,7 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 	}
 
 	private List<Object> appendOnPrimariesOf(StatefulRedisClusterConnection<byte[], byte[]> cluster,
-			Partitions partitions, List<AuditEvent> events) {
-		long timeoutMs = cluster.getTimeout().toMillis();
+			Partitions partitions, List<AuditEvent> events, long timeoutMs) {
 		long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
 		boolean replicated = hasReplicas(partitions);
 		Map<RedisClusterNode, List<Integer>> positions = new LinkedHashMap<>();
@@ -443,14 +485,21 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 
 	/**
 	 * Each node batch's {@code XADD}s dispatched together on its connection (one write, one flush), followed there by
-	 * the replica wait the write needs when {@code waits}, all awaited for at most {@code timeoutMs}.
+	 * the replica wait the write needs when {@code waits}, all awaited for at most {@code boundMs} (with the replica
+	 * count asked for ahead of them, when due).
 	 * @return the entry ids, node batch after node batch
 	 */
-	private List<Object> append(List<NodeBatch> batches, int size, boolean waits, long timeoutMs) {
+	private List<Object> append(List<NodeBatch> batches, int size, boolean waits, long boundMs) {
+		long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(boundMs);
 		if (waits) {
 			for (NodeBatch batch : batches) {
-				checkReplicas(batch, timeoutMs);
+				checkReplicas(batch, boundMs);
 			}
+		}
+		// what asking for the replicas took is the writes' no more
+		long timeoutMs = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+		if (timeoutMs <= 0) {
+			throw new AuditWriteException("audit stream write not sent: the replicas were not known in time");
 		}
 		List<Sent> sent = new ArrayList<>(batches.size());
 		List<CompletableFuture<?>> decisive = new ArrayList<>(size + batches.size());
@@ -592,9 +641,12 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 	 * template's shared connection, which the application's other Redis calls use. Lettuce reconnects it (on Sentinel to
 	 * the promoted primary). Standalone or Sentinel: a connection; a cluster, when writes wait for replicas: a cluster
 	 * connection (whose node connections carry the writes and their waits). Null on a cluster without a replica
-	 * requirement, and with another client.
+	 * requirement, and with another client. The connection is opened on a thread of its own (Lettuce's connect waits
+	 * up to its connect timeout, then up to the command timeout for the handshake), which a write waits for at most
+	 * {@code waitMs}: a server that does not answer holds a request no longer than its deadline; the next write waits
+	 * for the same opening.
 	 */
-	private @Nullable StatefulConnection<byte[], byte[]> ownConnection() {
+	private @Nullable StatefulConnection<byte[], byte[]> ownConnection(long waitMs) {
 		StatefulConnection<byte[], byte[]> connection = this.own;
 		if (connection != null) {
 			return connection;
@@ -607,22 +659,70 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 		if (!(client instanceof RedisClient) && !(client instanceof RedisClusterClient && this.replicas != null)) {
 			return null;
 		}
+		CompletableFuture<StatefulConnection<byte[], byte[]>> open;
 		synchronized (this.opening) {
 			if (this.closed) {
 				throw new AuditWriteException("audit stream sink closed");
 			}
-			if (this.own == null) {
+			if (this.own != null) {
+				return this.own;
+			}
+			if (this.watched == null) {
 				// counted from the connection's first use: a replica wait compares the count before and after it
 				client.addListener(this.connectionChangeCounter);
 				this.watched = client;
-				StatefulConnection<byte[], byte[]> opened = (client instanceof RedisClient standalone)
-						? standalone.connect(ByteArrayCodec.INSTANCE)
-						: ((RedisClusterClient) client).connect(ByteArrayCodec.INSTANCE);
-				this.ownConnections.add(opened);
-				this.own = opened;
 			}
-			return this.own;
+			open = this.pendingOpen;
+			if (open == null) {
+				open = new CompletableFuture<>();
+				this.pendingOpen = open;
+				CompletableFuture<StatefulConnection<byte[], byte[]>> opened = open;
+				Thread opener = new Thread(() -> open(client, opened), "starintel-audit-sink-connect");
+				opener.setDaemon(true);
+				opener.start();
+			}
 		}
+		try {
+			return open.get(Math.min(waitMs, MAX_BOUND_MS), TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new AuditWriteException("audit stream write failed");
+		}
+		catch (ExecutionException ex) {
+			throw new AuditWriteException("audit stream write failed");
+		}
+		catch (TimeoutException ex) {
+			throw new AuditWriteException("audit stream write failed: no connection in time");
+		}
+	}
+
+	/** Opens the sink's own connection (on the opening thread) and completes {@code open} with it. */
+	private void open(AbstractRedisClient client, CompletableFuture<StatefulConnection<byte[], byte[]>> open) {
+		StatefulConnection<byte[], byte[]> opened = null;
+		try {
+			opened = (client instanceof RedisClient standalone) ? standalone.connect(ByteArrayCodec.INSTANCE)
+					: ((RedisClusterClient) client).connect(ByteArrayCodec.INSTANCE);
+		}
+		catch (RuntimeException ex) {
+			// the next write tries again
+			synchronized (this.opening) {
+				this.pendingOpen = null;
+			}
+			open.completeExceptionally(ex);
+			return;
+		}
+		synchronized (this.opening) {
+			this.pendingOpen = null;
+			if (this.closed) {
+				opened.closeAsync();
+				open.completeExceptionally(new AuditWriteException("audit stream sink closed"));
+				return;
+			}
+			this.ownConnections.add(opened);
+			this.own = opened;
+		}
+		open.complete(opened);
 	}
 
 	/** Closes the sink's own connection (a write after this fails). */
