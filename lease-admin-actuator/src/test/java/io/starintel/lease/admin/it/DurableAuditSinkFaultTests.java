@@ -54,7 +54,10 @@ import static org.awaitility.Awaitility.await;
  * <ul>
  * <li>a backend that does not answer holds an admin request no longer than its deadline: the synchronous audit of its
  * store call waits at most the time left to that deadline (before, the sink waited the full command timeout after
- * the store had given up, and the request answered 21 s after its start).</li>
+ * the store had given up, and the request answered 21 s after its start);</li>
+ * <li>after replies were lost on the sink's connection (the proxy dropped them, then passed again without cutting
+ * anything), the sink's next write is confirmed at once: the connection that lost a reply is retired (before, every
+ * later reply answered the command before it, and every write failed at the command timeout).</li>
  * </ul>
  * Redis is {@link TestServers#redisUri()} (a container or the local server).
  */
@@ -173,6 +176,65 @@ class DurableAuditSinkFaultTests {
 		// the backend answers again: so does the endpoint, with its audit
 		AdminHttp.Reply after = http.get(listQuery(Instant.now().plusSeconds(5)), ADMIN);
 		assertThat(after.status()).as(after.body()).isEqualTo(200);
+	}
+
+	@Test
+	void afterRepliesWereLostTheSinksNextWriteIsConfirmedAtOnce() throws IOException {
+		this.sink.recordAll(List.of(event("warm-up-" + UUID.randomUUID())));
+		String lost = "lost-" + UUID.randomUUID();
+		proxy().dropReplies(true);
+		try {
+			assertThatThrownBy(() -> this.sink.recordWithin(event(lost), Duration.ofSeconds(1)))
+				.as("a write whose reply is lost is not confirmed")
+				.isInstanceOf(AuditWriteException.class);
+			// the entry landed all the same (at least once: the audit pipeline would send it again)
+			await("the lost write reached Redis").atMost(Duration.ofSeconds(30))
+				.pollInterval(Duration.ofMillis(20))
+				.until(() -> correlationIds().contains(lost));
+		}
+		finally {
+			proxy().dropReplies(false);
+		}
+
+		// replies pass again and nothing was cut: the next write on the same sink is confirmed at once
+		String next = "next-" + UUID.randomUUID();
+		long started = System.nanoTime();
+		this.sink.recordAll(List.of(event(next)));
+		Duration took = Duration.ofNanos(System.nanoTime() - started);
+		assertThat(took).as("the write after the lost reply, command timeout 20 s").isLessThan(Duration.ofSeconds(5));
+		assertThat(correlationIds()).contains(next);
+
+		// and so is the synchronous audit of an admin request, once the store's own connections are usable again
+		// (the store retires a connection that lost a reply at its call's deadline: until then a list may be 503)
+		AdminHttp http = new AdminHttp(this.port, Duration.ofSeconds(60));
+		AtomicReference<Duration> answered = new AtomicReference<>();
+		await("an admin list answered 200").atMost(Duration.ofSeconds(60))
+			.pollInterval(Duration.ofMillis(100))
+			.until(() -> {
+				long sent = System.nanoTime();
+				int status = http.get(listQuery(Instant.now().plusSeconds(5)), ADMIN).status();
+				answered.set(Duration.ofNanos(System.nanoTime() - sent));
+				return status == 200;
+			});
+		assertThat(answered.get()).as("the admin list, with its audit, after the episode")
+			.isLessThan(Duration.ofSeconds(5));
+	}
+
+	private static AuditEvent event(String correlationId) {
+		Instant now = Instant.now();
+		return new AuditEventBuilder(AuditEventType.LIST, ResultCode.LEASE_LISTED).time(now, now)
+			.ids(null, correlationId)
+			.scope(SCOPE)
+			.build();
+	}
+
+	/** The correlation ids of the program's routine stream, read without the proxy. */
+	private static List<String> correlationIds() {
+		List<MapRecord<String, Object, Object>> entries = new StringRedisTemplate(direct).opsForStream()
+			.range(RedisStreamAuditSink.routineStreamKey(SCOPE), Range.unbounded());
+		return (entries != null) ? entries.stream()
+			.map((entry) -> String.valueOf(entry.getValue().get("correlation_id")))
+			.toList() : List.of();
 	}
 
 	private static String listQuery(Instant deadline) {

@@ -6,12 +6,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -22,6 +26,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulConnection;
@@ -44,6 +49,8 @@ import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.protocol.ProtocolKeyword;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisStreamCommands.XAddOptions;
@@ -100,11 +107,18 @@ import io.starintel.lease.core.ProgramScope;
  *
  * <p>Waits: a batch ({@link #recordAll}, {@link #record}) is awaited for at most the connection's command timeout; an
  * event written for a request that waits for it ({@link #recordWithin}) at most the time left to that request's
- * deadline, nothing being sent once it has passed (the sink's connection is opened on a thread of its own, which a
- * write waits for within the same bound). A write that was not confirmed may still have landed: sent again by the
+ * deadline, nothing being sent once it has passed. The sink's connection on which a reply did not come in time is
+ * retired (closed; the next write opens another, on a thread of its own that a write waits for within its bound):
+ * Lettuce pairs replies with commands in order, so after a reply lost on a connection that stays open every later
+ * reply would answer the command before it. A write that was not confirmed may still have landed: sent again by the
  * audit pipeline, its event may be in the stream twice (at least once).
  */
 public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
+
+	private static final Logger logger = LoggerFactory.getLogger(RedisStreamAuditSink.class);
+
+	/** How long after a write's timeout a replica wait's reply may still come before its connection is retired. */
+	private static final long LATE_REPLY_GRACE_MS = 2_000;
 
 	/** A bound far beyond any command timeout (no overflow when added to {@link System#nanoTime()}). */
 	private static final long MAX_BOUND_MS = TimeUnit.DAYS.toMillis(1);
@@ -316,7 +330,7 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 			}
 			else if (own != null) {
 				ids = append(List.of(new NodeBatch(own, this.primaryReplicas, this.sentinel, scoped)), scoped.size(),
-						this.replicas != null, remainingMs(deadline, own));
+						this.replicas != null, remainingMs(deadline, own), own);
 			}
 			else {
 				ids = this.redis.execute((RedisCallback<List<Object>>) (connection) -> appendShared(
@@ -358,7 +372,7 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 			long deadline) {
 		StatefulConnection<byte[], byte[]> connection = statefulConnection(nativeConnection);
 		return (connection != null) ? append(List.of(new NodeBatch(connection, this.primaryReplicas, false, events)),
-				events.size(), false, remainingMs(deadline, connection)) : null;
+				events.size(), false, remainingMs(deadline, connection), null) : null;
 	}
 
 	/**
@@ -404,7 +418,7 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 		List<Object> byNode;
 		try {
 			byNode = append(batches, events.size(), true,
-					Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+					Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())), cluster);
 		}
 		catch (AuditWriteException ex) {
 			// the parts confirmed, named by their places in the batch
@@ -486,14 +500,16 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 	/**
 	 * Each node batch's {@code XADD}s dispatched together on its connection (one write, one flush), followed there by
 	 * the replica wait the write needs when {@code waits}, all awaited for at most {@code boundMs} (with the replica
-	 * count asked for ahead of them, when due).
+	 * count asked for ahead of them, when due). A reply that did not come in time retires {@code owner}, the sink's
+	 * connection the batches went out on ({@code null}: the template's, which the sink does not own).
 	 * @return the entry ids, node batch after node batch
 	 */
-	private List<Object> append(List<NodeBatch> batches, int size, boolean waits, long boundMs) {
+	private List<Object> append(List<NodeBatch> batches, int size, boolean waits, long boundMs,
+			@Nullable StatefulConnection<byte[], byte[]> owner) {
 		long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(boundMs);
 		if (waits) {
 			for (NodeBatch batch : batches) {
-				checkReplicas(batch, boundMs);
+				checkReplicas(batch, boundMs, owner);
 			}
 		}
 		// what asking for the replicas took is the writes' no more
@@ -552,7 +568,10 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 			everyPart &= part;
 		}
 		if (!everyPart) {
-			sent.forEach((commands) -> cancel(commands.commands()));
+			// the waits still unanswered are given up on once the grace period has told whether their replies came
+			Set<AsyncCommand<byte[], byte[], ?>> pendingWaits = (owner != null) ? retireIfUnanswered(owner, sent)
+					: Set.of();
+			sent.forEach((commands) -> cancel(commands.commands(), pendingWaits));
 			// a batch that went to several primaries may be confirmed in part: those entries are not sent again
 			throw new AuditWriteException(failed ? "audit stream write failed"
 					: "audit stream write not acknowledged by the replicas", confirmed);
@@ -577,7 +596,7 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 	 * as the store, nothing is sent while the primary reports too few replicas (a demoted primary reports none), after
 	 * asking it once more when the count is due for a refresh.
 	 */
-	private void checkReplicas(NodeBatch batch, long timeoutMs) {
+	private void checkReplicas(NodeBatch batch, long timeoutMs, @Nullable StatefulConnection<byte[], byte[]> owner) {
 		PrimaryReplicas replicas = batch.replicas();
 		if (replicas.reported >= 0 && !fewerThanRequired(batch)) {
 			return;
@@ -592,6 +611,9 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 				Thread.currentThread().interrupt();
 			}
 			catch (ExecutionException | TimeoutException ex) {
+				if (owner != null && ask.commands().stream().anyMatch(RedisStreamAuditSink::unanswered)) {
+					retire(owner, "the reply to a replica count did not come in time");
+				}
 				ask.commands().forEach((command) -> command.cancel(false));
 			}
 			replicas.answered(ask);
@@ -723,6 +745,81 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 			this.own = opened;
 		}
 		open.complete(opened);
+	}
+
+	/**
+	 * After a write that failed: retires {@code owner} when a reply on it did not come in time (a command still
+	 * unanswered, or one that timed out in Lettuce). A replica wait answers at its own timeout, which is the write's,
+	 * so when only waits are unanswered the connection is retired only if a wait's reply has not come
+	 * {@value #LATE_REPLY_GRACE_MS} ms later; those waits are given up on then.
+	 * @return the waits whose replies the grace period awaits (not to be cancelled before)
+	 */
+	private Set<AsyncCommand<byte[], byte[], ?>> retireIfUnanswered(StatefulConnection<byte[], byte[]> owner,
+			List<Sent> sent) {
+		Set<AsyncCommand<byte[], byte[], ?>> waits = Collections.newSetFromMap(new IdentityHashMap<>());
+		for (Sent commands : sent) {
+			for (AsyncCommand<byte[], byte[], ?> command : commands.commands()) {
+				if (command == commands.replicaWait()) {
+					if (!command.isDone()) {
+						waits.add(command);
+					}
+				}
+				else if (unanswered(command)) {
+					retire(owner, "a reply did not come in time");
+					return Set.of();
+				}
+			}
+		}
+		if (!waits.isEmpty()) {
+			CompletableFuture.delayedExecutor(LATE_REPLY_GRACE_MS, TimeUnit.MILLISECONDS).execute(() -> {
+				if (waits.stream().anyMatch(RedisStreamAuditSink::unanswered)) {
+					retire(owner, "the reply to a replica wait did not come in time");
+				}
+				waits.forEach((wait) -> wait.cancel(false));
+			});
+		}
+		return waits;
+	}
+
+	/**
+	 * Whether a command's reply has not come: not completed, or completed by Lettuce's command timeout (the reply may
+	 * still come, or never). A command completed otherwise (a reply, an error reply, a closed connection) or cancelled
+	 * by the sink after its check is not.
+	 */
+	private static boolean unanswered(CompletableFuture<?> command) {
+		if (!command.isDone()) {
+			return true;
+		}
+		try {
+			command.getNow(null);
+			return false;
+		}
+		catch (CompletionException ex) {
+			return ex.getCause() instanceof RedisCommandTimeoutException;
+		}
+		catch (CancellationException ex) {
+			return false;
+		}
+	}
+
+	/**
+	 * Retires the sink's connection {@code connection} (closed; the next write opens another), when it still is the
+	 * sink's: Lettuce pairs each reply with the oldest command waiting for one, so on a connection that lost a reply (a
+	 * proxy or middlebox dropping bytes, the connection staying open) every later reply would answer the command before
+	 * it, and every write fail at its timeout, until something cut the connection. Writes still waiting on it fail (not
+	 * confirmed; the audit pipeline sends them again). A slow server costs a reconnection.
+	 */
+	private void retire(StatefulConnection<byte[], byte[]> connection, String why) {
+		synchronized (this.opening) {
+			if (this.own != connection) {
+				return;
+			}
+			this.own = null;
+			// its close (and its node connections') is no drop of the next connection
+			this.ownConnections.clear();
+		}
+		logger.debug("Audit stream sink connection retired: {}", why);
+		connection.closeAsync();
 	}
 
 	/** Closes the sink's own connection (a write after this fails). */
@@ -902,10 +999,13 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 
 	};
 
-	/** Gives up on the commands still unanswered (a late reply is then discarded). */
-	private static void cancel(List<AsyncCommand<byte[], byte[], ?>> commands) {
+	/** Gives up on the commands still unanswered but {@code kept} (a late reply is then discarded). */
+	private static void cancel(List<AsyncCommand<byte[], byte[], ?>> commands,
+			Set<AsyncCommand<byte[], byte[], ?>> kept) {
 		for (AsyncCommand<byte[], byte[], ?> command : commands) {
-			command.cancel(false);
+			if (!kept.contains(command)) {
+				command.cancel(false);
+			}
 		}
 	}
 
