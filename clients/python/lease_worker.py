@@ -49,6 +49,9 @@ import uuid
 
 RETRYABLE_UNKNOWN = ("lease_outcome_unknown", "lease_backend_unavailable")
 
+# the job's ids renew, release and authorize_commit may name (audit only)
+AUDIT_IDS = ("execution_id", "job_id", "trace_id")
+
 # how long past a request's deadline_at an attempt still waits for the server's answer (network, scheduling)
 RESPONSE_MARGIN_S = 2.0
 
@@ -117,19 +120,22 @@ class LeaseClient:
             body["metadata"] = metadata
         return self.post("acquire", body, deadline_in_s)
 
-    def renew(self, lease, request_id=None, ttl_ms=None, deadline_in_s=5.0):
+    # renew, release and authorize_commit take the job's ids (execution_id, job_id, trace_id), all optional: the
+    # server only writes them into the audit event of the call (also of a refused one); they are not compared
+
+    def renew(self, lease, request_id=None, ttl_ms=None, deadline_in_s=5.0, **ids):
         """renew-if-owner; ttl_ms (optional) is a new TTL within policy, kept by later renewals; the lease's
         maximum lifetime still caps expires_at. A retry must send the same ttl_ms (it is part of the request)."""
-        body = self._handle(lease, request_id or new_id("req"))
+        body = self._handle(lease, request_id or new_id("req"), ids)
         if ttl_ms is not None:
             body["ttl_ms"] = ttl_ms
         return self.post("renew", body, deadline_in_s)
 
-    def release(self, lease, request_id=None, deadline_in_s=5.0):
-        return self.post("release", self._handle(lease, request_id or new_id("req")), deadline_in_s)
+    def release(self, lease, request_id=None, deadline_in_s=5.0, **ids):
+        return self.post("release", self._handle(lease, request_id or new_id("req"), ids), deadline_in_s)
 
-    def authorize_commit(self, lease, deadline_in_s=5.0):
-        return self.post("authorize-commit", self._handle(lease, None), deadline_in_s)
+    def authorize_commit(self, lease, deadline_in_s=5.0, **ids):
+        return self.post("authorize-commit", self._handle(lease, None, ids), deadline_in_s)
 
     def inspect(self, lease, deadline_in_s=5.0):
         body = self._handle(lease, None)
@@ -143,11 +149,16 @@ class LeaseClient:
     # -- transport ------------------------------------------------------------------------------------------------
 
     @staticmethod
-    def _handle(lease, request_id):
+    def _handle(lease, request_id, ids=None):
         body = {"lock_identity": caller_identity(lease["lock_identity"]), "lease_id": lease["lease_id"],
                 "fencing_token": lease["fencing_token"]}
         if request_id is not None:
             body["request_id"] = request_id
+        for name, value in (ids or {}).items():
+            if name not in AUDIT_IDS:
+                raise TypeError("unexpected keyword argument %r (ids: %s)" % (name, ", ".join(AUDIT_IDS)))
+            if value is not None:
+                body[name] = value
         return body
 
     def post(self, operation, body, deadline_in_s=5.0):
@@ -258,6 +269,8 @@ class Scenario:
         self.name = args.name
         self.held = {}
         self.failures = []
+        self.ids = {"execution_id": "exec-" + self.name, "job_id": "job-" + self.name,
+                    "trace_id": "trace-" + self.name}
 
     def say(self, text):
         print("[%s] %s" % (self.name, text), flush=True)
@@ -306,7 +319,7 @@ class Scenario:
 
     def renew_all(self, quiet=False, ttl_ms=None):
         for target, lease in list(self.held.items()):
-            reply = self.client.renew(lease, ttl_ms=ttl_ms)
+            reply = self.client.renew(lease, ttl_ms=ttl_ms, **self.ids)
             if reply.ok:
                 self.held[target] = reply.lease
                 if ttl_ms is not None:
@@ -342,7 +355,7 @@ class Scenario:
         if command and command[0] == "revoked":
             self.after_revoke(command[1])
         for target, lease in list(self.held.items()):
-            reply = self.client.release(lease)
+            reply = self.client.release(lease, **self.ids)
             self.say("release %s -> %r state=%s" % (target, reply, (reply.lease or {}).get("state")))
             self.expect("release " + target, reply, "lease_released")
         self.event("done", failures=self.failures)
@@ -361,10 +374,10 @@ class Scenario:
         lease = self.held.pop(target)
         self.say("administrator revoked %s (lease_id=%s token=%d)" % (target, lease["lease_id"],
                                                                       lease["fencing_token"]))
-        renew = self.client.renew(lease)
+        renew = self.client.renew(lease, **self.ids)
         self.say("renew %s -> %r retryable=%s" % (target, renew, renew.body.get("retryable")))
         self.expect("renew after revoke", renew, "lease_lost")
-        commit = self.client.authorize_commit(lease)
+        commit = self.client.authorize_commit(lease, **self.ids)
         self.say("authorize-commit %s with token %d -> %r" % (target, lease["fencing_token"], commit))
         self.expect("authorize-commit after revoke", commit, "lease_lost")
         again = self.acquire(target)
@@ -376,7 +389,7 @@ class Scenario:
             if not higher:
                 self.failures.append("reacquired token is not higher")
             self.held[target] = again.lease
-            commit = self.client.authorize_commit(again.lease)
+            commit = self.client.authorize_commit(again.lease, **self.ids)
             self.say("authorize-commit %s with token %d -> %r" % (target, again.lease["fencing_token"], commit))
             self.expect("authorize-commit of the new lease", commit, "lease_commit_authorized")
             self.event("reacquired", target=target, old_token=lease["fencing_token"],

@@ -209,5 +209,18 @@ class LeaseClientTests(unittest.TestCase):
         self.assertEqual(len(server.requests), 1)
 
 
+    def test_renew_release_and_commit_send_the_jobs_ids_they_are_given_and_only_those(self):
+        server = self.serve(lambda connection, index, server: connection.sendall(answer(200, SUCCESS)))
+        client = LeaseClient(server.url, "k", "s", "inst-1")
+        ids = {"execution_id": "exec-9", "job_id": "job-9", "trace_id": "trace-9"}
+        for call in (lambda: client.renew(LEASE, **ids), lambda: client.release(LEASE, **ids),
+                     lambda: client.authorize_commit(LEASE, **ids), lambda: client.renew(LEASE, trace_id="trace-8"),
+                     lambda: client.release(LEASE)):
+            self.assertTrue(self.call_in_thread(call).ok)
+        sent = [{name: r[name] for name in ids if name in r} for r in server.requests]
+        self.assertEqual(sent, [ids, ids, ids, {"trace_id": "trace-8"}, {}])
+        with self.assertRaises(TypeError):
+            client.renew(LEASE, trace="misspelt")
+
 if __name__ == "__main__":
     unittest.main()
