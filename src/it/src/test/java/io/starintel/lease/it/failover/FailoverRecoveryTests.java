@@ -191,6 +191,10 @@ class FailoverRecoveryTests {
 				assertThat(store.renew(FailoverRequests.renew(leaseA, DEADLINE)).code())
 					.isEqualTo(ResultCode.LEASE_RENEWED);
 				assertThat(redis.waitForReplicas(1, DEADLINE)).isEqualTo(1);
+				// the fixture's primary pings its replica every second; a ping it sends after the promotion (before
+				// it saw its replica go) advances its offset past the promoted node's, and the demotion is then a
+				// full resynchronization, not the partial one this case is about (seen once)
+				redis.on(first, (node) -> node.configSet("repl-ping-replica-period", "3600"));
 				redis.promoteReplica();
 				redis.demoteFormerPrimary(first);
 				assertThat(redis.process(first).log()).as("the demoted primary kept its Lua state")
