@@ -55,6 +55,13 @@ AUDIT_IDS = ("execution_id", "job_id", "trace_id")
 # how long past a request's deadline_at an attempt still waits for the server's answer (network, scheduling)
 RESPONSE_MARGIN_S = 2.0
 
+# the longest deadline_in_s accepted (the server refuses deadlines beyond its request.maximum-deadline, 2 min by
+# default, with a typed 400; this only keeps the arithmetic finite)
+MAX_DEADLINE_S = 86400
+
+# the largest answer read (envelopes are a few KB): a larger one, declared or streamed, is a malformed_response
+MAX_RESPONSE_BYTES = 1 << 20
+
 
 class Reply:
     """One answer of the worker API: HTTP status and the contract's envelope; status 0 when no envelope came
@@ -164,6 +171,10 @@ class LeaseClient:
     def post(self, operation, body, deadline_in_s=5.0):
         """POSTs one operation; retries a lost, cut or malformed answer or an unknown outcome with the same body
         (same request_id) and a fresh deadline_at. Returns a Reply, never raises for the network or the server."""
+        if isinstance(deadline_in_s, bool) or not isinstance(deadline_in_s, (int, float)) \
+                or not 0 < deadline_in_s <= MAX_DEADLINE_S:
+            raise ValueError("deadline_in_s must be a number of seconds in (0, %d], not %r"
+                             % (MAX_DEADLINE_S, deadline_in_s))
         body = dict(body)
         body["service_instance_id"] = self.service_instance_id
         last = None
@@ -191,7 +202,10 @@ class LeaseClient:
             response = http.client.HTTPResponse(_BoundedSocket(connection.sock, ends_at), method="POST")
             response.begin()
             status = response.status
-            payload = response.read()
+            payload = _read_bounded(response)
+            if payload is None:
+                return Reply(0, {"code": "malformed_response", "msg": "an answer larger than %d bytes"
+                                 % MAX_RESPONSE_BYTES, "http_status": status})
         except (OSError, http.client.HTTPException) as ex:
             return Reply(0, {"code": "transport_error", "msg": type(ex).__name__})
         finally:
@@ -206,6 +220,20 @@ class LeaseClient:
             return Reply(0, {"code": "malformed_response", "msg": "not an envelope of the worker API",
                              "http_status": status})
         return Reply(status, envelope)
+
+
+def _read_bounded(response):
+    """The whole body, or None when it is (declared or turns out) larger than MAX_RESPONSE_BYTES; a body cut short
+    raises IncompleteRead as read() does."""
+    if response.length is not None:
+        return None if response.length > MAX_RESPONSE_BYTES else response.read()
+    payload = b""
+    while len(payload) <= MAX_RESPONSE_BYTES:
+        chunk = response.read(65536)
+        if not chunk:
+            return payload
+        payload += chunk
+    return None
 
 
 def _remaining(ends_at):

@@ -222,5 +222,38 @@ class LeaseClientTests(unittest.TestCase):
         with self.assertRaises(TypeError):
             client.renew(LEASE, trace="misspelt")
 
+    def test_an_answer_larger_than_the_bound_is_malformed_and_not_read_into_memory(self):
+        def declared(connection, index, server):
+            connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                               b"Content-Length: 5000000000\r\n\r\n{\"status\":\"success\"")
+            time.sleep(1)
+
+        def streamed(connection, index, server):
+            connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                               b"Transfer-Encoding: chunked\r\n\r\n")
+            chunk = b"x" * 65536
+            try:
+                for _ in range(64):  # 4 MiB, more than the bound, then an endless answer would go on
+                    connection.sendall(b"%x\r\n" % len(chunk) + chunk + b"\r\n")
+            except OSError:
+                pass  # the client stopped reading and closed
+
+        for name, handler in (("declared", declared), ("streamed", streamed)):
+            with self.subTest(name):
+                server = self.serve(handler)
+                client = LeaseClient(server.url, "k", "s", "inst-1", attempts=1)
+                reply = self.call_in_thread(lambda: client.renew(LEASE))
+                self.assertEqual((reply.status, reply.code, reply.body.get("http_status")),
+                                 (0, "malformed_response", 200))
+
+    def test_a_deadline_that_is_no_number_of_seconds_is_refused_before_anything_is_sent(self):
+        server = self.serve(lambda connection, index, server: connection.sendall(answer(200, SUCCESS)))
+        client = LeaseClient(server.url, "k", "s", "inst-1")
+        for deadline in (1e12, float("inf"), float("nan"), 0, -1, "5", True):
+            with self.subTest(deadline=deadline):
+                with self.assertRaises(ValueError):
+                    client.renew(LEASE, deadline_in_s=deadline)
+        self.assertEqual(server.requests, [])
+
 if __name__ == "__main__":
     unittest.main()
