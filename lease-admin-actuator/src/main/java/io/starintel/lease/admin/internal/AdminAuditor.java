@@ -86,8 +86,10 @@ public final class AdminAuditor {
 			return;
 		}
 		AsyncAuditPipeline routine = this.pipeline;
-		if (routine != null && !isAdminDecision(event)) {
-			// a refusal: through the non-blocking pipeline, so a silent audit backend never holds an admin request
+		if (routine != null && (!isAdminDecision(event)
+				|| deadlineAt != null && !this.clock.instant().isBefore(deadlineAt))) {
+			// a refusal: through the non-blocking pipeline, so a silent audit backend never holds an admin request;
+			// so is a decision whose request's deadline has passed (no synchronous write could be confirmed)
 			if (durable) {
 				routine.submit(event);
 			}

@@ -15,6 +15,7 @@ import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.audit.internal.AsyncAuditPipeline;
 import io.starintel.lease.audit.internal.AuditEventBuilder;
+import io.starintel.lease.audit.internal.AuditWriteException;
 import io.starintel.lease.core.ProgramScope;
 import io.starintel.lease.core.ResultCode;
 
@@ -114,6 +115,47 @@ class AdminAuditorTests {
 		auditor.record(event(ResultCode.LEASE_REVOKED), true, null);
 		assertThat(waits).as("the time left to the deadline; none given: the sink's own bound")
 			.containsExactly(Duration.ofMillis(2500), Duration.ofDays(-1));
+	}
+
+	/**
+	 * A decision whose request's deadline has already passed cannot be confirmed before the answer: it goes through
+	 * the pipeline, after the answer, instead of failing at the durable sink with no time left and being lost.
+	 */
+	@Test
+	void aDecisionWhoseDeadlineHasPassedGoesThroughThePipelineNotLost() {
+		Instant now = Instant.now();
+		List<String> synchronous = new CopyOnWriteArrayList<>();
+		AuditSink stream = new AuditSink() {
+			@Override
+			public void record(AuditEvent event) {
+				AdminAuditorTests.this.durable.add(event);
+			}
+
+			@Override
+			public void recordWithin(AuditEvent event, Duration within) {
+				synchronous.add(within.toString());
+				if (within.isNegative() || within.isZero()) {
+					throw new AuditWriteException("no time left");
+				}
+				record(event);
+			}
+
+			@Override
+			public boolean isDurable() {
+				return true;
+			}
+		};
+		try (AsyncAuditPipeline pipeline = new AsyncAuditPipeline(List.of(stream), 100, Duration.ofSeconds(10),
+				(count) -> {
+				})) {
+			AdminAuditor auditor = new AdminAuditor(() -> List.of(stream), true, Clock.fixed(now, ZoneOffset.UTC),
+					pipeline);
+			AuditEvent revoked = event(ResultCode.LEASE_REVOKED);
+			auditor.record(revoked, true, now.minusMillis(1));
+			await().atMost(Duration.ofSeconds(10)).until(() -> this.durable.size() == 1);
+			assertThat(this.durable).containsExactly(revoked);
+			assertThat(synchronous).as("no synchronous write with no time left").isEmpty();
+		}
 	}
 
 	private static AuditEvent event(ResultCode code) {

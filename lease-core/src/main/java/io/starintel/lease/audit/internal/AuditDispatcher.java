@@ -17,6 +17,8 @@ import io.starintel.lease.audit.AuditSink;
  * one and no admin HTTP request is being served), the others synchronously to every sink, the durable sinks
  * confirming that the event was persisted. A synchronous write waits at most until the deadline of the request the
  * event is about ({@link AuditSink#recordWithin}): the caller answers at its deadline, never a command timeout later.
+ * An event whose request's deadline has already passed goes through the non-blocking path instead (it is not
+ * confirmed before the answer, but it is not lost).
  */
 final class AuditDispatcher {
 
@@ -54,6 +56,14 @@ final class AuditDispatcher {
 	 * sink is configured; non-durable sink failures are logged without detail and never fail the operation.
 	 */
 	boolean recordToSinks(AuditEvent event, boolean delegateWrote, @Nullable Instant deadlineAt) {
+		AuditSink routine = this.routine;
+		if (routine != null && !delegateWrote && deadlineAt != null && !this.clock.instant().isBefore(deadlineAt)) {
+			// the request's deadline has passed (a request refused as deadline_exceeded, or a call that used all of
+			// it): no synchronous write can be confirmed in time, so the event goes to every sink through the
+			// non-blocking path, after the answer, instead of failing at each durable sink and being lost
+			routine.record(event);
+			return !hasDurableSink();
+		}
 		boolean durable = delegateWrote;
 		boolean hasDurableSink = false;
 		for (AuditSink sink : this.sinks) {
@@ -82,6 +92,15 @@ final class AuditDispatcher {
 			}
 		}
 		return durable || !hasDurableSink;
+	}
+
+	private boolean hasDurableSink() {
+		for (AuditSink sink : this.sinks) {
+			if (sink.isDurable()) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 }

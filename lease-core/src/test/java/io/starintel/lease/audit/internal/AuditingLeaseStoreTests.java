@@ -179,6 +179,52 @@ class AuditingLeaseStoreTests {
 			.isEqualTo(ResultCode.LEASE_OUTCOME_UNKNOWN);
 	}
 
+	/**
+	 * An admin request whose deadline has passed (refused as {@code deadline_exceeded}) is still audited durably:
+	 * its event goes through the non-blocking path, after the answer. Before, it was handed to each durable sink with
+	 * no time left, failed there (a WARN naming the sink as if the backend had failed) and never reached the stream
+	 * (an outside probe's list and inspect with a past {@code deadline_at}).
+	 */
+	@Test
+	void anEventOfARequestWhoseDeadlineHasPassedStillReachesEverySinkThroughTheNonBlockingPath() {
+		Instant now = Instant.parse("2026-12-07T10:00:00Z");
+		List<String> synchronous = new ArrayList<>();
+		AuditSink durable = new AuditSink() {
+
+			@Override
+			public void record(AuditEvent event) {
+				synchronous.add(event.eventType().wireName());
+			}
+
+			@Override
+			public void recordWithin(AuditEvent event, Duration within) {
+				if (within.isNegative() || within.isZero()) {
+					throw new AuditWriteException("no time left");
+				}
+				record(event);
+			}
+
+			@Override
+			public boolean isDurable() {
+				return true;
+			}
+
+		};
+		Clock clock = Clock.fixed(now, ZoneOffset.UTC);
+		AuditingLeaseStore store = new AuditingLeaseStore(new InMemoryLeaseStore(clock, LeasePolicy.defaults()),
+				List.of(durable), this.events::add, clock);
+		AuditContext admin = new AuditContext("corr-admin", PrincipalClass.ADMINISTRATOR, "admin-1", "cred-admin");
+		admin.run(() -> store.list(new ListRequest(new ListFilter.ByProgram(this.identity.scope()), null, 10,
+				"corr-admin", now.minusSeconds(10))));
+		LeaseResult revoked = admin.run(() -> store.revoke(new AdminRequest(Operation.REVOKE, this.identity,
+				Identifiers.generate("req"), now.minusSeconds(1), "lease_x", 5, "admin-1", "cred-admin", "incident INC-3")));
+		assertThat(revoked.code()).isEqualTo(ResultCode.DEADLINE_EXCEEDED);
+		assertThat(synchronous).as("written synchronously with no time left").isEmpty();
+		assertThat(this.events).as("through the non-blocking path")
+			.extracting((event) -> event.eventType().wireName() + ":" + event.resultCode().wireName())
+			.containsExactly("target_lease_list:deadline_exceeded", "target_lease_revoke:deadline_exceeded");
+	}
+
 	@Test
 	void whenDelegateWritesAdminAuditThenDurableSinksSkipAdminEvents() {
 		List<AuditEvent> durable = new ArrayList<>();
