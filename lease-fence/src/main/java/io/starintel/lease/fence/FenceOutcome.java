@@ -18,6 +18,14 @@ public enum FenceOutcome {
 	 * one. CouchDB only; docs/fencing.md.
 	 */
 	ACCEPTED_MARK_PENDING("fenced_write_accepted_mark_pending"),
+	/**
+	 * Accepted and written (the write stands), but Redis refused the document's durable mark for good: the mark of
+	 * this document id names another lock identity (a mark never changes its identity: a document of that identity
+	 * purged and re-created by this one, or a mark raised without a write of that identity). A retry can never
+	 * succeed ({@code retryMark} answers it again); the fenced reader reports the document {@code FORGED} until an
+	 * operator repairs the document or the mark. Logged at WARN. CouchDB only; docs/fencing.md.
+	 */
+	ACCEPTED_MARK_REFUSED("fenced_write_accepted_mark_refused"),
 	/** Expired, stale, wrong-owner or lower-token holder (the contract's {@code lease_lost}). */
 	LEASE_LOST("lease_lost"),
 	/** The target store refused the write's revision ({@code _rev} conflict); nothing was overwritten. */
@@ -33,8 +41,9 @@ public enum FenceOutcome {
 	/** The write was submitted but its result is unknown (e.g. no publisher confirm in time). */
 	OUTCOME_UNKNOWN("lease_outcome_unknown"),
 	/**
-	 * The request cannot be sent as a fenced write (a CouchDB bulk write naming one document id twice: its results
-	 * could not be told apart); nothing was authorized or sent.
+	 * The request cannot be sent as a fenced write (a CouchDB document that cannot carry the fence stamp or has no id
+	 * where one is required, a bulk write naming one document id twice: its results could not be told apart), or a
+	 * {@code retryMark} names another document, lease or identity than its result's; nothing was authorized or sent.
 	 */
 	INVALID_REQUEST("fenced_write_invalid_request");
 

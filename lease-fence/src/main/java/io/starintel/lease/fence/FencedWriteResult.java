@@ -15,16 +15,27 @@ import io.starintel.lease.core.Reason;
  * @param correlationId correlation id of the authorization
  * @param detail safe hint, or {@code null}
  * @param stamp what was (or would have been) recorded with the write, or {@code null} when not authorized
+ * @param documentId the id of the CouchDB document the write went to, once CouchDB was asked to store it (what
+ * {@code FencedDocuments.retryMark} checks), else {@code null} (a publish, a checkpoint, a refusal before anything
+ * was sent)
  */
 public record FencedWriteResult(FenceOutcome outcome, Reason reason, String correlationId, @Nullable String detail,
-		@Nullable FenceStamp stamp) {
+		@Nullable FenceStamp stamp, @Nullable String documentId) {
+
+	/** A result of a write that names no CouchDB document (a publish, a checkpoint, a refusal). */
+	public FencedWriteResult(FenceOutcome outcome, Reason reason, String correlationId, @Nullable String detail,
+			@Nullable FenceStamp stamp) {
+		this(outcome, reason, correlationId, detail, stamp, null);
+	}
 
 	/**
 	 * Whether the write was accepted (and stands): {@link FenceOutcome#ACCEPTED}, or
-	 * {@link FenceOutcome#ACCEPTED_MARK_PENDING} when only its durable mark is still to be raised.
+	 * {@link FenceOutcome#ACCEPTED_MARK_PENDING} when only its durable mark is still to be raised, or
+	 * {@link FenceOutcome#ACCEPTED_MARK_REFUSED} when its durable mark can never be raised.
 	 */
 	public boolean isAccepted() {
-		return this.outcome == FenceOutcome.ACCEPTED || this.outcome == FenceOutcome.ACCEPTED_MARK_PENDING;
+		return this.outcome == FenceOutcome.ACCEPTED || this.outcome == FenceOutcome.ACCEPTED_MARK_PENDING
+				|| this.outcome == FenceOutcome.ACCEPTED_MARK_REFUSED;
 	}
 
 	/** Whether the write was accepted but its durable mark is not confirmed yet ({@link FenceOutcome#ACCEPTED_MARK_PENDING}). */
@@ -38,9 +49,14 @@ public record FencedWriteResult(FenceOutcome outcome, Reason reason, String corr
 		return new FencedWriteResult(outcome, reason, correlationId, detail, stamp);
 	}
 
-	/** This result with another outcome and detail (keeps correlation id and stamp). */
+	/** This result with another outcome and detail (keeps correlation id, stamp and document id). */
 	public FencedWriteResult with(FenceOutcome newOutcome, Reason newReason, @Nullable String newDetail) {
-		return new FencedWriteResult(newOutcome, newReason, this.correlationId, newDetail, this.stamp);
+		return new FencedWriteResult(newOutcome, newReason, this.correlationId, newDetail, this.stamp, this.documentId);
+	}
+
+	/** This result naming the CouchDB document the write went to. */
+	public FencedWriteResult withDocumentId(@Nullable String id) {
+		return new FencedWriteResult(this.outcome, this.reason, this.correlationId, this.detail, this.stamp, id);
 	}
 
 }

@@ -72,7 +72,9 @@ public final class DocumentMarkStore {
 
 	/**
 	 * Raises the mark after an accepted write, within this store's timeout; {@code false} when Redis did not confirm
-	 * it (logged: the write itself stands; the writer reports {@code fenced_write_accepted_mark_pending}).
+	 * it, or refused it because the document's mark names another lock identity (both logged: the write itself
+	 * stands; the fenced writer reports {@code fenced_write_accepted_mark_pending}, or
+	 * {@code fenced_write_accepted_mark_refused} for the refusal).
 	 */
 	public boolean raise(ProgramScope scope, String database, String id, String digest, long token) {
 		return raise(scope, database, id, digest, token, deadline());
@@ -85,12 +87,13 @@ public final class DocumentMarkStore {
 
 	/**
 	 * Raises the mark within the given deadline (a bulk write's raises share one); {@code false} when Redis did not
-	 * confirm it in time, or the deadline had already passed (then nothing is sent). The mark keeps no lease id: a
-	 * fenced read then accepts the mark's token with any lease id (the fenced writes raise with their lease id).
+	 * confirm it in time, or the deadline had already passed (then nothing is sent), or the mark names another lock
+	 * identity. The mark keeps no lease id: a fenced read then accepts the mark's token with any lease id (the fenced
+	 * writes raise with their lease id).
 	 */
 	public boolean raise(ProgramScope scope, String database, String id, String digest, long token,
 			Instant deadline) {
-		return raise(scope, database, id, digest, token, "", deadline);
+		return raise(scope, database, id, digest, token, "", deadline).confirmed();
 	}
 
 	/**
@@ -98,19 +101,52 @@ public final class DocumentMarkStore {
 	 * mark's token only with that lease id, so a forged fence that copies the token but names another lease is
 	 * reported as forged.
 	 */
-	boolean raise(ProgramScope scope, String database, String id, String digest, long token, String leaseId,
+	Raise raise(ProgramScope scope, String database, String id, String digest, long token, String leaseId,
 			Instant deadline) {
+		List<Object> reply;
 		try {
-			List<Object> reply = this.calls.run(FenceFunction.MARK_RAISE, deadline, bytes(key(scope)),
+			reply = this.calls.run(FenceFunction.MARK_RAISE, deadline, bytes(key(scope)),
 					bytes(Long.toString(deadline.toEpochMilli()), field(database, id), digest, Long.toString(token),
 							leaseId));
-			String outcome = reply.isEmpty() ? "" : text(reply.get(0));
-			return "raised".equals(outcome) || "kept".equals(outcome);
 		}
 		catch (FenceCallException ex) {
 			logger.warn("CouchDB fence mark not raised, error={} reason={}", ex.kind(), ex.reason().wireName());
-			return false;
+			return Raise.NOT_CONFIRMED;
 		}
+		String outcome = reply.isEmpty() ? "" : text(reply.get(0));
+		switch (outcome) {
+			case "raised":
+				return Raise.RAISED;
+			case "kept":
+				return Raise.KEPT;
+			case "identity_differs":
+				// never retryable: a mark keeps its identity (fence.lua mark_raise); the field is a hash, no document id
+				logger.warn("CouchDB fence mark refused: the document's mark names another lock identity "
+						+ "(mark_identity={}, write_identity={}, field={}); the document reads FORGED until recovered",
+						(reply.size() > 1) ? text(reply.get(1)) : "", digest, field(database, id));
+				return Raise.IDENTITY_DIFFERS;
+			default:
+				logger.warn("CouchDB fence mark not raised, reply={}", outcome);
+				return Raise.NOT_CONFIRMED;
+		}
+	}
+
+	/** What a raise did ({@code fence.lua} {@code mark_raise}'s reply, or no answer in time). */
+	enum Raise {
+
+		/** The mark is now the write's token. */
+		RAISED,
+		/** The mark was already at or above the write's token, of the same identity. */
+		KEPT,
+		/** The mark names another lock identity: refused for good (a retry answers the same). */
+		IDENTITY_DIFFERS,
+		/** No answer in time, or the call failed: the mark may be raised by a retry. */
+		NOT_CONFIRMED;
+
+		boolean confirmed() {
+			return this == RAISED || this == KEPT;
+		}
+
 	}
 
 	/**

@@ -41,6 +41,11 @@ import io.starintel.lease.fence.FencedWriteResult;
  * operation answers a typed {@link FencedWriteResult}. {@link FencedCouchDbConnector} offers the same writes as
  * Ektorp's {@link CouchDbConnector}.
  *
+ * <p>A document is checked before anything is authorized ({@link #invalid}): one that cannot carry the stamp (not a
+ * {@code Map}, {@code ObjectNode} or {@link FenceStamped}; an immutable {@code Map}) or lacks the id the operation
+ * needs is answered {@link FenceOutcome#INVALID_REQUEST}, with no authorization (no audit event, no high-water mark
+ * raised) and nothing sent.
+ *
  * <p>Contract (fenced writes): the acceptance point is the authorization; the write is additionally conditioned on
  * the revision and on the token guard of the design document {@code _design/starintel_fence}, so a holder paused after its authorization
  * cannot overwrite a successor's document. Deletions are tombstones ({@value #DELETED_FIELD}{@code : true}, never
@@ -92,19 +97,25 @@ public final class FencedDocuments {
 	 * against the deleted document's).
 	 */
 	public FencedWriteResult tryCreate(Object document) {
-		FencedWriteResult result = write(document, () -> this.raw.create(document));
+		FencedWriteResult result = write(document, false, () -> this.raw.create(document), () -> idOrNull(document));
 		return overTombstone(document, result);
 	}
 
 	/** Creates a document with the given id (fenced), over a fenced tombstone of that id if there is one. */
 	public FencedWriteResult tryCreate(String id, Object document) {
-		FencedWriteResult result = write(document, () -> this.raw.create(id, document));
+		if (id == null || id.isEmpty()) {
+			return invalidRequest("a document id is required: nothing sent");
+		}
+		FencedWriteResult result = write(document, false, () -> this.raw.create(id, document), () -> id);
 		return overTombstone(document, result);
 	}
 
 	private FencedWriteResult overTombstone(Object document, FencedWriteResult result) {
+		if (result.outcome() != FenceOutcome.CONFLICT) {
+			return result;
+		}
 		String id = Documents.getId(document);
-		if (result.outcome() != FenceOutcome.CONFLICT || id == null || Documents.getRevision(document) != null) {
+		if (id == null || Documents.getRevision(document) != null) {
 			return result;
 		}
 		ObjectNode existing;
@@ -127,7 +138,7 @@ public final class FencedDocuments {
 
 	/** Updates a document conditionally on its {@code _rev} (fenced). */
 	public FencedWriteResult tryUpdate(Object document) {
-		return write(document, () -> this.raw.update(document));
+		return write(document, true, () -> this.raw.update(document), () -> idOrNull(document));
 	}
 
 	/**
@@ -153,7 +164,7 @@ public final class FencedDocuments {
 	 * matched by id could not tell which (both would be reported refused, or both accepted).
 	 */
 	public List<FencedDocumentResult> tryExecuteBulk(Collection<?> documents) {
-		List<FencedDocumentResult> invalid = refuseDuplicateIds(documents);
+		List<FencedDocumentResult> invalid = refuseInvalid(documents);
 		if (invalid != null) {
 			return invalid;
 		}
@@ -193,7 +204,7 @@ public final class FencedDocuments {
 			DocumentOperationResult error = errorsById.get(id);
 			if (error == null) {
 				results.add(new FencedDocumentResult(id, Documents.getRevision(document),
-						marked(authorized, raiseMark(decision.requireStamp(), () -> id, markDeadline))));
+						marked(authorized.withDocumentId(id), raiseMark(decision.requireStamp(), id, markDeadline))));
 			}
 			else {
 				FencedWriteResult refused = CouchWriteExceptionTranslator.translateBulkError(authorized, error.getError(),
@@ -205,39 +216,113 @@ public final class FencedDocuments {
 		return results;
 	}
 
-	/** Every document refused as {@link FenceOutcome#INVALID_REQUEST} when an id occurs twice, else {@code null}. */
-	private static @Nullable List<FencedDocumentResult> refuseDuplicateIds(Collection<?> documents) {
+	/**
+	 * Every document refused as {@link FenceOutcome#INVALID_REQUEST} when one of them cannot be written as a fenced
+	 * document ({@link #invalid}) or an id occurs twice, else {@code null}.
+	 */
+	private static @Nullable List<FencedDocumentResult> refuseInvalid(Collection<?> documents) {
 		Set<String> ids = new HashSet<>();
-		boolean duplicate = false;
+		String why = null;
 		for (Object document : documents) {
+			String invalid = invalid(document, false);
+			if (invalid != null) {
+				why = "a bulk write's document " + invalid;
+				break;
+			}
 			String id = Documents.getId(document);
 			// documents without an id get one from the server each: never the same
-			duplicate |= id != null && !ids.add(id);
+			if (id != null && !ids.add(id)) {
+				why = "a bulk write names a document id twice: nothing sent";
+			}
 		}
-		if (!duplicate) {
+		if (why == null) {
 			return null;
 		}
-		FencedWriteResult refused = FencedWriteResult.refused(FenceOutcome.INVALID_REQUEST, Reason.NONE,
-				Identifiers.generate("corr"), "a bulk write names a document id twice: nothing sent", null);
+		FencedWriteResult refused = invalidRequest(why);
 		List<FencedDocumentResult> results = new ArrayList<>(documents.size());
 		for (Object document : documents) {
-			results.add(new FencedDocumentResult(String.valueOf(Documents.getId(document)), null, refused));
+			results.add(new FencedDocumentResult(String.valueOf(idOrNull(document)), null, refused));
 		}
 		return results;
 	}
 
-	/** Writes a tombstone of {@link #tombstone(String, String)} (fenced); its {@code _rev} is updated on acceptance. */
-	FencedWriteResult writeTombstone(Map<String, Object> tombstone) {
-		return write(tombstone, () -> this.raw.update(tombstone));
+	/**
+	 * Why {@code document} cannot be written as a fenced document, or {@code null}: checked before anything is
+	 * authorized, so that an invalid request is never audited as an authorized commit nor raises the identity's
+	 * high-water mark. A document must be a {@code Map} (mutable: the stamp, {@code _id} and {@code _rev} are written
+	 * into it), an {@code ObjectNode} or a {@link FenceStamped}, and carry an id when {@code idRequired}.
+	 */
+	static @Nullable String invalid(@Nullable Object document, boolean idRequired) {
+		if (document == null) {
+			return "is null: nothing sent";
+		}
+		if (document instanceof Map<?, ?> map) {
+			try {
+				// an unmodifiable Map (Map.of, Collections.unmodifiableMap) refuses any putAll, an empty one included
+				((Map<?, ?>) map).putAll(Map.of());
+			}
+			catch (UnsupportedOperationException ex) {
+				return "is an immutable Map (the fence stamp, _id and _rev are written into it): nothing sent";
+			}
+		}
+		else if (!(document instanceof ObjectNode) && !(document instanceof FenceStamped)) {
+			return "must be a Map, an ObjectNode or implement " + FenceStamped.class.getSimpleName() + ", not "
+					+ document.getClass().getSimpleName() + ": nothing sent";
+		}
+		if (idRequired) {
+			String id = idOrNull(document);
+			if (id == null || id.isEmpty()) {
+				return "has no _id (required to update or delete): nothing sent";
+			}
+		}
+		return null;
 	}
 
-	private FencedWriteResult write(Object document, Runnable write) {
+	/** The document's id, {@code null} when it has none or none can be read. */
+	private static @Nullable String idOrNull(@Nullable Object document) {
+		try {
+			return (document != null) ? Documents.getId(document) : null;
+		}
+		catch (RuntimeException ex) {
+			// Ektorp finds no id accessor on the type: no id
+			return null;
+		}
+	}
+
+	private static FencedWriteResult invalidRequest(String detail) {
+		return FencedWriteResult.refused(FenceOutcome.INVALID_REQUEST, Reason.NONE, Identifiers.generate("corr"),
+				detail, null);
+	}
+
+	/** Writes a tombstone of {@link #tombstone(String, String)} (fenced); its {@code _rev} is updated on acceptance. */
+	FencedWriteResult writeTombstone(Map<String, Object> tombstone) {
+		return write(tombstone, true, () -> this.raw.update(tombstone), () -> idOrNull(tombstone));
+	}
+
+	/**
+	 * One fenced write: the document is checked first ({@link #invalid}: nothing authorized or sent for an invalid
+	 * one), then authorized, stamped and written; {@code documentId} is read after the write (a created document's id
+	 * may come from the server).
+	 */
+	private FencedWriteResult write(Object document, boolean idRequired, Runnable write,
+			Supplier<@Nullable String> documentId) {
+		String invalid = invalid(document, idRequired);
+		if (invalid != null) {
+			return invalidRequest("the document " + invalid);
+		}
 		FenceDecision decision = this.guard.authorizeCurrent();
 		FencedWriteResult authorized = decision.toWriteResult();
 		if (!decision.isAuthorized()) {
 			return authorized;
 		}
-		stamp(document, decision.requireStamp());
+		try {
+			stamp(document, decision.requireStamp());
+		}
+		catch (IllegalArgumentException ex) {
+			// a Map whose put fails although putAll did not (checked above): still nothing sent
+			return authorized.with(FenceOutcome.INVALID_REQUEST, Reason.NONE, "the document cannot carry the fence "
+					+ "stamp: nothing sent");
+		}
 		try {
 			write.run();
 		}
@@ -246,22 +331,32 @@ public final class FencedDocuments {
 			auditServerRefusal(refused);
 			return refused;
 		}
+		String id = documentId.get();
 		Instant markDeadline = (this.marks != null) ? this.marks.deadline() : Instant.MAX;
-		return marked(authorized,
-				raiseMark(decision.requireStamp(), () -> Documents.getId(document), markDeadline));
+		return marked(authorized.withDocumentId(id), raiseMark(decision.requireStamp(), id, markDeadline));
 	}
 
 	/**
 	 * Raises the durable mark of an accepted write whose result was {@link FenceOutcome#ACCEPTED_MARK_PENDING}
 	 * (with the same lease context bound), within the mark store's timeout: {@link FenceOutcome#ACCEPTED} once
-	 * Redis confirms it, else the pending result again. Any other result is returned as it is. Only the bound
-	 * context's own writes are raised: without a context the answer is {@link FenceOutcome#NO_LEASE_CONTEXT}, and a
-	 * result whose stamp is not the context's lease (another lock, lease or token: not a result of this holder's
-	 * write) is refused, so that no caller raises a mark to a token it never wrote with.
-	 * @param id the document's id
+	 * Redis confirms it, {@link FenceOutcome#ACCEPTED_MARK_REFUSED} when the mark names another lock identity (never
+	 * retryable), else the pending result again. Any other result is returned as it is.
+	 *
+	 * <p>Contract (fenced writes): raising a mark is a fenced commit, authorized like a write. Only the bound
+	 * holder's own write of this very document is raised, and only while its lease is the current one:
+	 * <ul>
+	 * <li>without a context the answer is {@link FenceOutcome#NO_LEASE_CONTEXT};</li>
+	 * <li>{@link FenceOutcome#INVALID_REQUEST} (nothing authorized or raised) when {@code id} is not the result's
+	 * {@link FencedWriteResult#documentId()}, when the result's stamp is not the bound context's lease (another lock,
+	 * lease or token), or when the document as CouchDB stores it does not carry the stamp's lock identity (a mark of
+	 * an identity on a document of another one, or on no document, would block that document's own writers for good:
+	 * a mark never changes its identity);</li>
+	 * <li>then one authorization through the {@link FenceGuard} at backend time, as for a write: a lease that is no
+	 * longer the current one is {@link FenceOutcome#LEASE_LOST} and raises nothing.</li>
+	 * </ul>
+	 * @param id the document's id (the result's)
 	 * @param pending the write's result
-	 * @return the result with the mark raised, or still pending
-	 * @throws IllegalArgumentException when {@code pending} carries a stamp that is not the bound context's lease
+	 * @return the result with the mark raised, still pending, or the refusal of the retry
 	 */
 	public FencedWriteResult retryMark(String id, FencedWriteResult pending) {
 		FenceStamp stamp = pending.stamp();
@@ -272,13 +367,34 @@ public final class FencedDocuments {
 		if (context == null) {
 			return this.guard.authorizeCurrent().toWriteResult();
 		}
+		if (id == null || !id.equals(pending.documentId())) {
+			return invalidRequest("retryMark names another document than its result's: no mark raised");
+		}
 		if (stamp.fencingToken() != context.fencingToken() || !stamp.leaseId().equals(context.leaseId())
 				|| !stamp.lockKeyDigest().equals(context.identity().keyDigest())) {
-			throw new IllegalArgumentException("retryMark takes a result of a write made under the bound lease context");
+			return invalidRequest("retryMark takes a result of a write made under the bound lease context: no mark "
+					+ "raised");
+		}
+		if (this.marks != null) {
+			ObjectNode stored;
+			try {
+				stored = this.raw.find(ObjectNode.class, id);
+			}
+			catch (RuntimeException ex) {
+				// CouchDB gave no answer: still pending, a later retry may tell
+				return pending;
+			}
+			DocumentFence fence = (stored != null) ? DocumentFence.of(stored) : null;
+			if (fence == null || !fence.digest().equals(stamp.lockKeyDigest())) {
+				return invalidRequest("the document does not carry the result's lock identity: no mark raised");
+			}
+		}
+		FenceDecision decision = this.guard.authorizeCurrent();
+		if (!decision.isAuthorized()) {
+			return decision.toWriteResult().withDocumentId(id);
 		}
 		Instant markDeadline = (this.marks != null) ? this.marks.deadline() : Instant.MAX;
-		return raiseMark(stamp, () -> id, markDeadline)
-				? pending.with(FenceOutcome.ACCEPTED, Reason.NONE, null) : pending;
+		return marked(pending.with(FenceOutcome.ACCEPTED, Reason.NONE, null), raiseMark(stamp, id, markDeadline));
 	}
 
 	/** One audit event for a write CouchDB refused as a fence violation (after the lease store authorized it). */
@@ -302,24 +418,33 @@ public final class FencedDocuments {
 		}
 	}
 
-	/** The accepted result, or {@code fenced_write_accepted_mark_pending} when the mark was not raised. */
-	private static FencedWriteResult marked(FencedWriteResult accepted, boolean raised) {
-		return raised ? accepted : accepted.with(FenceOutcome.ACCEPTED_MARK_PENDING, Reason.BACKEND_UNREACHABLE,
-				"durable mark not confirmed: retry with retryMark");
+	/**
+	 * The accepted result, {@code fenced_write_accepted_mark_pending} when the mark was not confirmed (retryable),
+	 * or {@code fenced_write_accepted_mark_refused} when the mark names another lock identity (never retryable).
+	 */
+	private static FencedWriteResult marked(FencedWriteResult accepted, DocumentMarkStore.Raise raise) {
+		switch (raise) {
+			case RAISED:
+			case KEPT:
+				return accepted;
+			case IDENTITY_DIFFERS:
+				return accepted.with(FenceOutcome.ACCEPTED_MARK_REFUSED, Reason.NONE,
+						"durable mark names another lock identity: not retryable; the document reads FORGED until "
+								+ "recovered");
+			default:
+				return accepted.with(FenceOutcome.ACCEPTED_MARK_PENDING, Reason.BACKEND_UNREACHABLE,
+						"durable mark not confirmed: retry with retryMark");
+		}
 	}
 
 	/**
-	 * Raises the document's durable mark within the deadline; {@code true} when raised (or when there is nothing to
-	 * raise: no mark store, no lease context, no id; the id is read only when there is a mark to raise).
+	 * Raises the document's durable mark within the deadline ({@code RAISED} also when there is nothing to raise: no
+	 * mark store, no lease context, no id).
 	 */
-	private boolean raiseMark(FenceStamp stamp, Supplier<@Nullable String> documentId, Instant deadline) {
+	private DocumentMarkStore.Raise raiseMark(FenceStamp stamp, @Nullable String id, Instant deadline) {
 		LeaseContext context = LeaseContext.currentOrNull();
-		if (this.marks == null || context == null) {
-			return true;
-		}
-		String id = documentId.get();
-		if (id == null) {
-			return true;
+		if (this.marks == null || context == null || id == null) {
+			return DocumentMarkStore.Raise.RAISED;
 		}
 		return this.marks.raise(context.identity().scope(), this.raw.getDatabaseName(), id, stamp.lockKeyDigest(),
 				stamp.fencingToken(), stamp.leaseId(), deadline);

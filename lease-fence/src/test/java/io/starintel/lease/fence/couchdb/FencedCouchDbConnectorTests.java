@@ -26,13 +26,13 @@ import io.starintel.lease.core.Reason;
 import io.starintel.lease.fence.FenceGuard;
 import io.starintel.lease.fence.FenceOutcome;
 import io.starintel.lease.fence.FenceStamp;
+import io.starintel.lease.fence.FencedWriteResult;
 import io.starintel.lease.fence.couchdb.internal.FenceDesignDocument;
 import io.starintel.lease.context.LeaseContext;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
-import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.Mockito.doThrow;
 import static org.mockito.Mockito.mock;
@@ -91,8 +91,12 @@ class FencedCouchDbConnectorTests {
 		assertThat(this.fenced.tryCreate(node).isAccepted()).isTrue();
 		assertThat(node.get(FenceStamp.FIELD).get("fencing_token").asLong()).isEqualTo(this.context.fencingToken());
 		Pojo pojo = new Pojo();
-		assertThat(this.fenced.tryUpdate(pojo).isAccepted()).isTrue();
+		assertThat(this.fenced.tryCreate(pojo).isAccepted()).isTrue();
 		assertThat(pojo.getStarintelFence()).containsEntry("lease_id", this.context.leaseId());
+		// an update needs the document's id: this type has none, so nothing is authorized, stamped or sent
+		Pojo noId = new Pojo();
+		assertThat(this.fenced.tryUpdate(noId).outcome()).isEqualTo(FenceOutcome.INVALID_REQUEST);
+		assertThat(noId.getStarintelFence()).isNull();
 	}
 
 	@Test
@@ -110,10 +114,13 @@ class FencedCouchDbConnectorTests {
 	}
 
 	@Test
-	void documentThatCannotCarryAStampIsAProgrammingError() {
-		assertThatIllegalArgumentException().isThrownBy(() -> this.fenced.tryCreate(new Object()));
-		assertThatIllegalArgumentException().isThrownBy(() -> this.fenced.tryCreate(Map.of("_id", "immutable")))
-			.withMessageContaining("must be mutable");
+	void documentThatCannotCarryAStampIsAnInvalidRequestAndNothingIsSent() {
+		assertThat(this.fenced.tryCreate(new Object()).outcome()).isEqualTo(FenceOutcome.INVALID_REQUEST);
+		FencedWriteResult immutable = this.fenced.tryCreate(Map.of("_id", "immutable"));
+		assertThat(immutable.outcome()).isEqualTo(FenceOutcome.INVALID_REQUEST);
+		assertThat(immutable.detail()).contains("immutable Map");
+		assertThat(immutable.stamp()).as("never authorized").isNull();
+		verifyNoInteractions(this.delegate);
 	}
 
 	@Test

@@ -159,6 +159,13 @@ end
 -- re-creation from the current document. A mark never goes down and never changes its lock identity. It keeps the
 -- lease id of the write that raised it (one token belongs to one lease), so that a fenced read accepts the mark's
 -- token only with that lease id (a forged fence may copy the token, not name another lease).
+-- Who may raise is decided before this call, not here (one home per rule): a fenced write's authorization at backend
+-- time (FenceGuard: lease.lua's authorize_commit, the home of the exact-holder and high-water-mark rules), and for
+-- FencedDocuments.retryMark the same authorization plus the document's own identity as CouchDB stores it (a mark is
+-- only raised to the identity of the document it belongs to: 'identity_differs' is final). This function does not
+-- refuse a token below the identity's high-water mark: a write accepted at its authorization (the contract's
+-- acceptance point) before a successor's must still mark its document after the CouchDB write, and a lower token
+-- never lowers a mark ('kept').
 -- KEYS[1] couchdb:marks (hash: field = F, unpadded base64url SHA-256 of database + "\n" + document id, value =
 --   '<lock_key_digest> <fencing_token> <lease_id>' (marks raised before the lease id was kept have none); never
 --   deleted)

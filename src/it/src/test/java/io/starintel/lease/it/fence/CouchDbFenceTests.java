@@ -17,13 +17,16 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.starintel.lease.test.ServiceEnvironment;
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.internal.Identifiers;
+import io.starintel.lease.fence.FenceGuard;
 import io.starintel.lease.fence.FenceOutcome;
+import io.starintel.lease.store.redis.FenceCalls;
 import io.starintel.lease.fence.FencedWriteRejectedException;
 import io.starintel.lease.fence.FencedWriteResult;
 import io.starintel.lease.fence.couchdb.internal.FenceDesignDocument;
@@ -724,6 +727,86 @@ abstract class CouchDbFenceTests {
 		Map<?, ?> stored = raw.get(Map.class, "dup1");
 		assertThat(stored.get("value")).as("nothing was sent").isEqualTo("second");
 		assertThat(raw.contains("dup2")).isFalse();
+	}
+
+	/**
+	 * A document that cannot be written as a fenced document (no {@code _id} for an update, not a document at all, an
+	 * immutable Map, also inside a bulk write) is {@code fenced_write_invalid_request} before anything is authorized:
+	 * no authorize-commit call (so no audit of an authorized commit and no raised high-water mark), nothing sent,
+	 * nothing stamped into the caller's document.
+	 */
+	@Test
+	void aDocumentThatCannotBeWrittenIsAnInvalidRequestBeforeAnyAuthorization() {
+		AtomicInteger authorizations = new AtomicInteger();
+		FenceGuard counting = new FenceGuard((request) -> {
+			authorizations.incrementAndGet();
+			return fixture.store.authorizeCommit(request);
+		}, FenceGuard.DEFAULT_TIMEOUT, Clock.systemUTC());
+		FencedCouchDbConnector checked = new FencedCouchDbConnector(raw, counting, new DocumentMarkStore(fixture.redis));
+		LeaseContext holder = fixture.acquire(fixture.identity("couch-invalid"), "bob", 30_000);
+		String identityKey = FenceCalls.identityKey(holder.identity());
+		Object highWaterMark = fixture.redis.opsForHash().get(identityKey, "h");
+		try (LeaseContext.Scope scope = LeaseContext.bind(holder)) {
+			Map<String, Object> noId = new LinkedHashMap<>(Map.of("value", "no id"));
+			FencedWriteResult update = checked.tryUpdate(noId);
+			assertThat(update.outcome()).isEqualTo(FenceOutcome.INVALID_REQUEST);
+			assertThat(update.stamp()).as("never authorized").isNull();
+			assertThat(update.detail()).contains("_id");
+			assertThat(noId).as("nothing stamped").doesNotContainKey("starintel_fence");
+			assertThat(checked.tryCreate("not a document").outcome()).isEqualTo(FenceOutcome.INVALID_REQUEST);
+			FencedWriteResult immutable = checked.tryCreate(Map.of("_id", "invalid-immutable", "value", "x"));
+			assertThat(immutable.outcome()).isEqualTo(FenceOutcome.INVALID_REQUEST);
+			assertThat(immutable.detail()).contains("immutable");
+			assertThat(checked.tryCreate("invalid-immutable-2", Map.of("value", "x")).outcome())
+				.isEqualTo(FenceOutcome.INVALID_REQUEST);
+			assertThat(checked.tryDelete(null, "1-abc").outcome()).isEqualTo(FenceOutcome.INVALID_REQUEST);
+			Map<String, Object> fine = doc("invalid-bulk-fine", "x");
+			assertThat(checked.tryExecuteBulk(List.of(fine, Map.of("_id", "invalid-bulk-immutable")))).hasSize(2)
+				.allSatisfy((r) -> assertThat(r.result().outcome()).isEqualTo(FenceOutcome.INVALID_REQUEST));
+			assertThat(fine).doesNotContainKey("starintel_fence");
+			assertThatExceptionOfType(FencedWriteRejectedException.class)
+				.isThrownBy(() -> checked.create(Map.of("_id", "invalid-immutable-3")))
+				.satisfies((ex) -> assertThat(ex.outcome()).isEqualTo(FenceOutcome.INVALID_REQUEST));
+			assertThat(authorizations).as("no authorize-commit call").hasValue(0);
+			assertThat(fixture.redis.opsForHash().get(identityKey, "h")).as("high-water mark untouched")
+				.isEqualTo(highWaterMark);
+			// a valid write right after is authorized once and accepted
+			assertThat(checked.tryCreate(doc("invalid-then-valid", "x")).outcome()).isEqualTo(FenceOutcome.ACCEPTED);
+			assertThat(authorizations).hasValue(1);
+		}
+		assertThat(raw.contains("invalid-immutable")).isFalse();
+		assertThat(raw.contains("invalid-immutable-2")).isFalse();
+		assertThat(raw.contains("invalid-bulk-fine")).isFalse();
+	}
+
+	/**
+	 * A document whose durable mark names another lock identity (here a mark planted without a write, as a stale
+	 * holder's retryMark could before it was authorized) gets {@code fenced_write_accepted_mark_refused}: the write
+	 * stands, the mark can never be raised (not {@code backend_unreachable}, not "retry"), retryMark answers the same,
+	 * and the reader reports the document {@code FORGED} until an operator recovers it.
+	 */
+	@Test
+	void aMarkOfAnotherIdentityIsReportedRefusedNotPending() {
+		String id = "mark-taken-" + UUID.randomUUID().toString().substring(0, 8);
+		LeaseContext other = fixture.acquire(fixture.identity("couch-mark-owner-" + id), "alice", 30_000);
+		DocumentMarkStore marks = new DocumentMarkStore(fixture.redis);
+		assertThat(marks.raise(other.identity().scope(), database, id, other.identity().keyDigest(),
+				other.fencingToken())).isTrue();
+		LeaseContext e = fixture.acquire(fixture.identity("couch-mark-writer-" + id), "erin", 30_000);
+		try (LeaseContext.Scope scope = LeaseContext.bind(e)) {
+			FencedWriteResult result = fenced.tryCreate(doc(id, "from E"));
+			assertThat(result.outcome()).isEqualTo(FenceOutcome.ACCEPTED_MARK_REFUSED);
+			assertThat(result.outcome().wireName()).isEqualTo("fenced_write_accepted_mark_refused");
+			assertThat(result.isAccepted()).as("the write stands").isTrue();
+			assertThat(result.isMarkPending()).as("not retryable").isFalse();
+			assertThat(result.reason()).isNotEqualTo(Reason.BACKEND_UNREACHABLE);
+			assertThat(result.detail()).contains("another lock identity").doesNotContain("retry with");
+			assertThat(fenced.documents().retryMark(id, result)).isEqualTo(result);
+		}
+		assertThat(raw.get(Map.class, id).get("value")).isEqualTo("from E");
+		assertThat(marks.read(e.identity().scope(), database, id, null).digest())
+			.isEqualTo(other.identity().keyDigest());
+		assertThat(reader.read(e.identity().scope(), id).status()).isEqualTo(FencedReadStatus.FORGED);
 	}
 
 	/** Runs a recovery as a fresh CouchDB user with the recovery role (Apache CouchDB only), then removes the user. */

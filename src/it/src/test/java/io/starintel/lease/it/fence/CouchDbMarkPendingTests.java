@@ -30,13 +30,14 @@ import io.starintel.lease.fence.couchdb.DocumentMarkStore;
 import io.starintel.lease.fence.couchdb.FencedCouchDbConnector;
 import io.starintel.lease.fence.couchdb.FencedDocumentResult;
 import io.starintel.lease.fence.couchdb.FencedDocuments;
+import io.starintel.lease.fence.couchdb.FencedCouchDbReader;
+import io.starintel.lease.fence.couchdb.FencedReadStatus;
 import io.starintel.lease.it.redis.RedisServers;
 import io.starintel.lease.store.redis.FenceCalls;
 import io.starintel.lease.test.FaultProxy;
 import io.starintel.lease.test.TestServers;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
@@ -157,18 +158,100 @@ class CouchDbMarkPendingTests {
 		FenceStamp own = written.stamp();
 		assertThat(marks.read(a.identity().scope(), this.database, "forged-1", null).token())
 			.isEqualTo(a.fencingToken());
+		assertThat(written.documentId()).isEqualTo("forged-1");
 		// a result built by hand: "pending", with a token far above anything this holder wrote with
 		FencedWriteResult forged = new FencedWriteResult(FenceOutcome.ACCEPTED_MARK_PENDING, Reason.BACKEND_UNREACHABLE,
 				"corr_forged", null, new FenceStamp(own.lockKeyDigest(), own.fencingToken() + 1_000, own.leaseId(),
-						own.executionId(), own.traceId(), own.acceptedAt()));
+						own.executionId(), own.traceId(), own.acceptedAt()), "forged-1");
 		try (LeaseContext.Scope scope = LeaseContext.bind(a)) {
-			assertThatIllegalArgumentException().isThrownBy(() -> documents.retryMark("forged-1", forged));
+			FencedWriteResult refused = documents.retryMark("forged-1", forged);
+			assertThat(refused.outcome()).isEqualTo(FenceOutcome.INVALID_REQUEST);
+			assertThat(refused.detail()).contains("bound lease context");
 		}
 		// without a context no mark is raised either
 		assertThat(documents.retryMark("forged-1", forged).outcome()).isEqualTo(FenceOutcome.NO_LEASE_CONTEXT);
 		assertThat(marks.read(a.identity().scope(), this.database, "forged-1", null).token())
 			.as("the mark is still the holder's own token")
 			.isEqualTo(a.fencingToken());
+	}
+
+	/**
+	 * retryMark is a fenced commit (the probe's contract violation): a holder whose lease was taken over gets
+	 * {@code lease_lost} for its own pending write and raises nothing, a result is raised only for its own document,
+	 * and only onto a document that carries its lock identity; so no stale (or current) holder of one identity can
+	 * plant a mark on another identity's document id, and that identity's first writer is marked normally.
+	 */
+	@Test
+	void retryMarkIsAuthorizedAtBackendTimeAndRaisesOnlyItsOwnDocumentOfItsOwnIdentity() throws Exception {
+		URI uri = RedisServers.uri();
+		String suffix = UUID.randomUUID().toString().substring(0, 8);
+		String own = "stale-own-" + suffix;
+		String victim = "victim-" + suffix;
+		LeaseContext a = this.fixture.acquire(this.fixture.identity("couch-mark-stale-" + suffix), "alice", 3_000);
+		DocumentMarkStore direct = new DocumentMarkStore(this.fixture.redis);
+		try (FaultProxy proxy = new FaultProxy(new InetSocketAddress(uri.getHost(), uri.getPort()))) {
+			LettuceConnectionFactory proxied = RedisServers.factory("127.0.0.1", proxy.port());
+			try {
+				DocumentMarkStore marks = new DocumentMarkStore(FenceCalls.create(proxied, "starintel-lease"),
+						MARK_TIMEOUT);
+				FencedCouchDbConnector fenced = new FencedCouchDbConnector(this.raw, this.fixture.guard, marks);
+				fenced.installDesignDocument();
+				FencedDocuments documents = fenced.documents();
+				FencedWriteResult pending;
+				try (LeaseContext.Scope scope = LeaseContext.bind(a)) {
+					assertThat(documents.tryCreate(doc("warm-" + suffix)).outcome()).isEqualTo(FenceOutcome.ACCEPTED);
+					proxy.pause(true);
+					pending = documents.tryCreate(doc(own));
+					proxy.pause(false);
+				}
+				assertThat(pending.outcome()).isEqualTo(FenceOutcome.ACCEPTED_MARK_PENDING);
+				assertThat(pending.documentId()).isEqualTo(own);
+				// A's lease ends and B holds the target now; A's context is still bound
+				this.fixture.awaitExpired(a);
+				LeaseContext b = this.fixture.acquire(a.identity(), "bob", 30_000);
+				try (LeaseContext.Scope scope = LeaseContext.bind(a)) {
+					FencedWriteResult own1 = documents.retryMark(own, pending);
+					assertThat(own1.outcome()).as("the same answer as a write").isEqualTo(FenceOutcome.LEASE_LOST);
+					assertThat(documents.tryCreate(doc("late-" + suffix)).outcome()).isEqualTo(FenceOutcome.LEASE_LOST);
+					// a result names its document: another id is refused, nothing authorized or raised
+					FencedWriteResult other = documents.retryMark(victim, pending);
+					assertThat(other.outcome()).isEqualTo(FenceOutcome.INVALID_REQUEST);
+					assertThat(other.detail()).contains("another document");
+					// re-labelled by hand: the victim document does not carry A's identity (it does not exist)
+					assertThat(documents.retryMark(victim, pending.withDocumentId(victim)).outcome())
+						.isEqualTo(FenceOutcome.INVALID_REQUEST);
+				}
+				assertThat(direct.read(a.identity().scope(), this.database, own, null).digest())
+					.as("no mark raised by the stale holder")
+					.isNull();
+				assertThat(direct.read(a.identity().scope(), this.database, victim, null).digest())
+					.as("no mark planted on another document")
+					.isNull();
+				// nor does B, the identity's current holder, raise a result of A's lease (B's own writes mark it)
+				try (LeaseContext.Scope scope = LeaseContext.bind(b)) {
+					assertThat(documents.retryMark(own, pending).outcome()).isEqualTo(FenceOutcome.INVALID_REQUEST);
+				}
+				// E, the current holder of another identity, creates the victim document: marked normally, read current
+				LeaseContext e = this.fixture.acquire(this.fixture.identity("couch-mark-victim-" + suffix), "erin",
+						30_000);
+				try (LeaseContext.Scope scope = LeaseContext.bind(e)) {
+					FencedWriteResult created = documents.tryCreate(doc(victim));
+					assertThat(created.outcome()).isEqualTo(FenceOutcome.ACCEPTED);
+					// nor can E, current, plant its identity's mark on A's document with a result built by hand
+					FencedWriteResult planted = new FencedWriteResult(FenceOutcome.ACCEPTED_MARK_PENDING,
+							Reason.BACKEND_UNREACHABLE, "corr_planted", null, created.stamp(), own);
+					FencedWriteResult refused = documents.retryMark(own, planted);
+					assertThat(refused.outcome()).isEqualTo(FenceOutcome.INVALID_REQUEST);
+					assertThat(refused.detail()).contains("lock identity");
+				}
+				assertThat(new FencedCouchDbReader(this.raw, direct).read(e.identity().scope(), victim).status())
+					.isEqualTo(FencedReadStatus.CURRENT);
+				assertThat(direct.read(a.identity().scope(), this.database, own, null).digest()).isNull();
+			}
+			finally {
+				proxied.destroy();
+			}
+		}
 	}
 
 	/**
