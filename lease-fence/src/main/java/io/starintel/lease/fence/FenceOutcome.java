@@ -42,8 +42,9 @@ public enum FenceOutcome {
 	OUTCOME_UNKNOWN("lease_outcome_unknown"),
 	/**
 	 * The request cannot be sent as a fenced write (a CouchDB document that cannot carry the fence stamp or has no id
-	 * where one is required, a bulk write naming one document id twice: its results could not be told apart), or a
-	 * {@code retryMark} names another document, lease or identity than its result's; nothing was authorized or sent.
+	 * where one is required, a bulk write naming one document id twice: its results could not be told apart; a
+	 * {@code retryMark} that names another document, lease or identity than its result's; a RabbitMQ producer batch,
+	 * or a {@code CorrelationData} already used); nothing was authorized or sent.
 	 */
 	INVALID_REQUEST("fenced_write_invalid_request");
 

@@ -46,9 +46,9 @@ import io.starintel.lease.fence.amqp.FencedRabbitTemplate;
 /**
  * Auto-configures fenced RabbitMQ publication (the application's {@code RabbitTemplate} becomes a
  * {@link FencedRabbitTemplate}, configured like Boot's own; a {@code RabbitTemplate} the application declares itself
- * is fenced by {@link UserRabbitTemplateFencing}) and, when the consumer's program is configured and the lease store
- * is not the in-memory one, the {@link FencedListenerAdvice} put first in every listener container
- * ({@link FencedListenerAdvicePostProcessor}).
+ * is fenced by {@link UserRabbitTemplateFencing}, except a {@code BatchingRabbitTemplate}, which cannot be) and, when
+ * the consumer's program is configured and the lease store is not the in-memory one, the {@link FencedListenerAdvice}
+ * put first in every listener container ({@link FencedListenerAdvicePostProcessor}).
  * It comes before {@link RabbitAutoConfiguration}, so that Boot's template backs off for the fenced one; its
  * conditions therefore never read the beans Boot's Rabbit auto-configuration defines. Contract: Rabbit publication
  * that makes an exclusive result externally visible is fenced; lower tokens are rejected at consumption.

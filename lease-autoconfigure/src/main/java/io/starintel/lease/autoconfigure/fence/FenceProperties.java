@@ -38,7 +38,8 @@ public record FenceProperties(@DefaultValue("2s") Duration authorizationTimeout,
 	 * @param consumer Consumer-side guard settings.
 	 * @param fenceUserTemplates Whether RabbitTemplate beans the application declares itself (which make the
 	 * auto-configured FencedRabbitTemplate back off) are fenced too, by a before-publish post-processor; when false
-	 * they publish unfenced and start-up logs a warning naming each.
+	 * they publish unfenced and start-up logs a warning naming each. A BatchingRabbitTemplate bean is never fenced
+	 * (a batch cannot be authorized message by message); start-up logs a warning naming it.
 	 */
 	public record Amqp(@DefaultValue("true") boolean enabled, @DefaultValue List<String> fencedExchanges,
 			@DefaultValue List<String> fencedQueues, @DefaultValue Consumer consumer,

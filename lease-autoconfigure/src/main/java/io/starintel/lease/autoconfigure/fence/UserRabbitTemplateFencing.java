@@ -3,6 +3,7 @@ package io.starintel.lease.autoconfigure.fence;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.amqp.rabbit.core.BatchingRabbitTemplate;
 import org.springframework.amqp.rabbit.core.RabbitOperations;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.beans.factory.ObjectProvider;
@@ -19,6 +20,12 @@ import io.starintel.lease.fence.amqp.FencingMessagePostProcessor;
  * before-publish post-processor. With {@code starintel.lease.fence.amqp.fence-user-templates=false} they are left
  * alone and start-up logs a warning naming each, so that no template publishes unfenced silently; so does a
  * {@link RabbitOperations} bean that is not a {@code RabbitTemplate} (it has no before-publish hook to fence).
+ *
+ * <p>A {@link BatchingRabbitTemplate} bean is never fenced, and start-up logs a warning naming it: its {@code send}
+ * only buffers, and the batch is published by whichever thread releases it (a later send of any lease,
+ * {@code flush()}, its scheduler), so a fencing post-processor would stamp one holder's messages with another's lease.
+ * Its messages go out unstamped (a fenced consumer rejects them); fenced publishes go through the fenced
+ * {@code RabbitTemplate}. Contract: every fenced message is authorized as its own publish.
  */
 final class UserRabbitTemplateFencing implements BeanPostProcessor {
 
@@ -48,6 +55,13 @@ final class UserRabbitTemplateFencing implements BeanPostProcessor {
 			return bean;
 		}
 		if (bean instanceof FencedRabbitTemplate) {
+			return bean;
+		}
+		if (bean instanceof BatchingRabbitTemplate) {
+			logger.warn("RabbitTemplate bean '{}' ({}) batches its publishes and is not fenced: a batch is sent by "
+					+ "whichever thread releases it, so its messages cannot be authorized one by one; they go out "
+					+ "unstamped (fenced consumers reject them) and a publish under a lost lease is not refused. Send "
+					+ "fenced publishes through the fenced RabbitTemplate", beanName, bean.getClass().getName());
 			return bean;
 		}
 		if (template.getBeforePublishPostProcessors() != null && template.getBeforePublishPostProcessors()

@@ -10,8 +10,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.amqp.core.AmqpAdmin;
 import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.core.QueueBuilder;
+import org.springframework.amqp.rabbit.batch.SimpleBatchingStrategy;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.amqp.rabbit.core.BatchingRabbitTemplate;
 import org.springframework.amqp.rabbit.core.RabbitOperations;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
@@ -23,6 +26,7 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;
 import io.starintel.lease.autoconfigure.LeaseStoreAutoConfiguration;
@@ -57,6 +61,9 @@ class UserRabbitTemplateFencingTests {
 	private static final LockIdentity IDENTITY = LockIdentity.of("tenant-main", "program-a", "starintel-target",
 			"t-rabbit", "usernamegen", "default", null);
 
+	private static final LockIdentity OTHER_IDENTITY = LockIdentity.of("tenant-main", "program-a",
+			"starintel-target", "t-rabbit-other", "usernamegen", "default", null);
+
 	private static final LeaseOwner OWNER = new LeaseOwner("prn_test", "c", "k", "i");
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
@@ -76,6 +83,24 @@ class UserRabbitTemplateFencingTests {
 		@Bean
 		RabbitTemplate myTemplate(ConnectionFactory connectionFactory) {
 			return new RabbitTemplate(connectionFactory);
+		}
+
+	}
+
+	/** A batching template of the application: batches of two, released by the second send. */
+	@Configuration(proxyBeanMethods = false)
+	static class UserBatchingTemplate {
+
+		@Bean
+		ThreadPoolTaskScheduler batchScheduler() {
+			return new ThreadPoolTaskScheduler();
+		}
+
+		@Bean
+		BatchingRabbitTemplate myBatchingTemplate(ConnectionFactory connectionFactory,
+				ThreadPoolTaskScheduler batchScheduler) {
+			return new BatchingRabbitTemplate(connectionFactory, new SimpleBatchingStrategy(2, 100_000, 60_000),
+					batchScheduler);
 		}
 
 	}
@@ -114,6 +139,42 @@ class UserRabbitTemplateFencingTests {
 				.tag("reason", "lease_lost")
 				.counter()
 				.count()).isEqualTo(1.0);
+		});
+	}
+
+	/**
+	 * A batching template is not fenced: a batch is published by whichever thread releases it, so a fencing
+	 * post-processor stamped a revoked holder's buffered message with the lease of the holder (of another target) whose
+	 * send completed the batch. Now its messages go out unstamped (a fenced consumer rejects them), and start-up says
+	 * so once, naming the bean.
+	 */
+	@Test
+	void whenUserDeclaresABatchingTemplateThenItIsNotFencedItsBatchesGoOutUnstampedAndStartUpSaysSo(
+			CapturedOutput output) {
+		this.runner.withUserConfiguration(UserBatchingTemplate.class).run((context) -> {
+			BatchingRabbitTemplate batching = context.getBean("myBatchingTemplate", BatchingRabbitTemplate.class);
+			assertThat(batching.getBeforePublishPostProcessors()).isNullOrEmpty();
+			assertThat(output).containsOnlyOnce("RabbitTemplate bean 'myBatchingTemplate'")
+				.contains("batches its publishes and is not fenced")
+				.contains("they go out unstamped (fenced consumers reject them)")
+				.contains("Send fenced publishes through the fenced RabbitTemplate");
+			String queue = queue(context);
+			LeaseService service = context.getBean(LeaseService.class);
+			LeaseRecord stale = acquire(service);
+			assertThat(service.release(new ReleaseRequest(stale.handle(), service.newId(), service.deadline()))
+				.code()).isEqualTo(ResultCode.LEASE_RELEASED);
+			acquire(service);
+			try (LeaseContext.Scope scope = LeaseContext.bind(new LeaseContext(stale))) {
+				batching.convertAndSend("", queue, "A stale");
+			}
+			LeaseRecord other = acquire(service, OTHER_IDENTITY);
+			try (LeaseContext.Scope scope = LeaseContext.bind(new LeaseContext(other))) {
+				batching.convertAndSend("", queue, "D current, other target");
+			}
+			Message batch = batching.receive(queue, 5_000);
+			assertThat(batch).isNotNull();
+			assertThat(batch.getMessageProperties().getHeaders()).containsKey(MessageProperties.SPRING_BATCH_FORMAT)
+				.doesNotContainKeys(FenceHeaders.TOKEN, FenceHeaders.LEASE_ID, FenceHeaders.LOCK_KEY_DIGEST);
 		});
 	}
 
@@ -182,7 +243,11 @@ class UserRabbitTemplateFencingTests {
 	}
 
 	private static LeaseRecord acquire(LeaseService service) {
-		LeaseResult result = service.acquire(AcquireRequest.builder(IDENTITY, OWNER)
+		return acquire(service, IDENTITY);
+	}
+
+	private static LeaseRecord acquire(LeaseService service, LockIdentity identity) {
+		LeaseResult result = service.acquire(AcquireRequest.builder(identity, OWNER)
 			.ttl(Duration.ofSeconds(30))
 			.maximumLifetime(Duration.ofMinutes(5))
 			.build(service.newId(), service.deadline()));

@@ -8,6 +8,11 @@ public enum ConsumeRejection {
 
 	/** No (valid) fence headers on a fenced consumer. */
 	MISSING_OR_MALFORMED_FENCE("missing_or_malformed_fence"),
+	/**
+	 * A producer batch ({@link FenceHeaders#isProducerBatch}): its messages went out under one set of fence headers,
+	 * those of whichever thread released the batch, so one stamp cannot vouch for each of them. Never moves the mark.
+	 */
+	BATCHED_MESSAGE("batched_message"),
 	/** The token is below the highest token already accepted for the identity. */
 	TOKEN_BELOW_HIGH_WATER_MARK("token_below_high_water_mark"),
 	/** The token is above the highest token the lease store ever issued for the identity. */

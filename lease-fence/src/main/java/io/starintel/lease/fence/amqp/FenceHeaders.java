@@ -1,6 +1,7 @@
 package io.starintel.lease.fence.amqp;
 
 import org.springframework.amqp.core.MessageProperties;
+import org.springframework.amqp.support.AmqpHeaders;
 
 import io.starintel.lease.fence.FenceStamp;
 
@@ -29,6 +30,20 @@ public final class FenceHeaders {
 	public static final String ACCEPTED_AT = "x-starintel-accepted-at";
 
 	private FenceHeaders() {
+	}
+
+	/**
+	 * Whether these are the properties of a producer batch (Spring AMQP's {@code BatchingRabbitTemplate}): the
+	 * {@link MessageProperties#SPRING_BATCH_FORMAT} header {@code SimpleBatchingStrategy} puts on a batch of several
+	 * messages, or the {@link AmqpHeaders#BATCH_SIZE} header it leaves on the fragments a consumer debatches (which
+	 * lose the first). Contract: every fenced message is authorized and stamped as its own publish; a batch is sent by
+	 * whichever thread releases it, under one set of headers for all its messages, so it is never fenced: the fenced
+	 * publish paths refuse it ({@code fenced_write_invalid_request}) and the consumer guard rejects it
+	 * ({@code batched_message}).
+	 */
+	public static boolean isProducerBatch(MessageProperties properties) {
+		return properties.getHeaders().containsKey(MessageProperties.SPRING_BATCH_FORMAT)
+				|| properties.getHeaders().containsKey(AmqpHeaders.BATCH_SIZE);
 	}
 
 	/** Writes the stamp's headers. */

@@ -37,7 +37,9 @@ import io.starintel.lease.context.LeaseContext;
  * never reaches the broker. Needs a connection factory with correlated publisher confirms and returns
  * ({@code spring.rabbitmq.publisher-confirm-type=correlated}, {@code spring.rabbitmq.publisher-returns=true});
  * without them every fenced publish is refused ({@code lease_backend_unavailable}) rather than assumed delivered.
- * {@code sendAndReceive} is refused under a context (a reply cannot be fenced here).
+ * {@code sendAndReceive} is refused under a context (a reply cannot be fenced here). A message marked as a producer
+ * batch ({@link FenceHeaders#isProducerBatch}) is refused ({@link FenceOutcome#INVALID_REQUEST}, nothing authorized
+ * or sent): it cannot be fenced per message.
  *
  * <p>Every other path on which the template publishes (the reply of {@code receiveAndReply}, the request of an
  * {@code AsyncRabbitTemplate} over this template, {@link #doSend} called inside {@code execute}) is fenced as
@@ -81,7 +83,8 @@ public class FencedRabbitTemplate extends RabbitTemplate {
 
 	/**
 	 * Publishes under the bound lease context and returns the typed outcome (never throws for a refusal). Without
-	 * a context the answer is {@link FenceOutcome#NO_LEASE_CONTEXT} and nothing is sent.
+	 * a context the answer is {@link FenceOutcome#NO_LEASE_CONTEXT} and nothing is sent; a producer batch is
+	 * {@link FenceOutcome#INVALID_REQUEST}.
 	 */
 	public FencedWriteResult trySend(String exchange, String routingKey, Message message) {
 		LeaseContext context = LeaseContext.currentOrNull();
@@ -141,6 +144,9 @@ public class FencedRabbitTemplate extends RabbitTemplate {
 
 	private FencedWriteResult fencedSend(LeaseContext context, String exchange, String routingKey, Message message,
 			@Nullable CorrelationData userCorrelation) {
+		if (FenceHeaders.isProducerBatch(message.getMessageProperties())) {
+			return FencingMessagePostProcessor.batchRefused();
+		}
 		FenceDecision decision = this.guard.authorize(context);
 		FencedWriteResult authorized = decision.toWriteResult();
 		if (!decision.isAuthorized()) {

@@ -53,9 +53,12 @@ import io.starintel.lease.store.redis.FenceFunction;
  * high-water mark already observed for that identity; RabbitMQ delivery metadata is not proof of ownership, so this
  * only orders effects, the publish-side authorization is the fence. Messages without fence headers are rejected
  * when {@code requireFence} is set, else passed through. When Redis cannot answer, the message is not processed and
- * the container's default (requeue) applies. A call carries a deadline ({@link #DEFAULT_TIMEOUT} unless given) and
- * waits no longer, through the lease store's {@link FenceCalls} (its connections, replica acknowledgement and failover
- * recovery).
+ * the container's default (requeue) applies. A producer batch ({@link FenceHeaders#isProducerBatch}: a
+ * {@code BatchingRabbitTemplate}'s delivery, or the fragments a consumer batch debatched from it) that carries fence
+ * headers, or any one when {@code requireFence} is set, is rejected ({@link ConsumeRejection#BATCHED_MESSAGE}) without
+ * a Redis call: its messages share the headers of whichever thread released it. A call carries a deadline
+ * ({@link #DEFAULT_TIMEOUT} unless given) and waits no longer, through the lease store's {@link FenceCalls} (its
+ * connections, replica acknowledgement and failover recovery).
  *
  * <p>Put it in a container with {@link #fenceFirst(AbstractMessageListenerContainer)}: first in the chain, and bound
  * to the container, so that a rejected message is dead-lettered whatever the acknowledge mode ({@code MANUAL}: the
@@ -307,6 +310,12 @@ public final class FencedListenerAdvice implements MethodInterceptor {
 			return;
 		}
 		long token = parseToken(tokenHeader);
+		if (FenceHeaders.isProducerBatch(message.getMessageProperties())) {
+			// contract: each fenced message is authorized as its own publish; one stamp never passes a whole batch
+			this.rejections.rejected(this.scope, ConsumeRejection.BATCHED_MESSAGE, safe(digest), token, "", leaseId,
+					traceId);
+			throw new FencedMessageRejectedException(ConsumeRejection.BATCHED_MESSAGE);
+		}
 		if (!(digest instanceof String digestText) || !DIGEST.matcher(digestText).matches() || token <= 0) {
 			this.rejections.rejected(this.scope, ConsumeRejection.MISSING_OR_MALFORMED_FENCE, safe(digest), token, "",
 					leaseId, traceId);

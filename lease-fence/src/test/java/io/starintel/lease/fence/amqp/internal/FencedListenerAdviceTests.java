@@ -16,10 +16,13 @@ import org.springframework.amqp.core.AcknowledgeMode;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
+import org.springframework.amqp.support.AmqpHeaders;
 import org.springframework.beans.DirectFieldAccessor;
 
 import io.starintel.lease.core.ProgramScope;
+import io.starintel.lease.fence.amqp.ConsumeRejection;
 import io.starintel.lease.fence.amqp.FenceHeaders;
+import io.starintel.lease.fence.amqp.FencedMessageRejectedException;
 import io.starintel.lease.core.Reason;
 import io.starintel.lease.store.redis.FenceCallException;
 import io.starintel.lease.store.redis.FenceCalls;
@@ -77,6 +80,37 @@ class FencedListenerAdviceTests {
 		verify(invocation, never()).proceed();
 		verifyNoInteractions(this.redis);
 		assertThat(this.rejections.count()).isEqualTo(1);
+	}
+
+	/**
+	 * A stamped producer batch (the {@code springBatchFormat} header of Spring AMQP's batch, or the
+	 * {@code amqp_batchSize} header its debatched fragments keep) is rejected as {@code batched_message} before Redis:
+	 * one stamp never passes a batch. An unfenced batch passes when the fence is not required, like any unfenced
+	 * message.
+	 */
+	@Test
+	void aStampedProducerBatchIsRejectedBeforeTouchingRedis() throws Throwable {
+		FencedListenerAdvice advice = new FencedListenerAdvice(this.redis, Duration.ofSeconds(2), this.scope, false,
+				this.rejections);
+		Message batch = fenced(42L);
+		batch.getMessageProperties().setHeader(MessageProperties.SPRING_BATCH_FORMAT,
+				MessageProperties.BATCH_FORMAT_LENGTH_HEADER4);
+		Message fragment = fenced(42L);
+		fragment.getMessageProperties().setHeader(AmqpHeaders.BATCH_SIZE, 2);
+		for (Message message : List.of(batch, fragment)) {
+			MethodInvocation invocation = invocation(message);
+			assertThatExceptionOfType(FencedMessageRejectedException.class)
+				.isThrownBy(() -> advice.invoke(invocation))
+				.satisfies((ex) -> assertThat(ex.reason()).isEqualTo(ConsumeRejection.BATCHED_MESSAGE));
+			verify(invocation, never()).proceed();
+		}
+		verifyNoInteractions(this.redis);
+		assertThat(this.rejections.count()).isEqualTo(2);
+		MessageProperties unfenced = new MessageProperties();
+		unfenced.setHeader(MessageProperties.SPRING_BATCH_FORMAT, MessageProperties.BATCH_FORMAT_LENGTH_HEADER4);
+		MethodInvocation invocation = invocation(new Message(new byte[0], unfenced));
+		advice.invoke(invocation);
+		verify(invocation).proceed();
 	}
 
 	@Test
