@@ -3,7 +3,10 @@ package io.starintel.lease.fence.amqp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.Map;
 import java.util.Set;
+import java.util.WeakHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -18,6 +21,7 @@ import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import com.rabbitmq.client.Channel;
 
 import io.starintel.lease.core.Reason;
+import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.fence.FenceDecision;
 import io.starintel.lease.fence.FenceGuard;
 import io.starintel.lease.fence.FenceOutcome;
@@ -37,9 +41,14 @@ import io.starintel.lease.context.LeaseContext;
  * never reaches the broker. Needs a connection factory with correlated publisher confirms and returns
  * ({@code spring.rabbitmq.publisher-confirm-type=correlated}, {@code spring.rabbitmq.publisher-returns=true});
  * without them every fenced publish is refused ({@code lease_backend_unavailable}) rather than assumed delivered.
- * {@code sendAndReceive} is refused under a context (a reply cannot be fenced here). A message marked as a producer
- * batch ({@link FenceHeaders#isProducerBatch}) is refused ({@link FenceOutcome#INVALID_REQUEST}, nothing authorized
- * or sent): it cannot be fenced per message.
+ * {@code sendAndReceive} is refused under a context (a reply cannot be fenced here).
+ *
+ * <p>A {@link CorrelationData} is for one publish: its future completes with that publish's confirm, which is what a
+ * fenced {@code send} waits for. Under a context, a {@code CorrelationData} whose future is already complete, that
+ * carries a returned message, or that was given to this template before (with or without a context) is refused
+ * ({@link FenceOutcome#INVALID_REQUEST}, nothing authorized or sent): waiting on it would report the earlier publish's
+ * confirm as this one's. A message marked as a producer batch ({@link FenceHeaders#isProducerBatch}) is refused the
+ * same way: it cannot be fenced per message.
  *
  * <p>Every other path on which the template publishes (the reply of {@code receiveAndReply}, the request of an
  * {@code AsyncRabbitTemplate} over this template, {@link #doSend} called inside {@code execute}) is fenced as
@@ -58,6 +67,12 @@ public class FencedRabbitTemplate extends RabbitTemplate {
 
 	/** How the publishes that do not go through {@link #send} are fenced (see {@link #doSend}). */
 	private final FencingMessagePostProcessor otherPublishes;
+
+	/**
+	 * Every {@link CorrelationData} given to {@link #send} (by identity unless a subclass redefines equality; weak, so
+	 * that a dropped one is forgotten): a fenced send refuses one seen before.
+	 */
+	private final Map<CorrelationData, Boolean> givenCorrelations = Collections.synchronizedMap(new WeakHashMap<>());
 
 	/** The message this thread's {@link #send} authorized, stamped and is publishing: {@link #doSend} passes it on. */
 	private final ThreadLocal<@Nullable Message> authorizedSend = new ThreadLocal<>();
@@ -102,6 +117,9 @@ public class FencedRabbitTemplate extends RabbitTemplate {
 			if (requiresContext(exchange, routingKey)) {
 				throw new FencedWriteRejectedException(this.guard.authorizeCurrent().toWriteResult());
 			}
+			if (correlationData != null) {
+				this.givenCorrelations.put(correlationData, Boolean.TRUE);
+			}
 			super.send(exchange, routingKey, message, correlationData);
 			return;
 		}
@@ -142,17 +160,39 @@ public class FencedRabbitTemplate extends RabbitTemplate {
 				|| (name.isEmpty() && this.fencedQueues.contains((routingKey != null) ? routingKey : ""));
 	}
 
+	/**
+	 * Claims the correlation for this publish: whether its future is not complete, it carries no returned message, and
+	 * this template was not given it before (atomic: of two concurrent sends with one correlation, one is refused).
+	 */
+	private boolean claim(CorrelationData correlation) {
+		boolean unused = !correlation.getFuture().isDone() && correlation.getReturned() == null;
+		return unused && this.givenCorrelations.putIfAbsent(correlation, Boolean.TRUE) == null;
+	}
+
+	/** Forgets a claimed correlation that carried nothing (the publish was refused before it was sent). */
+	private void unclaim(@Nullable CorrelationData correlation) {
+		if (correlation != null) {
+			this.givenCorrelations.remove(correlation);
+		}
+	}
+
 	private FencedWriteResult fencedSend(LeaseContext context, String exchange, String routingKey, Message message,
 			@Nullable CorrelationData userCorrelation) {
 		if (FenceHeaders.isProducerBatch(message.getMessageProperties())) {
 			return FencingMessagePostProcessor.batchRefused();
 		}
+		if (userCorrelation != null && !claim(userCorrelation)) {
+			return FencedWriteResult.refused(FenceOutcome.INVALID_REQUEST, Reason.NONE, Identifiers.generate("corr"),
+					"the CorrelationData was already used for a publish: nothing sent", null);
+		}
 		FenceDecision decision = this.guard.authorize(context);
 		FencedWriteResult authorized = decision.toWriteResult();
 		if (!decision.isAuthorized()) {
+			unclaim(userCorrelation);
 			return authorized;
 		}
 		if (!getConnectionFactory().isPublisherConfirms() || !getConnectionFactory().isPublisherReturns()) {
+			unclaim(userCorrelation);
 			return authorized.with(FenceOutcome.BACKEND_UNAVAILABLE, Reason.NONE,
 					"publisher confirms and returns are required for fenced publishes");
 		}

@@ -21,6 +21,7 @@ import org.springframework.amqp.core.QueueBuilder;
 import org.springframework.amqp.rabbit.batch.MessageBatch;
 import org.springframework.amqp.rabbit.batch.SimpleBatchingStrategy;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+import org.springframework.amqp.rabbit.connection.CorrelationData;
 import org.springframework.amqp.rabbit.core.BatchingRabbitTemplate;
 import org.springframework.amqp.rabbit.core.RabbitAdmin;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
@@ -35,6 +36,7 @@ import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.fence.FenceOutcome;
+import io.starintel.lease.fence.FencedWriteRejectedException;
 import io.starintel.lease.fence.amqp.ConsumeRejection;
 import io.starintel.lease.fence.amqp.FenceHeaders;
 import io.starintel.lease.fence.amqp.FencedPublishRejectedException;
@@ -52,7 +54,9 @@ import static org.awaitility.Awaitility.await;
 /**
  * Against the real broker and the real Redis lease store: producer batches ({@code BatchingRabbitTemplate}) are never
  * fenced, on the publish side (a batch is released by whichever thread comes next, so stamping it there would put
- * that thread's lease on a stale holder's messages) nor on the consumer side (one stamp never passes a batch).
+ * that thread's lease on a stale holder's messages) nor on the consumer side (one stamp never passes a batch); and a
+ * {@code CorrelationData} already used is refused by the fenced template instead of reporting the earlier publish's
+ * confirm as this one's.
  */
 class RabbitBatchAndCorrelationFenceTests {
 
@@ -234,6 +238,72 @@ class RabbitBatchAndCorrelationFenceTests {
 		}
 		await().atMost(Duration.ofSeconds(10)).until(() -> !batches.isEmpty());
 		assertThat(batches).containsExactly(List.of("B 1"));
+	}
+
+	/**
+	 * The probe's case: a {@code CorrelationData} used for a routable publish, then for an unroutable one, reported
+	 * the second as accepted (its future was complete already). Now it is refused before anything is sent, and so is
+	 * one completed by another template; a fresh one still reports the unroutable publish.
+	 */
+	@Test
+	void aCorrelationDataAlreadyUsedIsRefusedBeforeAnythingIsSent() {
+		LeaseContext b = this.fixture.acquire(this.fixture.identity("correlation"), "bob", 30_000);
+		String missing = "fence-it-missing-" + UUID.randomUUID();
+		try (LeaseContext.Scope scope = LeaseContext.bind(b)) {
+			CorrelationData correlation = new CorrelationData();
+			this.template.send("", this.other, RabbitFenceTests.message("first"), correlation);
+			assertThat(correlation.getFuture()).isDone();
+			assertThatExceptionOfType(FencedWriteRejectedException.class)
+				.isThrownBy(() -> this.template.send("", missing, RabbitFenceTests.message("unroutable"), correlation))
+				.satisfies((ex) -> assertThat(ex.outcome()).isEqualTo(FenceOutcome.INVALID_REQUEST));
+			assertThatExceptionOfType(FencedWriteRejectedException.class)
+				.isThrownBy(() -> this.template.send("", this.other, RabbitFenceTests.message("again"), correlation))
+				.satisfies((ex) -> assertThat(ex.outcome()).isEqualTo(FenceOutcome.INVALID_REQUEST));
+			assertThatExceptionOfType(FencedWriteRejectedException.class)
+				.isThrownBy(() -> this.template.send("", missing, RabbitFenceTests.message("fresh"),
+						new CorrelationData()))
+				.satisfies((ex) -> assertThat(ex.outcome()).isEqualTo(FenceOutcome.UNROUTABLE));
+		}
+		// a correlation whose confirm another template's publish completed
+		CorrelationData elsewhere = new CorrelationData();
+		this.plain.send("", this.other, RabbitFenceTests.message("plain"), elsewhere);
+		await().atMost(Duration.ofSeconds(10)).until(() -> elsewhere.getFuture().isDone());
+		try (LeaseContext.Scope scope = LeaseContext.bind(b)) {
+			assertThatExceptionOfType(FencedWriteRejectedException.class)
+				.isThrownBy(() -> this.template.send("", missing, RabbitFenceTests.message("reused"), elsewhere))
+				.satisfies((ex) -> assertThat(ex.outcome()).isEqualTo(FenceOutcome.INVALID_REQUEST));
+		}
+		List<String> delivered = new CopyOnWriteArrayList<>();
+		await().atMost(Duration.ofSeconds(10)).until(() -> {
+			Message message = this.plain.receive(this.other);
+			if (message != null) {
+				delivered.add(RabbitFenceTests.body(message));
+			}
+			return delivered.size() >= 2;
+		});
+		assertThat(delivered).containsExactly("first", "plain");
+		assertThat(this.plain.receive(this.other)).isNull();
+	}
+
+	/** A correlation refused because its lease is lost was never sent: the holder of a new lease may use it. */
+	@Test
+	void aCorrelationDataOfARefusedPublishIsStillUnused() {
+		LeaseContext a = this.fixture.acquire(this.fixture.identity("correlation-refused"), "alice", 30_000);
+		release(a);
+		CorrelationData correlation = new CorrelationData();
+		try (LeaseContext.Scope scope = LeaseContext.bind(a)) {
+			assertThatExceptionOfType(FencedWriteRejectedException.class)
+				.isThrownBy(() -> this.template.send("", this.other, RabbitFenceTests.message("stale"), correlation))
+				.satisfies((ex) -> assertThat(ex.outcome()).isEqualTo(FenceOutcome.LEASE_LOST));
+		}
+		LeaseContext b = this.fixture.acquire(this.fixture.identity("correlation-refused"), "bob", 30_000);
+		try (LeaseContext.Scope scope = LeaseContext.bind(b)) {
+			this.template.send("", this.other, RabbitFenceTests.message("current"), correlation);
+		}
+		assertThat(correlation.getFuture()).isDone();
+		Message received = await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.plain.receive(this.other), (m) -> m != null);
+		assertThat(RabbitFenceTests.body(received)).isEqualTo("current");
 	}
 
 	private void startFencedConsumer() {
