@@ -68,7 +68,7 @@ class FenceCouchDbAutoConfigurationTests {
 			.withPropertyValues("starintel.lease.fence.couchdb.install-design-document=false")
 			.run((context) -> {
 				FencedCouchDbConnector fenced = context.getBean("fencedCouchDbConnector", FencedCouchDbConnector.class);
-				assertThat(fenced.tryCreate("doc-1", Map.of("a", 1)).outcome())
+				assertThat(fenced.tryCreate("doc-1", new java.util.HashMap<>(Map.of("a", 1))).outcome())
 					.isEqualTo(io.starintel.lease.fence.FenceOutcome.NO_LEASE_CONTEXT);
 				assertThat(registry.get("starintel.lease.fence.rejections")
 					.tag("enforcement_point", "couchdb")
