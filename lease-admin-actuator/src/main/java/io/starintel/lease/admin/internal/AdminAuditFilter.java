@@ -5,6 +5,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Set;
 
 import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.http.internal.AuthorizationHeader;
+import io.starintel.lease.http.internal.UnreadBody;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -22,6 +24,11 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * request: a refusal by a component that does not know the endpoint, such as Spring Boot refusing a write operation
  * that {@code management.endpoint.targetleases.access=read-only} does not permit (405). So every request that reaches
  * the application emits exactly one audit event.
+ *
+ * <p>It also answers a request that sends {@code Authorization} more than once 401 {@code invalid_credential} before
+ * any credential is checked ({@link AuthorizationHeader}: no guessing which one authenticates), and makes every answer
+ * given before the request's body was read to its end — Spring Security's 401 and 403, the endpoint's early 400s —
+ * close the connection and end without a thread waiting for the rest of the body ({@link UnreadBody}).
  */
 public final class AdminAuditFilter extends OncePerRequestFilter {
 
@@ -36,17 +43,24 @@ public final class AdminAuditFilter extends OncePerRequestFilter {
 	@Override
 	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws ServletException, IOException {
-		AdminRequestAudit slot = AdminRequestAudit.open(request, response);
+		HttpServletResponse answer = UnreadBody.closingWhenUnread(request, response);
+		AdminRequestAudit slot = AdminRequestAudit.open(request, answer);
 		try {
-			response.setHeader(AdminRequestAudit.CORRELATION_HEADER, slot.correlationId());
-			response.setHeader("Cache-Control", "no-store");
-			if (!SERVED_METHODS.contains(request.getMethod())) {
+			answer.setHeader(AdminRequestAudit.CORRELATION_HEADER, slot.correlationId());
+			answer.setHeader("Cache-Control", "no-store");
+			if (AuthorizationHeader.repeated(request)) {
+				this.auditor.refused(AdminRequestAudit.type(request), ResultCode.INVALID_CREDENTIAL,
+						slot.correlationId());
+				write(answer, ResultCode.INVALID_CREDENTIAL, slot.correlationId(), null);
+			}
+			else if (!SERVED_METHODS.contains(request.getMethod())) {
 				this.auditor.refused(AdminRequestAudit.type(request), ResultCode.INVALID_LEASE_REQUEST,
 						slot.correlationId());
-				write(response, ResultCode.INVALID_LEASE_REQUEST, slot.correlationId(), "method: not supported");
-				return;
+				write(answer, ResultCode.INVALID_LEASE_REQUEST, slot.correlationId(), "method: not supported");
 			}
-			chain.doFilter(request, response);
+			else {
+				chain.doFilter(request, answer);
+			}
 		}
 		finally {
 			if (!slot.audited()) {
@@ -54,6 +68,11 @@ public final class AdminAuditFilter extends OncePerRequestFilter {
 						slot.correlationId());
 			}
 			slot.close();
+		}
+		if (UnreadBody.pending(request)) {
+			// answered before the body was read (e.g. 401): no thread waits for the rest of it (docs/worker-api.md)
+			UnreadBody.closeConnection(request, answer);
+			UnreadBody.endWithoutSwallow(request, response);
 		}
 	}
 

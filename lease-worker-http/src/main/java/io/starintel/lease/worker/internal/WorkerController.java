@@ -50,9 +50,11 @@ import io.starintel.lease.core.internal.PropertyProblems;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.http.Admission;
 import io.starintel.lease.http.internal.AdapterPropertiesCheck;
+import io.starintel.lease.http.internal.AuthorizationHeader;
 import io.starintel.lease.http.internal.BoundedBody;
 import io.starintel.lease.http.internal.CorrelationId;
 import io.starintel.lease.http.internal.TenantAdmission;
+import io.starintel.lease.http.internal.UnreadBody;
 import io.starintel.lease.worker.WorkerHttpProperties;
 
 /**
@@ -203,7 +205,10 @@ public class WorkerController {
 		if (!underBasePath(request)) {
 			return false;
 		}
-		write(dispatch(request, null), response);
+		ResponseEntity<String> answer = dispatch(request, null);
+		if (answer != null) {
+			answerEarly(request, response, answer);
+		}
 		return true;
 	}
 
@@ -222,10 +227,10 @@ public class WorkerController {
 		String path = request.getRequestURI().substring(request.getContextPath().length());
 		WorkerOperation operation = WorkerOperation.at(path.substring(BASE_PATH.length()));
 		Instant started = Instant.now();
-		WorkerCaller caller = this.operations.authenticate(request.getHeader(HttpHeaders.AUTHORIZATION));
-		write((caller == null)
+		WorkerCaller caller = this.operations.authenticate(AuthorizationHeader.single(request));
+		answerEarly(request, response, (caller == null)
 				? respond(this.operations.unauthenticated(auditType(operation), correlationId, started), correlationId)
-				: malformed(operation, caller, correlationId, started, "request: rejected by the firewall"), response);
+				: malformed(operation, caller, correlationId, started, "request: rejected by the firewall"));
 		return true;
 	}
 
@@ -250,43 +255,46 @@ public class WorkerController {
 	}
 
 	/**
-	 * The answer to a request; {@code null} when the body is being read asynchronously (a {@code response} was given
-	 * and the request supports async): {@link BodyRead} then answers on the response.
+	 * The answer to a request; {@code null} when the answer is given on the response itself (a {@code response} was
+	 * given and the request supports async): {@link BodyRead} reading the body, or an answer given before the body
+	 * was read ({@link #early}).
 	 */
 	private @Nullable ResponseEntity<String> dispatch(HttpServletRequest request,
 			@Nullable HttpServletResponse response) {
 		String correlationId = correlationId(request);
 		String path = request.getRequestURI().substring(request.getContextPath().length());
 		if (OPENAPI_PATH.equals(path) && "GET".equals(request.getMethod())) {
-			return ResponseEntity.ok()
+			return early(request, response, ResponseEntity.ok()
 				.contentType(MediaType.APPLICATION_JSON)
 				.header(CORRELATION_HEADER, correlationId)
 				.header(HttpHeaders.CACHE_CONTROL, "no-store")
-				.body(new String(this.openApi, StandardCharsets.UTF_8));
+				.body(new String(this.openApi, StandardCharsets.UTF_8)));
 		}
 		WorkerOperation operation = path.startsWith(BASE_PATH) ? WorkerOperation.at(path.substring(BASE_PATH.length()))
 				: null;
 		// docs/worker-api.md: 401 before 400, so nothing about the request is judged for an unauthenticated caller
-		// (the body is not even read)
+		// (the body is not even read); a repeated Authorization header names no credential
 		Instant started = Instant.now();
-		WorkerCaller caller = this.operations.authenticate(request.getHeader(HttpHeaders.AUTHORIZATION));
+		WorkerCaller caller = this.operations.authenticate(AuthorizationHeader.single(request));
 		if (caller == null) {
-			return respond(this.operations.unauthenticated(auditType(operation), correlationId, started),
-					correlationId);
+			return early(request, response, respond(this.operations.unauthenticated(auditType(operation),
+					correlationId, started), correlationId));
 		}
 		if (operation == null || !"POST".equals(request.getMethod())) {
-			return malformed(operation, caller, correlationId, started, (operation == null) ? "path: unknown operation"
-					: "method: must be POST");
+			return early(request, response, malformed(operation, caller, correlationId, started,
+					(operation == null) ? "path: unknown operation" : "method: must be POST"));
 		}
 		if (request.getQueryString() != null) {
-			return malformed(operation, caller, correlationId, started, "query: not accepted");
+			return early(request, response, malformed(operation, caller, correlationId, started,
+					"query: not accepted"));
 		}
 		String contentType = request.getContentType();
 		if (contentType == null || !JSON.matcher(contentType.trim()).matches()) {
-			return malformed(operation, caller, correlationId, started, "content_type: must be application/json");
+			return early(request, response, malformed(operation, caller, correlationId, started,
+					"content_type: must be application/json"));
 		}
 		if (request.getContentLengthLong() > this.maxBodyBytes) {
-			return malformed(operation, caller, correlationId, started, tooLarge());
+			return early(request, response, malformed(operation, caller, correlationId, started, tooLarge()));
 		}
 		if (response != null && request.isAsyncSupported() && !request.isAsyncStarted()) {
 			// the body is read without blocking a thread, within the default deadline (the request's deadline_at is in
@@ -295,6 +303,40 @@ public class WorkerController {
 			return null;
 		}
 		return answer(request, operation, caller, correlationId, started, BoundedBody.read(request, this.maxBodyBytes));
+	}
+
+	/**
+	 * An answer given before the request's body was read (docs/worker-api.md, "Request bodies"): with a body still
+	 * unread, it asks for the connection to be closed and is written here, then the request ends through an async
+	 * cycle that completes at once ({@link UnreadBody}), so no thread waits for a stalled body; without one, the answer
+	 * as it is.
+	 */
+	private @Nullable ResponseEntity<String> early(HttpServletRequest request, @Nullable HttpServletResponse response,
+			ResponseEntity<String> answer) {
+		if (response == null || !UnreadBody.pending(request)) {
+			return answer;
+		}
+		try {
+			answerEarly(request, response, answer);
+		}
+		catch (IOException ex) {
+			logger.debug("Worker request {}: the answer could not be written ({})", correlationId(request),
+					ex.getClass().getName());
+		}
+		return null;
+	}
+
+	/** Writes an answer given before the body was read: {@code Connection: close}, then the async end. */
+	private void answerEarly(HttpServletRequest request, HttpServletResponse response, ResponseEntity<String> answer)
+			throws IOException {
+		boolean pending = UnreadBody.pending(request);
+		if (pending) {
+			UnreadBody.closeConnection(request, response);
+		}
+		write(answer, response);
+		if (pending) {
+			UnreadBody.endWithoutSwallow(request, response);
+		}
 	}
 
 	private String tooLarge() {
@@ -447,7 +489,13 @@ public class WorkerController {
 				catch (RuntimeException ex) {
 					entity = failure(ex, this.request);
 				}
-				write(entity, (HttpServletResponse) context.getResponse());
+				HttpServletResponse target = (HttpServletResponse) context.getResponse();
+				if (UnreadBody.pending(this.request)) {
+					// answered before the body's end (over the bound, cut off, past the deadline): the connection is
+					// closed, never kept to swallow the rest (this cycle completes without reading it)
+					UnreadBody.closeConnection(this.request, target);
+				}
+				write(entity, target);
 			}
 			catch (IOException | RuntimeException ex) {
 				logger.debug("Worker request {}: the answer could not be written ({})", this.correlationId,
