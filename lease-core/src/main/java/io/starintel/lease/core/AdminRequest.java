@@ -38,7 +38,8 @@ public record AdminRequest(Operation operation, LockIdentity identity, String re
 
 	/**
 	 * Checks an administrator's reason or incident id: 1..{@value #MAX_REASON_LENGTH} characters, not blank, no
-	 * control characters (the one home of the rule, shared by force-release, revoke and recovery).
+	 * control, format or line separator characters and no unpaired surrogate (the one home of the rule, shared by
+	 * force-release, revoke and recovery; the characters: {@code PlainText}).
 	 * @throws InvalidLeaseRequestException naming {@code reason}
 	 */
 	public static void requireValidReason(String reason) {

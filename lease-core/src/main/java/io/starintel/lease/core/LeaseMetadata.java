@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
+import io.starintel.lease.core.internal.PlainText;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -21,7 +22,8 @@ import tools.jackson.databind.node.ObjectNode;
  * <p>Contract: metadata accepts only a documented, non-secret, size-limited JSON object. Bounds: at most
  * {@value #MAX_BYTES} UTF-8 bytes in canonical form, nesting depth at most {@value #MAX_DEPTH}, at most
  * {@value #MAX_ENTRIES} keys and array elements in all, keys matching {@code [a-z0-9_.-]{1,64}}, strings of at
- * most {@value #MAX_STRING} characters without control characters. Keys that name secrets (containing
+ * most {@value #MAX_STRING} characters without control, format or line separator characters or unpaired surrogates
+ * ({@link PlainText}). Keys that name secrets (containing
  * {@code password}, {@code secret}, {@code credential}, {@code authorization}, {@code bearer}, {@code apikey},
  * {@code api_key}, {@code private_key}, {@code cookie} or {@code session}) are rejected.
  */
@@ -188,10 +190,9 @@ public final class LeaseMetadata {
 		if (value.length() > MAX_STRING) {
 			throw new InvalidLeaseRequestException("metadata", "strings longer than " + MAX_STRING + " characters");
 		}
-		for (int i = 0; i < value.length(); i++) {
-			if (Character.isISOControl(value.charAt(i))) {
-				throw new InvalidLeaseRequestException("metadata", "control characters");
-			}
+		String problem = PlainText.problem(value);
+		if (problem != null) {
+			throw new InvalidLeaseRequestException("metadata", problem);
 		}
 	}
 

@@ -2,6 +2,7 @@ package io.starintel.lease.core;
 
 import java.time.Duration;
 import java.time.Instant;
+import io.starintel.lease.core.internal.PlainText;
 import io.starintel.lease.core.internal.RequestDigest;
 
 /**
@@ -71,10 +72,9 @@ final class RequestFields {
 			throw new InvalidLeaseRequestException("reason", "must be 1.." + AdminRequest.MAX_REASON_LENGTH
 					+ " characters");
 		}
-		for (int i = 0; i < reason.length(); i++) {
-			if (Character.isISOControl(reason.charAt(i))) {
-				throw new InvalidLeaseRequestException("reason", "control characters");
-			}
+		String problem = PlainText.problem(reason);
+		if (problem != null) {
+			throw new InvalidLeaseRequestException("reason", problem);
 		}
 	}
 

@@ -64,6 +64,27 @@ class RequestInputTests {
 		assertThat(LeaseMetadata.parse("{\"a\":1.5e300}").json()).isEqualTo("{\"a\":1.5E300}");
 	}
 
+	/**
+	 * Free text where control characters are refused (an administrator's reason, metadata strings) also refuses an
+	 * unpaired surrogate (no UTF-8 form: the audit stream would keep {@code ?}) and format, line and paragraph
+	 * separator characters (shown raw or reordering text in the console): PlainText, the one home of the rule.
+	 */
+	@Test
+	void freeTextRefusesUnpairedSurrogatesAndFormatAndSeparatorCharacters() {
+		for (String bad : List.of("a\ud800b", "a\udc00", "\ud800", "a\u202eb", "a\u2028b", "a\u2029b", "a\u200bb",
+				"a\ufeffb", "a\u0007b", "a\nb")) {
+			assertInvalid("reason", () -> AdminRequest.requireValidReason(bad));
+			assertInvalid("metadata", () -> LeaseMetadata.of(Map.of("note", bad)));
+		}
+		// lone surrogates as JSON escapes, as a worker's body sends them
+		assertInvalid("metadata", () -> LeaseMetadata.parse("{\"note\":\"\\ud800\"}"));
+		assertInvalid("metadata", () -> LeaseMetadata.parse("{\"note\":\"x\\u202ey\"}"));
+		// a surrogate pair (an emoji), accented and non-Latin text are plain text
+		AdminRequest.requireValidReason("incident \ud83d\ude00 caf\u00e9 \u4e8b\u4ef6");
+		assertThat(LeaseMetadata.of(Map.of("note", "\ud83d\ude00 caf\u00e9")).json())
+			.isEqualTo("{\"note\":\"\ud83d\ude00 caf\u00e9\"}");
+	}
+
 	private static void assertInvalid(String field, Runnable call) {
 		assertThatExceptionOfType(InvalidLeaseRequestException.class).isThrownBy(call::run)
 			.satisfies((ex) -> assertThat(ex.field()).isEqualTo(field));

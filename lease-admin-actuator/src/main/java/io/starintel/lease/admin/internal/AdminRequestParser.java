@@ -11,6 +11,7 @@ import io.starintel.lease.admin.AdminGrant;
 import io.starintel.lease.admin.AdminProperties;
 import io.starintel.lease.core.AdminRequest;
 import io.starintel.lease.core.internal.Identifiers;
+import io.starintel.lease.core.internal.PlainText;
 import io.starintel.lease.core.InvalidLeaseRequestException;
 import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.ListFilter;
@@ -51,7 +52,10 @@ final class AdminRequestParser {
 
 	private static final Set<String> RECOVER_DOCUMENT_BODY = Set.of("tenant_id", "program_id", "document_id", "reason");
 
-	/** A CouchDB document id a recovery may name: not a design or system document, no control characters. */
+	/**
+	 * A CouchDB document id a recovery may name: not a design or system document, no control characters (and
+	 * {@link PlainText}'s rule).
+	 */
 	private static final Pattern DOCUMENT_ID = Pattern.compile("[^_\\p{Cntrl}][^\\p{Cntrl}]{0,511}");
 
 	/** A cluster node as {@code host:port} (a host name, IPv4 or bracketed IPv6 address, and a port). */
@@ -200,9 +204,9 @@ final class AdminRequestParser {
 				StrictJson.requiredString(json, "program_id"));
 		call.scope(scope);
 		String documentId = StrictJson.requiredString(json, "document_id");
-		if (!DOCUMENT_ID.matcher(documentId).matches()) {
-			throw new InvalidLeaseRequestException("document_id",
-					"1-512 characters, no control characters, not a design or system document");
+		if (!DOCUMENT_ID.matcher(documentId).matches() || !PlainText.isPlain(documentId)) {
+			throw new InvalidLeaseRequestException("document_id", "1-512 characters, no control, format or line "
+					+ "separator characters or unpaired surrogates, not a design or system document");
 		}
 		String reason = StrictJson.requiredString(json, "reason");
 		AdminRequest.requireValidReason(reason);
