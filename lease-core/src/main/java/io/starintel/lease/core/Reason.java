@@ -40,6 +40,13 @@ public enum Reason {
 	/** The primary reports fewer replicas than a change must wait for: nothing was sent. */
 	REPLICAS_UNAVAILABLE("replicas_unavailable"),
 	/**
+	 * The store's connection reached a node that is not a primary (a replica: a primary demoted by a failover or a
+	 * restart while the connection stayed open, or a client that reconnected to a cached address): nothing was run;
+	 * the connection is replaced and a retry goes through the client's discovery again ({@code lease_backend_unavailable},
+	 * retryable).
+	 */
+	NOT_PRIMARY("not_primary"),
+	/**
 	 * The node now serving the program was promoted, restarted or restored since the program's state was written:
 	 * every pre-failover lease must be revoked (recovery) before the program serves calls again.
 	 */
