@@ -110,8 +110,10 @@ final class ClusterRouter implements Router {
 		boolean replicated = NodeState.hasReplicas(partitions);
 		NodeState node = this.nodes.computeIfAbsent(name, (key) -> new NodeState(name, replicated, true));
 		node.topologyHasReplicas(replicated);
+		// a node that is not a primary (a view older than a failover): the client reads the topology again (its
+		// writes answer MOVED to the primary meanwhile); the cluster connection, shared by other calls' nodes, stays
 		return new Route(connection.async(), connection, node, true, () -> this.pool.release(loan),
-				() -> this.pool.retire(loan.connection()));
+				() -> this.pool.retire(loan.connection()), this::refreshTopology);
 	}
 
 	@Override

@@ -1,7 +1,9 @@
 package io.starintel.lease.store.redis.internal;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
@@ -9,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
@@ -158,6 +161,39 @@ final class ConnectionPool<C> {
 		if (!mine) {
 			return; // retired or replaced already
 		}
+		try {
+			this.closer.accept(connection);
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Closing a lease store connection failed: {}", ex.getClass().getSimpleName());
+		}
+	}
+
+	/**
+	 * Keeps every connection from later calls at once (the next borrow opens another one) and closes each once
+	 * {@code drained} completes for it (the commands already written on it are answered: their calls get their own
+	 * replies, not a closed connection), or after {@code graceMs}: for connections on a node that is not a primary.
+	 */
+	void retireAll(Function<C, CompletionStage<?>> drained, long graceMs) {
+		List<C> retired;
+		synchronized (this) {
+			retired = new ArrayList<>(this.all);
+			this.all.clear();
+			this.idle.clear();
+		}
+		for (C connection : retired) {
+			CompletableFuture<?> done;
+			try {
+				done = drained.apply(connection).toCompletableFuture();
+			}
+			catch (RuntimeException ex) {
+				done = CompletableFuture.completedFuture(null);
+			}
+			done.orTimeout(graceMs, TimeUnit.MILLISECONDS).whenComplete((answer, failure) -> closeQuietly(connection));
+		}
+	}
+
+	private void closeQuietly(C connection) {
 		try {
 			this.closer.accept(connection);
 		}

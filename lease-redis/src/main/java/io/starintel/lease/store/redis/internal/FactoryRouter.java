@@ -52,9 +52,10 @@ final class FactoryRouter implements Router {
 			// a replica wait is sent only on a standalone connection, whose drops are watched on the factory's client
 			if (commands instanceof RedisAsyncCommands<byte[], byte[]> standalone) {
 				return new Route(commands, standalone.getStatefulConnection(), this.node, watchFactoryClient(),
-						() -> closeQuietly(connection), Route.NOT_OWNED);
+						() -> closeQuietly(connection), Route.NOT_OWNED, Route.NOT_OWNED);
 			}
-			return new Route(commands, null, this.node, false, () -> closeQuietly(connection), Route.NOT_OWNED);
+			return new Route(commands, null, this.node, false, () -> closeQuietly(connection), Route.NOT_OWNED,
+					Route.NOT_OWNED);
 		}
 		catch (ScriptFailure | RuntimeException ex) {
 			closeQuietly(connection);

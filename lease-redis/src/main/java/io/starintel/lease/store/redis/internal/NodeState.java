@@ -11,7 +11,9 @@ import org.jspecify.annotations.Nullable;
  * What the executor knows of one primary: whether the function library is loaded there (sent ahead of the node's
  * first call, and again after "function not found"), how many replicas it reports online ({@code INFO replication})
  * and, a cluster primary, whether its own view of the cluster has replicas ({@code CLUSTER NODES}), refreshed about
- * once a second and whenever a replica wait fell short.
+ * once a second and whenever a replica wait fell short. An {@code INFO} answered by a node that is not a primary
+ * ({@code role:slave}: a connection left on a demoted primary, or reconnected to a cached address that is a replica
+ * now) is not the primary's count: it leaves the count as it was, and the next call asks again on its own connection.
  */
 final class NodeState {
 
@@ -43,6 +45,8 @@ final class NodeState {
 	private volatile long refreshedAt;
 
 	private volatile boolean refreshing;
+
+	private volatile boolean replicaAnswered;
 
 	private boolean doubted;
 
@@ -154,9 +158,15 @@ final class NodeState {
 	void refreshed(@Nullable String info, @Nullable String clusterNodes, long nowMs) {
 		CompletableFuture<Void> done;
 		synchronized (this) {
-			if (info != null) {
+			if (info != null && isPrimary(info)) {
 				this.onlineReplicas = onlineReplicas(info);
 				this.refreshedAt = nowMs;
+				this.replicaAnswered = false;
+			}
+			else if (info != null) {
+				// a replica's count is not the primary's: the count stands, and the next call asks again soon
+				this.replicaAnswered = true;
+				this.doubted = true;
 			}
 			if (clusterNodes != null) {
 				try {
@@ -170,6 +180,14 @@ final class NodeState {
 			done = this.pending;
 		}
 		done.complete(null);
+	}
+
+	/**
+	 * Whether the latest {@code INFO} answer came from a node that is not a primary: some connection of the store is on
+	 * a replica (a call about to refuse for want of replicas first asks its own connection's node what it is).
+	 */
+	boolean replicaAnswered() {
+		return this.replicaAnswered;
 	}
 
 	/** Whether the function library is known to be loaded on the node. */
@@ -213,7 +231,10 @@ final class NodeState {
 		return false;
 	}
 
-	/** Whether an {@code INFO replication} text is a primary's. */
+	/**
+	 * Whether an {@code INFO replication} text is a primary's ({@code role:master}; a replica says {@code role:slave},
+	 * Redis and Valkey alike).
+	 */
 	static boolean isPrimary(String info) {
 		return info.contains("role:master");
 	}

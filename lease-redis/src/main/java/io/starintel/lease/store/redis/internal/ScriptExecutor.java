@@ -14,6 +14,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.KeyScanCursor;
@@ -53,7 +54,11 @@ import io.starintel.lease.store.redis.ReplicaAcknowledgement;
  * <p>Contract: an acknowledged grant, renewal, release, revoke or commit authorization survives the promotion of a
  * replica; a command that could not be submitted (no connection, the deadline already passed, too few replicas
  * online, a node that refused it unrun: {@code MOVED}, {@code READONLY}, {@code CLUSTERDOWN}, {@code LOADING}) is
- * distinguished from one that may have run without a usable reply ({@link ScriptFailure.Kind#OUTCOME_UNKNOWN}); no
+ * distinguished from one that may have run without a usable reply ({@link ScriptFailure.Kind#OUTCOME_UNKNOWN}); a
+ * connection found on a node that is not a primary ({@code INFO} answers {@code role:slave}, or the node refuses with
+ * {@code READONLY} or {@code MASTERDOWN}) is retired at once, the call that found it answered {@code NOT_SUBMITTED}
+ * with reason {@code not_primary}, so that the next call opens a new connection (on Sentinel the client asks the
+ * sentinels for the primary again) instead of every call failing on a connection the client left on a replica; no
  * Redis exception leaves this class, and neither does a {@link LinkageError} of an incompatible driver (logged at
  * ERROR once per executor, the call fails closed). The library is loaded on a node before the node's first call
  * (pipelined ahead of it) and again when the node answers "function not found" (a restart, flush or failover).
@@ -74,9 +79,18 @@ public final class ScriptExecutor implements AutoCloseable {
 			"lease_backend_unavailable", "recovery_required", "rejected", "corrupt",
 			"forged_token_above_issued_counter", "forged_unknown_lease_id", "forged_lease_id_mismatch");
 
+	/**
+	 * Errors with which a node that is not a primary refuses a command without running it: a write on a replica, and
+	 * anything on a replica whose link to its primary is down ({@code replica-serve-stale-data no}).
+	 */
+	private static final List<String> NOT_PRIMARY = List.of("READONLY", "MASTERDOWN");
+
+	/** How often at most a connection found on a node that is not a primary is logged at WARN. */
+	private static final long NOT_PRIMARY_LOG_MILLIS = 10_000;
+
 	/** Errors with which a node refuses a command without running it: nothing was done. */
-	private static final List<String> UNRUN = List.of("MOVED", "ASK", "READONLY", "CLUSTERDOWN", "LOADING",
-			"MASTERDOWN", "TRYAGAIN", "NOREPLICAS", "BUSY", "NOPERM");
+	private static final List<String> UNRUN = List.of("MOVED", "ASK", "CLUSTERDOWN", "LOADING", "TRYAGAIN",
+			"NOREPLICAS", "BUSY", "NOPERM");
 
 	private final Router router;
 
@@ -87,6 +101,8 @@ public final class ScriptExecutor implements AutoCloseable {
 	private final @Nullable ExecutorService connector;
 
 	private final AtomicBoolean incompatibleDriverLogged = new AtomicBoolean();
+
+	private final AtomicLong notPrimaryLoggedAt = new AtomicLong();
 
 	/** An executor on the factory's deployment, every change acknowledged by all replicas the primary reports. */
 	public ScriptExecutor(RedisConnectionFactory connectionFactory) {
@@ -171,7 +187,12 @@ public final class ScriptExecutor implements AutoCloseable {
 							route.node().libraryLoaded();
 						}
 					});
-					askReplicas(route.commands(), route.node()).whenComplete((done, failure) -> route.release().run());
+					askReplicas(route.commands(), route.node()).whenComplete((replica, failure) -> {
+						if (Boolean.TRUE.equals(replica)) {
+							demoted(route, "at warm-up");
+						}
+						route.release().run();
+					});
 				}
 				catch (RuntimeException | LinkageError ex) {
 					route.release().run();
@@ -238,7 +259,7 @@ public final class ScriptExecutor implements AutoCloseable {
 				throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, Reason.REPLICAS_UNAVAILABLE,
 						"replica acknowledgement needs a connection to the primary");
 			}
-			CompletableFuture<Void> asked = null;
+			CompletableFuture<Boolean> asked = null;
 			if (durable && node.claimRefresh(System.currentTimeMillis(), node.onlineReplicas() < 0)) {
 				asked = askReplicas(commands, node);
 			}
@@ -253,6 +274,10 @@ public final class ScriptExecutor implements AutoCloseable {
 					}
 					required = requirementAfterRefresh(node, asked, deadlineMs);
 					if (required < 0) {
+						if (onReplica(commands, asked, node, deadlineMs)) {
+							// not a primary without replicas: a replica (e.g. a former primary the connection stayed on)
+							throw demoted(route, "its INFO says role:slave");
+						}
 						throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, Reason.REPLICAS_UNAVAILABLE,
 								"fewer replicas online than required");
 					}
@@ -299,6 +324,10 @@ public final class ScriptExecutor implements AutoCloseable {
 			reply = await(call, deadlineMs, function);
 		}
 		catch (ScriptFailure ex) {
+			if (ex.reason() == Reason.NOT_PRIMARY) {
+				node.doubt();
+				throw demoted(route, "it refused a call as a replica does");
+			}
 			if (replyNeverCame(call) && !Thread.currentThread().isInterrupted()) {
 				retire(route, "the reply to a lease function did not come by the call's deadline");
 			}
@@ -348,16 +377,70 @@ public final class ScriptExecutor implements AutoCloseable {
 	 * client's view, which Spring Boot's default client options load once and never refresh without a redirection (a
 	 * view loaded before the replicas registered would let a primary whose replica is cut off acknowledge changes that
 	 * no replica has).
-	 * @return completed once the answers are recorded in the node's state (a failed ask leaves the count as it was)
+	 * @return completed once the answers are recorded in the node's state (a failed ask leaves the count as it was),
+	 * with {@code true} when the node answered that it is not a primary ({@code role:slave}: its count is not recorded)
 	 */
-	private static CompletableFuture<Void> askReplicas(RedisClusterAsyncCommands<byte[], byte[]> commands,
+	private static CompletableFuture<Boolean> askReplicas(RedisClusterAsyncCommands<byte[], byte[]> commands,
 			NodeState node) {
 		RedisFuture<String> view = node.asksClusterView() ? commands.clusterNodes() : null;
 		RedisFuture<String> info = commands.info("replication");
 		return info.toCompletableFuture().handle((text, failure) -> {
-			node.refreshed((failure == null) ? text : null, answer(view), System.currentTimeMillis());
-			return null;
+			String answered = (failure == null) ? text : null;
+			node.refreshed(answered, answer(view), System.currentTimeMillis());
+			return answered != null && !NodeState.isPrimary(answered);
 		});
+	}
+
+	/**
+	 * Whether the node the call's connection reached is not a primary, before a call is refused for want of replicas
+	 * (a replica reports none; {@code replicas_unavailable} would then misname the fault): by the {@code INFO} this call
+	 * sent ahead on the connection, or, when it sent none and the node's latest answer came from a replica, by one
+	 * {@code INFO} now, inside the deadline. False when not known in time.
+	 */
+	private static boolean onReplica(RedisClusterAsyncCommands<byte[], byte[]> commands,
+			@Nullable CompletableFuture<Boolean> asked, NodeState node, long deadlineMs) {
+		if (asked != null) {
+			return asked.isDone() && Boolean.TRUE.equals(asked.getNow(false));
+		}
+		if (!node.replicaAnswered()) {
+			return false;
+		}
+		try {
+			String info = commands.info("replication")
+				.get(Math.max(1, deadlineMs - System.currentTimeMillis()), TimeUnit.MILLISECONDS);
+			return info != null && !NodeState.isPrimary(info);
+		}
+		catch (TimeoutException | ExecutionException | RuntimeException ex) {
+			return false;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
+	}
+
+	/**
+	 * The connection of {@code route} reached a node that is not a primary: on standalone and Sentinel it is retired
+	 * with every other connection of the store ({@link Route#demoted()}), so that the next call opens a new one
+	 * through the client (on Sentinel, asking the sentinels for the primary again); on a cluster the client reads the
+	 * topology again. Logged at WARN at most every
+	 * {@value #NOT_PRIMARY_LOG_MILLIS} ms.
+	 * @return the call's failure: nothing ran, reason {@code not_primary} (retryable)
+	 */
+	private ScriptFailure demoted(Route route, String how) {
+		long now = System.currentTimeMillis();
+		long last = this.notPrimaryLoggedAt.get();
+		if (now - last >= NOT_PRIMARY_LOG_MILLIS && this.notPrimaryLoggedAt.compareAndSet(last, now)) {
+			logger.warn("A lease store connection to {} reached a node that is not a primary ({}): the call is "
+					+ "lease_backend_unavailable/not_primary, the store's connections there are retired and the next "
+					+ "call connects again", route.node().name(), how);
+		}
+		else {
+			logger.debug("Lease store connection on a node that is not a primary retired ({})", how);
+		}
+		route.demoted().run();
+		return new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, Reason.NOT_PRIMARY,
+				"the connection reached a node that is not a primary");
 	}
 
 	private static @Nullable String answer(@Nullable RedisFuture<String> reply) {
@@ -374,7 +457,7 @@ public final class ScriptExecutor implements AutoCloseable {
 	 * or the node has fewer replicas than required (for a first change the call already went out: its success is then
 	 * not acknowledged).
 	 */
-	private int requirementAfterRefresh(NodeState node, @Nullable CompletableFuture<Void> asked, long deadlineMs) {
+	private int requirementAfterRefresh(NodeState node, @Nullable CompletableFuture<?> asked, long deadlineMs) {
 		try {
 			awaitPlain((asked != null) ? asked : node.pending(), deadlineMs);
 		}
@@ -550,6 +633,13 @@ public final class ScriptExecutor implements AutoCloseable {
 				int space = message.indexOf(' ', 6);
 				throw new NotRun("moved", false, (space > 0) ? message.substring(space + 1).trim() : null);
 			}
+			for (String code : NOT_PRIMARY) {
+				if (message.startsWith(code)) {
+					logger.debug("Lease function {} not run by the node: {}", function.functionName(), code);
+					throw new ScriptFailure(ScriptFailure.Kind.NOT_SUBMITTED, Reason.NOT_PRIMARY,
+							"refused unrun: " + code);
+				}
+			}
 			for (String code : UNRUN) {
 				if (message.startsWith(code)) {
 					logger.debug("Lease function {} not run by the node: {}", function.functionName(), code);
@@ -591,6 +681,15 @@ public final class ScriptExecutor implements AutoCloseable {
 		for (Route route : primaries.routes()) {
 			try {
 				if (node != null && !node.equals(route.node().name())) {
+					continue;
+				}
+				// a node that is not a primary (a connection left on a demoted primary) is never a scanned primary:
+				// what it holds may be behind its primary's, and a recovery of it changes nothing
+				String role = route.commands().info("replication")
+					.get(Math.max(1, deadlineMs - System.currentTimeMillis()), TimeUnit.MILLISECONDS);
+				if (role == null || !NodeState.isPrimary(role)) {
+					demoted(route, "a recovery scan found it a replica");
+					complete = false;
 					continue;
 				}
 				nodes++;

@@ -19,6 +19,9 @@ final class StandaloneRouter implements Router {
 
 	private final NodeState node;
 
+	/** How long a retired connection's commands already written may take to be answered before it is closed anyway. */
+	private static final long DRAIN_MILLIS = 2_000;
+
 	/**
 	 * @param client the application's client, whose default URI names the server or the sentinels
 	 * @param sentinel whether the client follows a Sentinel-monitored primary (a topology with replicas)
@@ -34,7 +37,18 @@ final class StandaloneRouter implements Router {
 	public Route route(byte[] firstKey, long deadlineMs) throws ScriptFailure {
 		ConnectionPool.Loan<StatefulRedisConnection<byte[], byte[]>> loan = this.pool.borrow(deadlineMs);
 		return new Route(loan.connection().async(), loan.connection(), this.node, true, () -> this.pool.release(loan),
-				() -> this.pool.retire(loan.connection()));
+				() -> this.pool.retire(loan.connection()), this::demoted);
+	}
+
+	/**
+	 * A connection reached a node that is not a primary: the client reconnected it to a former primary (Lettuce reuses
+	 * the address it had when it cannot ask the sentinels), or the node was demoted under it. Every connection is
+	 * retired (each closed once the commands already written on it are answered, a PING behind them, at most
+	 * {@value #DRAIN_MILLIS} ms): they reach the one primary the same way, and a connection left there would fail a
+	 * later call again. The next call opens a new one, for which the client asks the sentinels for the primary again.
+	 */
+	private void demoted() {
+		this.pool.retireAll((connection) -> connection.async().ping(), DRAIN_MILLIS);
 	}
 
 	@Override

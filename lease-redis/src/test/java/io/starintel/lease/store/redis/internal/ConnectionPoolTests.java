@@ -1,5 +1,6 @@
 package io.starintel.lease.store.redis.internal;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -7,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The store's connection pool lends open connections, and when none of its connections is open (all reconnecting on
@@ -95,6 +97,40 @@ class ConnectionPoolTests {
 		for (int i = 0; i < 3; i++) {
 			assertThat(this.pool.borrow(deadline()).connection()).isNotSameAs(replaced);
 		}
+	}
+
+	/**
+	 * Connections found on a node that is not a primary: every one is kept from later calls at once (the next borrow
+	 * opens a new one), and each is closed only once the commands already written on it are answered (its calls get
+	 * their own replies), or after the grace period.
+	 */
+	@Test
+	void retiredConnectionsAreNotLentAgainAndCloseOnceDrained() throws Exception {
+		ConnectionPool.Loan<Fake> first = this.pool.borrow(deadline());
+		ConnectionPool.Loan<Fake> second = this.pool.borrow(deadline());
+		this.pool.release(first);
+		CompletableFuture<Void> firstDrained = new CompletableFuture<>();
+		CompletableFuture<Void> secondDrained = new CompletableFuture<>();
+		this.pool.retireAll((fake) -> (fake == first.connection()) ? firstDrained : secondDrained, 60_000);
+		assertThat(this.pool.size()).isZero();
+		ConnectionPool.Loan<Fake> next = this.pool.borrow(deadline());
+		assertThat(next.connection()).isNotSameAs(first.connection()).isNotSameAs(second.connection());
+		assertThat(next.exclusive()).isTrue();
+		assertThat(first.connection().closedByPool).as("not before its commands are answered").isFalse();
+		firstDrained.complete(null);
+		assertThat(first.connection().closedByPool).isTrue();
+		this.pool.release(second); // lent while retired: not taken back
+		assertThat(this.pool.borrow(deadline()).connection()).isNotSameAs(second.connection());
+		secondDrained.completeExceptionally(new IllegalStateException("connection lost"));
+		assertThat(second.connection().closedByPool).as("closed whatever the drain's outcome").isTrue();
+	}
+
+	@Test
+	void aRetiredConnectionWhoseCommandsAreNeverAnsweredIsClosedAfterTheGracePeriod() throws Exception {
+		ConnectionPool.Loan<Fake> loan = this.pool.borrow(deadline());
+		this.pool.retireAll((fake) -> new CompletableFuture<Void>(), 50);
+		await("closed after the grace period").atMost(Duration.ofSeconds(5))
+			.until(() -> loan.connection().closedByPool);
 	}
 
 }

@@ -75,4 +75,28 @@ class NodeStateTests {
 		assertThat(node.onlineReplicas()).isEqualTo(2);
 	}
 
+	/**
+	 * A connection left on a demoted primary answers {@code INFO} as a replica, which reports no replica of its own:
+	 * that is not the primary's count (a call on a connection that does reach the primary would be refused
+	 * {@code replicas_unavailable} for it); the count stands, the node says a replica answered, and the next call asks
+	 * again soon.
+	 */
+	@Test
+	void aReplicasAnswerIsNotThePrimarysCount() {
+		NodeState node = new NodeState("n", true);
+		assertThat(node.claimRefresh(10_000, false)).isTrue();
+		node.refreshed(TWO_REPLICAS, 10_002);
+		assertThat(node.claimRefresh(10_200, true)).isTrue();
+		node.refreshed("role:slave\r\nmaster_host:127.0.0.1\r\nmaster_link_status:up\r\nconnected_slaves:0\r\n",
+				10_210);
+		assertThat(node.onlineReplicas()).as("the primary's count stands").isEqualTo(2);
+		assertThat(node.replicaAnswered()).isTrue();
+		assertThat(node.pending()).as("its waiters are let go").isDone();
+		assertThat(node.claimRefresh(10_320, false)).as("asked again within the forced interval").isTrue();
+		node.refreshed(TWO_REPLICAS, 10_330);
+		assertThat(node.replicaAnswered()).as("a primary answered").isFalse();
+		assertThat(NodeState.isPrimary(TWO_REPLICAS)).isTrue();
+		assertThat(NodeState.isPrimary("role:slave\r\n")).isFalse();
+	}
+
 }
