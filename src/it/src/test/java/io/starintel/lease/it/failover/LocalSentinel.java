@@ -239,6 +239,26 @@ public final class LocalSentinel implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Makes every sentinel monitor the node on {@code port} as {@value #MASTER} from now on ({@code SENTINEL REMOVE},
+	 * {@code SENTINEL MONITOR} and the fixture's settings): for a test that swaps the roles of its nodes itself
+	 * (no failover of Sentinel's, which would disconnect the clients of the demoted node) and wants Sentinel clients
+	 * that ask the sentinels again to find the new primary.
+	 */
+	public void monitor(int port) {
+		for (int sentinelPort : this.ports) {
+			this.admin.onSentinel(sentinelPort, (sentinel) -> {
+				sentinel.remove(MASTER);
+				sentinel.monitor(MASTER, "127.0.0.1", port, Math.min(this.ports.size(), 2));
+				sentinel.set(MASTER, "down-after-milliseconds", Long.toString(DOWN_AFTER.toMillis()));
+				return sentinel.set(MASTER, "failover-timeout", Long.toString(this.failoverTimeout.toMillis()));
+			});
+		}
+		await("sentinels report " + port + " as the master").atMost(Duration.ofSeconds(10))
+			.pollInterval(Duration.ofMillis(50))
+			.until(() -> masterPort().orElse(-1) == port);
+	}
+
 	/** Waits until the sentinels have turned {@code port} into a replica of the current master (it answers so). */
 	public void awaitReplica(ReplicatedRedis redis, int port, Duration timeout) {
 		await("node " + port + " turned into a replica by the sentinels").atMost(timeout)
