@@ -1,8 +1,6 @@
 package io.starintel.lease.admin.it;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.net.URI;
@@ -13,11 +11,11 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.UUID;
 
 import io.starintel.lease.store.LeaseStore;
 import io.starintel.lease.store.memory.InMemoryLeaseStore;
+import io.starintel.lease.test.RawHttp;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
@@ -87,7 +85,7 @@ class AdminEarlyAnswerTests {
 				stalled.add(socket);
 			}
 			for (Socket socket : stalled) {
-				String head = head(socket.getInputStream());
+				String head = RawHttp.head(socket.getInputStream());
 				assertThat(head).as(head).startsWith("http/1.1 401").contains("connection: close");
 			}
 			HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -120,24 +118,7 @@ class AdminEarlyAnswerTests {
 	}
 
 	private String get(String pathAndQuery, String headers) throws IOException {
-		try (Socket socket = new Socket("127.0.0.1", this.port)) {
-			socket.setSoTimeout(30_000);
-			OutputStream out = socket.getOutputStream();
-			out.write(("GET " + pathAndQuery + " HTTP/1.1\r\nHost: x\r\n" + headers + "Connection: close\r\n\r\n")
-				.getBytes(StandardCharsets.ISO_8859_1));
-			out.flush();
-			return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8).toLowerCase(Locale.ROOT);
-		}
-	}
-
-	private static String head(InputStream in) throws IOException {
-		ByteArrayOutputStream received = new ByteArrayOutputStream();
-		while (!received.toString(StandardCharsets.ISO_8859_1).contains("\r\n\r\n")) {
-			int b = in.read();
-			assertThat(b).as("the answer ended within its head: " + received).isNotNegative();
-			received.write(b);
-		}
-		return received.toString(StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
+		return RawHttp.exchange(this.port, "GET " + pathAndQuery + " HTTP/1.1\r\nHost: x\r\n" + headers, new byte[0]);
 	}
 
 }

@@ -1,6 +1,5 @@
 package io.starintel.lease.worker.it;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -13,8 +12,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
+import io.starintel.lease.test.RawHttp;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.test.context.SpringBootTest;
@@ -75,7 +74,7 @@ class WorkerEarlyAnswerTests {
 				stalled.add(socket);
 			}
 			for (Socket socket : stalled) {
-				String head = head(socket.getInputStream());
+				String head = RawHttp.head(socket.getInputStream());
 				assertThat(head).as(head).startsWith("http/1.1 " + status).contains("connection: close");
 			}
 			// every thread would be swallowing a stalled body until the connector's timeout (60 s) without the fix
@@ -120,26 +119,9 @@ class WorkerEarlyAnswerTests {
 	private String inspect(String headers) throws IOException {
 		byte[] body = ("{\"lock_identity\":{\"target_namespace\":\"starintel-target\",\"target_id\":\"t-dup\","
 				+ "\"actor_name\":\"usernamegen\",\"workflow_name\":\"default\"}}").getBytes(StandardCharsets.UTF_8);
-		try (Socket socket = new Socket("127.0.0.1", this.port)) {
-			socket.setSoTimeout(30_000);
-			OutputStream out = socket.getOutputStream();
-			out.write(("POST /lease/v1/leases/inspect HTTP/1.1\r\nHost: x\r\n" + headers
-					+ "Content-Type: application/json\r\nX-Service-Instance-Id: inst-1\r\nContent-Length: " + body.length
-					+ "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
-			out.write(body);
-			out.flush();
-			return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8).toLowerCase(Locale.ROOT);
-		}
-	}
-
-	private static String head(InputStream in) throws IOException {
-		ByteArrayOutputStream received = new ByteArrayOutputStream();
-		while (!received.toString(StandardCharsets.ISO_8859_1).contains("\r\n\r\n")) {
-			int b = in.read();
-			assertThat(b).as("the answer ended within its head: " + received).isNotNegative();
-			received.write(b);
-		}
-		return received.toString(StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
+		return RawHttp.exchange(this.port, "POST /lease/v1/leases/inspect HTTP/1.1\r\nHost: x\r\n" + headers
+				+ "Content-Type: application/json\r\nX-Service-Instance-Id: inst-1\r\nContent-Length: " + body.length
+				+ "\r\n", body);
 	}
 
 	/** Reads to the end of the stream: {@code true} when the server closed it (the socket's timeout otherwise). */
