@@ -568,6 +568,9 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 			everyPart &= part;
 		}
 		if (!everyPart) {
+			if (owner != null && onReplica(batches, sent)) {
+				throw new AuditWriteException("audit stream write refused: the connection is on a replica", confirmed);
+			}
 			// the waits still unanswered are given up on once the grace period has told whether their replies came
 			Set<AsyncCommand<byte[], byte[], ?>> pendingWaits = (owner != null) ? retireIfUnanswered(owner, sent)
 					: Set.of();
@@ -577,6 +580,50 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 					: "audit stream write not acknowledged by the replicas", confirmed);
 		}
 		return ids;
+	}
+
+	/**
+	 * Whether the sink's own standalone or Sentinel connection {@code owner} is on a replica (a primary demoted under
+	 * it: Lettuce keeps a connection where it is, and reconnects one to the address it last knew): its
+	 * {@code INFO replication} said {@code role:slave}, or a write was refused {@code READONLY} or
+	 * {@code MASTERDOWN}. Such a connection is retired (the next write opens another, through the sentinels) and what
+	 * the sink knew of the primary's replicas forgotten; otherwise every later write would be refused there for good.
+	 * Cluster nodes are not looked at here (a failed part makes the client read the topology again).
+	 */
+	private boolean onReplica(List<NodeBatch> batches, List<Sent> sent) {
+		StatefulConnection<byte[], byte[]> connection = (batches.size() == 1) ? batches.get(0).connection() : null;
+		if (connection == null || connection != this.own || connection instanceof StatefulRedisClusterConnection) {
+			return false;
+		}
+		boolean replica = this.primaryReplicas.onReplica;
+		for (Sent commands : sent) {
+			for (AsyncCommand<byte[], byte[], String> append : commands.appends()) {
+				replica |= refusedByAReplica(append);
+			}
+		}
+		if (replica) {
+			this.primaryReplicas.forget();
+			retire(connection, "the connection is on a replica");
+		}
+		return replica;
+	}
+
+	/** Whether a write was refused as a replica refuses it ({@code READONLY}, {@code MASTERDOWN}). */
+	private static boolean refusedByAReplica(CompletableFuture<?> command) {
+		if (!command.isCompletedExceptionally()) {
+			return false;
+		}
+		try {
+			command.getNow(null);
+			return false;
+		}
+		catch (CompletionException ex) {
+			String message = (ex.getCause() != null) ? ex.getCause().getMessage() : null;
+			return message != null && (message.startsWith("READONLY") || message.startsWith("MASTERDOWN"));
+		}
+		catch (CancellationException ex) {
+			return false;
+		}
 	}
 
 	/** Whether a node batch's writes all completed and its wait (when one was sent) acknowledged them. */
@@ -617,6 +664,9 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 				ask.commands().forEach((command) -> command.cancel(false));
 			}
 			replicas.answered(ask);
+		}
+		if (owner != null && onReplica(List.of(batch), List.of())) {
+			throw new AuditWriteException("audit stream write refused: the connection is on a replica");
 		}
 		if (replicas.reported < 0) {
 			throw new AuditWriteException("audit stream write refused: the primary's replicas are unknown");
@@ -919,6 +969,15 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 		/** The replicas the primary reported online ({@code -1}: not asked yet). */
 		volatile int reported = -1;
 
+		/** Whether the node, when last asked, said it is a replica ({@code role:slave}). */
+		volatile boolean onReplica;
+
+		/** Forgets what the node said (another connection, possibly to another node, asks again). */
+		void forget() {
+			this.onReplica = false;
+			this.reported = -1;
+		}
+
 		/** When the primary's replicas were last asked for ({@link System#nanoTime()}). */
 		private volatile long reportedAt;
 
@@ -958,6 +1017,10 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 			try {
 				if (info != null) {
 					for (String line : info.split("\r?\n")) {
+						if (line.startsWith("role:")) {
+							String role = line.substring(line.indexOf(':') + 1).trim();
+							this.onReplica = role.equals("slave") || role.equals("replica");
+						}
 						if (line.startsWith("connected_slaves:")) {
 							this.reported = Integer.parseInt(line.substring(line.indexOf(':') + 1).trim());
 							this.reportedAt = System.nanoTime();

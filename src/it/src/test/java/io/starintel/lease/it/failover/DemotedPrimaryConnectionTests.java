@@ -5,8 +5,16 @@ import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
+import io.lettuce.core.Range;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import io.starintel.lease.audit.internal.AuditWriteException;
+import io.starintel.lease.audit.redis.RedisStreamAuditSink;
 
 import io.starintel.lease.core.LeasePage;
 import io.starintel.lease.core.LeaseResult;
@@ -18,8 +26,10 @@ import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.it.redis.RedisServerKind;
 import io.starintel.lease.store.redis.RecoveryReport;
 import io.starintel.lease.store.redis.RedisLeaseStore;
+import io.starintel.lease.store.redis.ReplicaAcknowledgement;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -189,6 +199,40 @@ class DemotedPrimaryConnectionTests {
 			assertThat(again.complete()).as("again, on a new connection to the new primary: " + again).isTrue();
 			assertThat(again.nodes()).as(again.toString()).isEqualTo(1);
 			store.close();
+		}
+	}
+
+	/**
+	 * The durable audit sink's own connection left on the demoted primary (the same probe's case, for the audit
+	 * stream): with the store's replica rule the node reports no replica (every write refused), without one every
+	 * {@code XADD} is refused {@code READONLY}; either way the connection stayed there and no event reached the stream
+	 * again. The write that finds it on the replica fails (the audit pipeline sends it again), the connection is
+	 * retired, and the next write reaches the new primary.
+	 */
+	@ParameterizedTest(name = "replica rule: {0}")
+	@ValueSource(booleans = { true, false })
+	void anAuditSinkConnectionLeftOnADemotedPrimaryIsRetiredAndTheNextWriteReachesTheNewPrimary(boolean replicaRule) {
+		LockIdentity identity = FailoverRequests.identity(FailoverRequests.newProgram(), "audited");
+		try (ReplicatedRedis redis = ReplicatedRedis.start(this.kind);
+				LocalSentinel sentinel = LocalSentinel.start(redis, 1);
+				FailoverClients.Client client = sentinel.client();
+				RedisStreamAuditSink sink = new RedisStreamAuditSink(new StringRedisTemplate(client.factory()), 100_000,
+						RedisStreamAuditSink.ADMIN_STREAM_LENGTH,
+						replicaRule ? ReplicaAcknowledgement.allReplicas()::required : null)) {
+			List<String> before = StreamAuditEvents.recordBatch(sink, List.of(identity), 0, 3);
+			assertThat(redis.waitForReplicas(1, DEADLINE)).isEqualTo(1);
+			demotePrimaryLeavingClientsConnected(redis, sentinel);
+
+			assertThatExceptionOfType(AuditWriteException.class).as("the write that finds its connection on the replica")
+				.isThrownBy(() -> StreamAuditEvents.recordBatch(sink, List.of(identity), 1, 3))
+				.withMessageContaining("replica");
+			List<String> after = StreamAuditEvents.recordBatch(sink, List.of(identity), 2, 3);
+			String stream = RedisStreamAuditSink.routineStreamKey(identity.scope());
+			assertThat(StreamAuditEvents.requestIds(redis.on(redis.primaryPort(),
+					(node) -> node.xrange(stream, Range.create("-", "+")))))
+				.as("on the new primary")
+				.containsSubsequence(before)
+				.containsAll(after);
 		}
 	}
 
