@@ -36,7 +36,9 @@ public interface AuditSink {
 	 * {@link AuditWriteException}: the event then counts as not persisted, although it may still land; it never waits
 	 * longer than {@link #record} would, and sends nothing once the time is up. The default records the event as
 	 * {@link #record} does (right for a sink that does not block; a durable sink should bound its wait by
-	 * {@code within}).
+	 * {@code within}). A durable sink that keeps this default is called by the library on a thread of a small pool
+	 * of its own and waited for at most {@code within}: a write not done by then, or one that finds the pool's four
+	 * threads all held by writes that never returned, counts as not persisted.
 	 * @param within the longest wait; zero or negative when the request's deadline has passed
 	 * @throws AuditWriteException only from a durable sink, when the event was not persisted in time
 	 */

@@ -10,11 +10,12 @@ import io.starintel.lease.audit.AuditEvent;
 import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.audit.internal.AsyncAuditPipeline;
+import io.starintel.lease.audit.internal.AuditEventBuilder;
+import io.starintel.lease.audit.internal.BoundedSinkWrite;
 import io.starintel.lease.core.ResultCode;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import io.starintel.lease.audit.internal.AuditEventBuilder;
 
 /**
  * Writes the audit event of an admin request refused before the store (denied, rate-limited, malformed, refused by
@@ -104,7 +105,7 @@ public final class AdminAuditor {
 			}
 			try {
 				if (deadlineAt != null) {
-					sink.recordWithin(event, Duration.between(this.clock.instant(), deadlineAt));
+					BoundedSinkWrite.recordWithin(sink, event, Duration.between(this.clock.instant(), deadlineAt));
 				}
 				else {
 					sink.record(event);

@@ -73,7 +73,7 @@ final class AuditDispatcher {
 			try {
 				if (deadlineAt != null) {
 					// the time left now: an earlier sink may have used some of it
-					sink.recordWithin(event, Duration.between(this.clock.instant(), deadlineAt));
+					BoundedSinkWrite.recordWithin(sink, event, Duration.between(this.clock.instant(), deadlineAt));
 				}
 				else {
 					sink.record(event);

@@ -7,6 +7,8 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import io.starintel.lease.store.DelegatingStore;
 import io.starintel.lease.core.AcquireRequest;
@@ -177,6 +179,54 @@ class AuditingLeaseStoreTests {
 			.containsExactly("target_lease_list:PT1.5S", "target_lease_revoke:PT3S");
 		assertThat(revoked.code()).as("a revoke whose durable audit was not confirmed by its deadline")
 			.isEqualTo(ResultCode.LEASE_OUTCOME_UNKNOWN);
+	}
+
+	/**
+	 * An application's durable sink that implements only {@link AuditSink#record} (no bound of its own) and blocks
+	 * (its backend silent): a revoke still answers by its deadline, {@code lease_outcome_unknown} (its durable audit
+	 * was not confirmed), and once every thread of the bounded writes is held the next revoke is refused the same way
+	 * at once. Before, the request waited on the sink for as long as it blocked.
+	 */
+	@Test
+	void aDurableSinkWithoutABoundOfItsOwnHoldsARevokeNoLongerThanItsDeadline() throws Exception {
+		BlockedAuditSink blocked = new BlockedAuditSink();
+		AuditSink durable = new AuditSink() {
+
+			@Override
+			public void record(AuditEvent event) {
+				blocked.record(event);
+			}
+
+			@Override
+			public boolean isDurable() {
+				return true;
+			}
+
+		};
+		AuditingLeaseStore store = store(List.of(durable, this.events::add), false);
+		try {
+			for (int i = 0; i <= BoundedSinkWrite.THREADS; i++) {
+				LockIdentity target = LockIdentity.of("tenant-a", this.program, "ns", "Target-" + i, "actor",
+						"default", null);
+				// the acquire's event is written synchronously too (no pipeline here): bounded by its deadline
+				AcquireRequest acquire = new AcquireRequest(target, Identifiers.generate("req"),
+						Instant.now().plusMillis(500), new LeaseOwner("worker-1", "client-1", "key-1", "instance-1"),
+						30_000, 300_000, "exec-1", "job-1", "trace-1", LeaseMetadata.empty());
+				LeaseRecord lease = CompletableFuture.supplyAsync(() -> store.acquire(acquire))
+					.get(20, TimeUnit.SECONDS)
+					.lease();
+				AdminRequest revoke = new AdminRequest(Operation.REVOKE, target, Identifiers.generate("req"),
+						Instant.now().plusMillis(200), lease.leaseId(), lease.fencingToken(), "admin-1", "cred-admin",
+						"incident INC-3");
+				LeaseResult revoked = CompletableFuture.supplyAsync(() -> store.revoke(revoke))
+					.get(20, TimeUnit.SECONDS);
+				assertThat(revoked.code()).as("revoke %d, its durable audit stuck", i)
+					.isEqualTo(ResultCode.LEASE_OUTCOME_UNKNOWN);
+			}
+		}
+		finally {
+			blocked.release();
+		}
 	}
 
 	/**
