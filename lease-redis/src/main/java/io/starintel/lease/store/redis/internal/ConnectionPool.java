@@ -54,6 +54,11 @@ final class ConnectionPool<C> {
 
 	private volatile @Nullable CompletableFuture<C> lastOpen;
 
+	private static final long OPEN_WARNING_INTERVAL_NS = TimeUnit.SECONDS.toNanos(10);
+
+	/** When an opening's failure was last logged at WARN ({@link System#nanoTime()}; 0: never). */
+	private volatile long lastOpenWarning;
+
 	ConnectionPool(Supplier<CompletableFuture<C>> connector, Predicate<C> open, Consumer<C> closer, int max) {
 		this.connector = connector;
 		this.open = open;
@@ -237,12 +242,45 @@ final class ConnectionPool<C> {
 				this.closer.accept(connection);
 			}
 			if (connection == null) {
-				logger.debug("Opening a lease store connection failed: {}",
-						(failure != null) ? failure.getClass().getSimpleName() : "unknown");
+				warnOpenFailed(failure);
 			}
 		});
 		this.lastOpen = registered;
 		return registered;
+	}
+
+	/**
+	 * A connection that could not be opened (server down, wrong credentials, unknown host): a WARN at most every
+	 * 10 s per pool naming the cause's type, and whether the server refused the credentials (never the address, the
+	 * user or the server's text); the calls that needed it answer {@code backend_unreachable}. Until 2026-12-07 this
+	 * was a DEBUG line naming only the wrapper ({@code CompletionException}): a wrong password was invisible at INFO.
+	 */
+	private void warnOpenFailed(@Nullable Throwable failure) {
+		long now = System.nanoTime();
+		long last = this.lastOpenWarning;
+		if (last != 0 && now - last < OPEN_WARNING_INTERVAL_NS) {
+			logger.debug("Opening a lease store connection failed again: {}", cause(failure));
+			return;
+		}
+		this.lastOpenWarning = now;
+		logger.warn("Opening a lease store connection failed: {}; calls answer backend_unreachable until one opens "
+				+ "(repeated failures are logged at DEBUG for 10 s)", cause(failure));
+	}
+
+	/** The innermost cause's type, and whether the server refused the client's credentials. */
+	private static String cause(@Nullable Throwable failure) {
+		if (failure == null) {
+			return "unknown";
+		}
+		Throwable root = failure;
+		boolean credentials = false;
+		for (Throwable t = failure; t != null; t = (t.getCause() != t) ? t.getCause() : null) {
+			root = t;
+			String message = t.getMessage();
+			credentials |= message != null && (message.startsWith("WRONGPASS") || message.startsWith("NOAUTH")
+					|| message.startsWith("NOPERM"));
+		}
+		return root.getClass().getSimpleName() + (credentials ? " (the server refused the credentials)" : "");
 	}
 
 	private static <C> C await(CompletableFuture<C> future, long deadlineMs) throws ScriptFailure {
