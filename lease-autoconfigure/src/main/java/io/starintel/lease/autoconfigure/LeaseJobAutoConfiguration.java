@@ -73,6 +73,8 @@ public final class LeaseJobAutoConfiguration {
 		LeaseRenewalScheduler scheduler = new LeaseRenewalScheduler(service, Clock.systemUTC(),
 				properties.getRenewal().margin(), countingLosses(listener, registries),
 				properties.getRenewal().threads());
+		// a force-release or revoke in this JVM (the admin endpoint, the console) cancels its job at once
+		service.onAdministrativeEnd(scheduler::renewSoon);
 		MeterRegistry meters = registries.getIfAvailable();
 		if (meters == null) {
 			return scheduler;

@@ -90,6 +90,15 @@ public class LeasedJobs {
 		blockUntilProceedOrInterrupt();
 	}
 
+	/** Like {@link #hold} with a long TTL: its first renewal is 40 s away. */
+	@TargetLeased(target = "#target", actor = "usernamegen", ttl = "120s", maxLifetime = "10m")
+	public void holdLong(String target) {
+		this.state.runs.incrementAndGet();
+		this.state.blockedContext.set(LeaseContext.current().orElseThrow());
+		this.state.started.countDown();
+		blockUntilProceedOrInterrupt();
+	}
+
 	/** Like {@link #hold} but with a short maximum lifetime. */
 	@TargetLeased(target = "#target", actor = "usernamegen", ttl = "1500ms", maxLifetime = "2s")
 	public void holdPastLifetime(String target) {

@@ -18,6 +18,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import reactor.core.publisher.Hooks;
 
 import org.springframework.aop.support.AopUtils;
@@ -332,6 +334,32 @@ class TargetLeaseInterceptorTests {
 				.tag("reason", Reason.STALE_LEASE.wireName())
 				.counter()
 				.count()).isEqualTo(1.0);
+			assertThat(context.getBean(LeaseRenewalScheduler.class).heldCount()).isZero();
+		});
+	}
+
+	/**
+	 * A revoke or force-release through this JVM's service (as the admin endpoint and the console make them) cancels
+	 * the job at once, not at its next renewal (a third of the TTL later: 40 s here). The contract: revoke signals
+	 * cancellation to the job immediately.
+	 */
+	@ParameterizedTest
+	@EnumSource(value = Operation.class, names = { "REVOKE", "FORCE_RELEASE" })
+	void whenAnAdministratorOfThisJvmEndsTheLeaseThenTheJobIsCancelledAtOnce(Operation operation) {
+		this.runner.run((context) -> {
+			LeasedJobs jobs = jobs(context);
+			CompletableFuture<Void> job = CompletableFuture.runAsync(() -> jobs.holdLong("target_long"));
+			assertThat(state(context).started.await(5, TimeUnit.SECONDS)).isTrue();
+			LeaseContext lease = state(context).blockedContext.get();
+			LeaseService service = context.getBean(LeaseService.class);
+			AdminRequest request = new AdminRequest(operation, lease.identity(), service.newId(), service.deadline(),
+					lease.leaseId(), lease.fencingToken(), "prn_admin", "key_admin", "incident-43");
+			LeaseResult ended = (operation == Operation.REVOKE) ? service.revoke(request)
+					: service.forceRelease(request);
+			assertThat(ended.isSuccess()).as(ended.code().wireName()).isTrue();
+			job.get(10, TimeUnit.SECONDS); // the next renewal is 40 s away; the job blocks 20 s unless interrupted
+			assertThat(state(context).interrupted).isTrue();
+			assertThat(lease.isLost()).isTrue();
 			assertThat(context.getBean(LeaseRenewalScheduler.class).heldCount()).isZero();
 		});
 	}

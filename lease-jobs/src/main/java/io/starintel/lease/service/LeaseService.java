@@ -5,6 +5,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
@@ -132,6 +134,8 @@ public final class LeaseService implements AttachedKeyOperations {
 		this.runner = new OperationRunner(observations(meters, observations));
 	}
 
+	private final List<Consumer<String>> administrativeEnds = new CopyOnWriteArrayList<>();
+
 	/**
 	 * The registry the operations are observed in: the given one; without one (or a no-op one), a registry of its
 	 * own that only times them in {@code meters} (Micrometer's meter handler), so that the timer has one source.
@@ -250,14 +254,40 @@ public final class LeaseService implements AttachedKeyOperations {
 
 	/** Privileged force-release of the observed active lease. */
 	public LeaseResult forceRelease(AdminRequest request) {
-		return this.runner.observed("force_release", request.identity().programId(), MUTATION_THREW,
-				() -> this.store.forceRelease(request));
+		return administrativeEnd(request, this.runner.observed("force_release", request.identity().programId(),
+				MUTATION_THREW, () -> this.store.forceRelease(request)));
 	}
 
 	/** Privileged revoke of the observed active lease. */
 	public LeaseResult revoke(AdminRequest request) {
-		return this.runner.observed("revoke", request.identity().programId(), MUTATION_THREW,
-				() -> this.store.revoke(request));
+		return administrativeEnd(request, this.runner.observed("revoke", request.identity().programId(),
+				MUTATION_THREW, () -> this.store.revoke(request)));
+	}
+
+	/**
+	 * Registers what to tell, in this JVM, when a force-release or revoke through this service ended a lease, or may
+	 * have (outcome unknown): the lease's id. The job renewal scheduler renews that lease at once when this JVM holds
+	 * it, so its job is cancelled now, not at its next renewal (the contract: revoke signals cancellation
+	 * immediately). Listeners run on the administrator's thread and must not block; one that throws is logged.
+	 */
+	public void onAdministrativeEnd(Consumer<String> listener) {
+		this.administrativeEnds.add(Objects.requireNonNull(listener, "listener"));
+	}
+
+	private LeaseResult administrativeEnd(AdminRequest request, LeaseResult result) {
+		if (this.administrativeEnds.isEmpty()
+				|| !(result.isSuccess() || result.code() == ResultCode.LEASE_OUTCOME_UNKNOWN)) {
+			return result;
+		}
+		for (Consumer<String> listener : this.administrativeEnds) {
+			try {
+				listener.accept(request.expectedLeaseId());
+			}
+			catch (RuntimeException ex) {
+				logger.warn("A listener of administrative lease ends failed ({})", ex.getClass().getSimpleName());
+			}
+		}
+		return result;
 	}
 
 	/** Authorizes a fenced commit at backend time. */

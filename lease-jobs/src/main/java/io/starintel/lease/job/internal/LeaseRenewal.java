@@ -149,6 +149,24 @@ public final class LeaseRenewal implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * An administrator of this JVM ended this lease, or may have (its force-release or revoke was outcome-unknown):
+	 * the planned renewal runs at once instead of at its tick, so that its {@code lease_lost} answer cancels the job
+	 * now (the contract: a revoke signals cancellation immediately). Nothing changes while a renewal is on its way or a
+	 * tick is running (their answer comes first), nor once the job ended. Never blocks.
+	 */
+	void renewSoon() {
+		synchronized (this) {
+			if (this.closed || this.renewalInFlight) {
+				return;
+			}
+		}
+		RenewalTimer.Planned planned = this.next;
+		if (planned != null && planned.cancel()) {
+			schedule(0);
+		}
+	}
+
 	void scheduleNext() {
 		Instant now = this.scheduler.clock().instant();
 		Instant expiresAt = this.context.expiresAt();

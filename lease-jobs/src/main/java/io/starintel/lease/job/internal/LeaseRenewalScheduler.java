@@ -111,6 +111,20 @@ public final class LeaseRenewalScheduler implements AutoCloseable {
 		return renewal;
 	}
 
+	/**
+	 * The lease {@code leaseId} was ended by an administrator of this JVM (or may have been): when this JVM holds it,
+	 * its renewal runs at once, and the answer ({@code lease_lost}) cancels the job now rather than at the next renewal
+	 * (a third of the TTL later). Never blocks; a lease this JVM does not hold is ignored. Wired to
+	 * {@link LeaseService#onAdministrativeEnd}.
+	 */
+	public void renewSoon(String leaseId) {
+		for (LeaseRenewal renewal : this.held) {
+			if (renewal.context().lease().leaseId().equals(leaseId)) {
+				renewal.renewSoon();
+			}
+		}
+	}
+
 	/** A snapshot of the leases this JVM currently holds and renews. */
 	public List<LeaseRenewal> registrations() {
 		return new ArrayList<>(this.held);

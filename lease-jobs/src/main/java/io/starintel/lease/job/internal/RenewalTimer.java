@@ -60,10 +60,13 @@ final class RenewalTimer {
 			this.sequence = sequence;
 		}
 
-		/** Removes the tick unless it already ran (no executor call, no thread wake-up). */
-		void cancel() {
+		/**
+		 * Removes the tick unless it already ran (no executor call, no thread wake-up).
+		 * @return whether it was removed before it ran
+		 */
+		boolean cancel() {
 			synchronized (RenewalTimer.this.lock) {
-				RenewalTimer.this.queue.remove(this);
+				return RenewalTimer.this.queue.remove(this);
 			}
 		}
 
