@@ -83,6 +83,10 @@ class RequestInputTests {
 		AdminRequest.requireValidReason("incident \ud83d\ude00 caf\u00e9 \u4e8b\u4ef6");
 		assertThat(LeaseMetadata.of(Map.of("note", "\ud83d\ude00 caf\u00e9")).json())
 			.isEqualTo("{\"note\":\"\ud83d\ude00 caf\u00e9\"}");
+		// the two joiners ordinary text needs: an emoji ZWJ sequence (family) and Persian with a non-joiner
+		AdminRequest.requireValidReason("incident \ud83d\udc68\u200d\ud83d\udc69\u200d\ud83d\udc67");
+		AdminRequest.requireValidReason("\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645");
+		assertThat(LeaseMetadata.of(Map.of("note", "a\u200db\u200cc")).json()).isEqualTo("{\"note\":\"a\u200db\u200cc\"}");
 	}
 
 	private static void assertInvalid(String field, Runnable call) {
