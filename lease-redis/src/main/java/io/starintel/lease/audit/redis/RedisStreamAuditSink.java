@@ -610,19 +610,25 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 
 	/** Whether a write was refused as a replica refuses it ({@code READONLY}, {@code MASTERDOWN}). */
 	private static boolean refusedByAReplica(CompletableFuture<?> command) {
-		if (!command.isCompletedExceptionally()) {
-			return false;
+		Throwable failure = failureOf(command);
+		String message = (failure != null) ? failure.getMessage() : null;
+		return message != null && (message.startsWith("READONLY") || message.startsWith("MASTERDOWN"));
+	}
+
+	/** What a completed command failed with (as Lettuce reported it); null when not done, answered or cancelled. */
+	private static @Nullable Throwable failureOf(CompletableFuture<?> command) {
+		if (!command.isDone()) {
+			return null;
 		}
 		try {
 			command.getNow(null);
-			return false;
+			return null;
 		}
 		catch (CompletionException ex) {
-			String message = (ex.getCause() != null) ? ex.getCause().getMessage() : null;
-			return message != null && (message.startsWith("READONLY") || message.startsWith("MASTERDOWN"));
+			return ex.getCause();
 		}
 		catch (CancellationException ex) {
-			return false;
+			return null;
 		}
 	}
 
@@ -837,19 +843,7 @@ public final class RedisStreamAuditSink implements AuditSink, AutoCloseable {
 	 * by the sink after its check is not.
 	 */
 	private static boolean unanswered(CompletableFuture<?> command) {
-		if (!command.isDone()) {
-			return true;
-		}
-		try {
-			command.getNow(null);
-			return false;
-		}
-		catch (CompletionException ex) {
-			return ex.getCause() instanceof RedisCommandTimeoutException;
-		}
-		catch (CancellationException ex) {
-			return false;
-		}
+		return !command.isDone() || failureOf(command) instanceof RedisCommandTimeoutException;
 	}
 
 	/**
