@@ -29,6 +29,11 @@ the answer, as a whole (connect, send, status, headers and body: not per socket 
 acquire does), so the client never abandons an attempt the server may still grant. A call therefore takes at most
 ``attempts`` times that bound plus the pauses between attempts.
 
+``Reply.ok`` is true only for a success that still grants what was asked: a replay (``replayed``) of acquire, renew
+or authorize-commit whose lease is no longer active (``current_state`` revoked, released, expired) is code
+``lease_lost``, and a renew or authorize-commit success received after the deadline_at sent (local monotonic clock)
+is code ``late_response`` (inspect the lease before continuing); ``server_code`` keeps what the server answered.
+
 Command line: ``python3 lease_worker.py race ...`` runs the scenario the integration test drives (see
 ``--help``); the secret is read from the LEASE_WORKER_SECRET environment variable, never from the arguments.
 """
@@ -59,32 +64,83 @@ RESPONSE_MARGIN_S = 2.0
 # default, with a typed 400; this only keeps the arithmetic finite)
 MAX_DEADLINE_S = 86400
 
+# a replayed success of these operations is ok only while its lease is still active (current_state)
+ACTIVE_LEASE_OPERATIONS = ("acquire", "renew", "authorize-commit")
+
+# a success of these operations received after the deadline_at sent grants nothing (contract: a late renewal)
+DEADLINE_BOUND_OPERATIONS = ("renew", "authorize-commit")
+
 # the largest answer read (envelopes are a few KB): a larger one, declared or streamed, is a malformed_response
 MAX_RESPONSE_BYTES = 1 << 20
 
 
 class Reply:
     """One answer of the worker API: HTTP status and the contract's envelope; status 0 when no envelope came
-    (body code ``transport_error`` or ``malformed_response``)."""
+    (body code ``transport_error`` or ``malformed_response``).
 
-    def __init__(self, status, body):
+    ``ok`` is true only for a success envelope that still grants what the call asked for. The client's own verdict
+    replaces the server's success ``code`` (kept in ``server_code``; status and body stay as they came) when it
+    does not:
+
+    - ``lease_lost``: a replay (``replayed`` true: the original result of the same request_id, e.g. after a lost
+      answer or ``lease_outcome_unknown``) of acquire, renew or authorize-commit whose lease is no longer active
+      (``current_state`` names its state now, e.g. ``revoked``; None when the server sent none). The lease in the
+      body is the original result's: stop work on it and do not commit; acquire again with a new request_id.
+    - ``late_response``: a renew or authorize-commit success received after the deadline_at the client sent
+      (measured on the local monotonic clock; ``late`` is true). A late renewal grants no authority (contract):
+      inspect the lease before continuing.
+
+    A replayed release whose lease is ``released`` is ok, as is a late release, acquire, inspect or resolve."""
+
+    def __init__(self, status, body, operation=None, late=False):
         self.status = status
         self.body = body
+        self.operation = operation  # the path's operation (acquire, renew, release, authorize-commit, ...)
+        self.late = late            # an envelope received after the deadline_at sent with its attempt
 
     @property
-    def code(self):
+    def server_code(self):
+        """The code the server (or, with status 0, the client's transport) answered."""
         return self.body.get("code")
 
     @property
+    def replayed(self):
+        return self.body.get("replayed") is True
+
+    @property
+    def current_state(self):
+        """A replay's state of the lease now (active, expired, released, revoked), else None."""
+        return self.body.get("current_state")
+
+    @property
+    def code(self):
+        code = self.server_code
+        if not self._success():
+            return code
+        if self.replayed and self.operation in ACTIVE_LEASE_OPERATIONS and self.current_state != "active":
+            return "lease_lost"
+        if self.late and self.operation in DEADLINE_BOUND_OPERATIONS:
+            return "late_response"
+        return code
+
+    @property
     def ok(self):
-        return self.status == 200 and self.body.get("status") == "success"
+        return self._success() and self.code == self.server_code
 
     @property
     def lease(self):
         return self.body.get("lease")
 
+    def _success(self):
+        return self.status == 200 and self.body.get("status") == "success"
+
     def __repr__(self):
-        return "%d %s" % (self.status, self.code)
+        code = self.code
+        if code == self.server_code:
+            return "%d %s" % (self.status, code)
+        if code == "late_response":
+            return "%d %s (%s after the deadline)" % (self.status, code, self.server_code)
+        return "%d %s (%s replayed, current_state %s)" % (self.status, code, self.server_code, self.current_state)
 
 
 class LeaseClient:
@@ -170,7 +226,8 @@ class LeaseClient:
 
     def post(self, operation, body, deadline_in_s=5.0):
         """POSTs one operation; retries a lost, cut or malformed answer or an unknown outcome with the same body
-        (same request_id) and a fresh deadline_at. Returns a Reply, never raises for the network or the server."""
+        (same request_id) and a fresh deadline_at. Returns a Reply, never raises for the network or the server; a
+        late answer or a replay of a lease no longer active is not retried (see Reply)."""
         if isinstance(deadline_in_s, bool) or not isinstance(deadline_in_s, (int, float)) \
                 or not 0 < deadline_in_s <= MAX_DEADLINE_S:
             raise ValueError("deadline_in_s must be a number of seconds in (0, %d], not %r"
@@ -179,10 +236,14 @@ class LeaseClient:
         body["service_instance_id"] = self.service_instance_id
         last = None
         for attempt in range(self.attempts):
+            # the deadline on the local monotonic clock, read before the wall clock of deadline_at: never later
+            local_deadline = time.monotonic() + deadline_in_s
             body["deadline_at"] = iso_in(deadline_in_s)
             # the whole exchange, not each socket read, ends by the request's deadline plus a margin (or timeout)
             ends_at = time.monotonic() + max(self.timeout, deadline_in_s + RESPONSE_MARGIN_S)
             last = self._send(operation, body, ends_at)
+            last.operation = operation
+            last.late = last.status != 0 and time.monotonic() > local_deadline
             if last.status != 0 and last.code not in RETRYABLE_UNKNOWN:
                 return last
             if attempt + 1 < self.attempts:
@@ -296,6 +357,7 @@ class Scenario:
         self.client = client
         self.name = args.name
         self.held = {}
+        self.last_renewal = {}  # target -> (request_id, ttl_ms) of its last renewal, replayed after a revoke
         self.failures = []
         self.ids = {"execution_id": "exec-" + self.name, "job_id": "job-" + self.name,
                     "trace_id": "trace-" + self.name}
@@ -347,9 +409,11 @@ class Scenario:
 
     def renew_all(self, quiet=False, ttl_ms=None):
         for target, lease in list(self.held.items()):
-            reply = self.client.renew(lease, ttl_ms=ttl_ms, **self.ids)
+            request_id = new_id("req")
+            reply = self.client.renew(lease, request_id=request_id, ttl_ms=ttl_ms, **self.ids)
             if reply.ok:
                 self.held[target] = reply.lease
+                self.last_renewal[target] = (request_id, ttl_ms)
                 if ttl_ms is not None:
                     self.say("renew %s with ttl_ms=%d -> %r token=%d ttl_ms=%d renewed_at=%s expires_at=%s" % (
                         target, ttl_ms, reply, reply.lease["fencing_token"], reply.lease["ttl_ms"],
@@ -402,6 +466,18 @@ class Scenario:
         lease = self.held.pop(target)
         self.say("administrator revoked %s (lease_id=%s token=%d)" % (target, lease["lease_id"],
                                                                       lease["fencing_token"]))
+        # a retry of the last renewal (as after a lost answer): the server replays its success, the client
+        # reports the lease lost (current_state revoked), not ok
+        request_id, ttl_ms = self.last_renewal[target]
+        replay = self.client.renew(lease, request_id=request_id, ttl_ms=ttl_ms, **self.ids)
+        self.say("retry of the last renewal of %s (same request_id) -> %r ok=%s" % (target, replay, replay.ok))
+        self.expect("replayed renewal after revoke", replay, "lease_lost")
+        if replay.ok or not replay.replayed or replay.current_state != "revoked":
+            self.failures.append("replayed renewal after revoke: %r replayed=%s current_state=%s" % (
+                replay, replay.replayed, replay.current_state))
+        self.event("renewal_replayed_after_revoke", target=target, code=replay.code,
+                   server_code=replay.server_code, ok=replay.ok, replayed=replay.replayed,
+                   current_state=replay.current_state)
         renew = self.client.renew(lease, **self.ids)
         self.say("renew %s -> %r retryable=%s" % (target, renew, renew.body.get("retryable")))
         self.expect("renew after revoke", renew, "lease_lost")

@@ -5,6 +5,7 @@ Run: ``python3 -m unittest -v test_lease_worker`` in this directory; lease-worke
 in the Maven build. Each case scripts what the server answers and records every request the client sent.
 """
 
+import datetime
 import json
 import socket
 import threading
@@ -254,6 +255,86 @@ class LeaseClientTests(unittest.TestCase):
                 with self.assertRaises(ValueError):
                     client.renew(LEASE, deadline_in_s=deadline)
         self.assertEqual(server.requests, [])
+
+    def test_a_replay_of_a_lease_that_is_no_longer_active_is_not_ok(self):
+        # a retried call (same request_id) answered from the idempotency record: the original success, replayed,
+        # with the lease's current_state; only an active lease lets the worker go on
+        calls = {
+            "acquire": (lambda c: c.acquire("n", "t", "a", "w", ttl_ms=5000, execution_id="e", job_id="j",
+                                            trace_id="t", request_id="rq-replay"), "lease_acquired"),
+            "renew": (lambda c: c.renew(LEASE, request_id="rq-replay"), "lease_renewed"),
+            "authorize_commit": (lambda c: c.authorize_commit(LEASE), "lease_commit_authorized"),
+        }
+        for operation, (call, code) in calls.items():
+            for state in ("revoked", "released", "expired", "lost", None):
+                with self.subTest(operation=operation, current_state=state):
+                    envelope = dict(SUCCESS, code=code, replayed=True)
+                    envelope["lease"] = dict(LEASE, state="active")  # the original result's lease
+                    if state is not None:
+                        envelope["current_state"] = state
+                    server = self.serve(lambda connection, index, server, envelope=envelope: connection.sendall(
+                        answer(200, envelope)))
+                    reply = self.call_in_thread(lambda: call(LeaseClient(server.url, "k", "s", "inst-1")))
+                    self.assertFalse(reply.ok, "%s replayed with current_state %s is ok: %r" % (
+                        operation, state, reply))
+                    self.assertEqual((reply.status, reply.code, reply.server_code, reply.replayed,
+                                      reply.current_state), (200, "lease_lost", code, True, state))
+                    self.assertEqual(len(server.requests), 1)
+            with self.subTest(operation=operation, current_state="active"):
+                envelope = dict(SUCCESS, code=code, replayed=True, current_state="active")
+                server = self.serve(lambda connection, index, server, envelope=envelope: connection.sendall(
+                    answer(200, envelope)))
+                reply = self.call_in_thread(lambda: call(LeaseClient(server.url, "k", "s", "inst-1")))
+                self.assertTrue(reply.ok)
+                self.assertEqual((reply.code, reply.replayed, reply.current_state), (code, True, "active"))
+
+    def test_a_replayed_release_of_a_released_lease_is_ok(self):
+        envelope = dict(SUCCESS, code="lease_released", replayed=True, current_state="released")
+        envelope["lease"] = dict(LEASE, state="released")
+        server = self.serve(lambda connection, index, server: connection.sendall(answer(200, envelope)))
+        client = LeaseClient(server.url, "k", "s", "inst-1")
+        reply = self.call_in_thread(lambda: client.release(LEASE, request_id="rq-release"))
+        self.assertTrue(reply.ok)
+        self.assertEqual((reply.code, reply.replayed, reply.current_state), ("lease_released", True, "released"))
+
+    def test_a_renewal_or_commit_answered_after_the_deadline_sent_is_a_late_response_not_ok(self):
+        # contract: a renewal response received after the local deadline does not grant authority; the fake server
+        # answers success only once the deadline_at the client sent has passed
+        def late(code):
+            def handler(connection, index, server):
+                deadline = datetime.datetime.strptime(server.requests[index]["deadline_at"],
+                                                      "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=datetime.timezone.utc)
+                past = (deadline - datetime.datetime.now(datetime.timezone.utc)).total_seconds() + 0.3
+                server.stopped.wait(max(0.0, past))  # the answer is delayed past the deadline (latency)
+                connection.sendall(answer(200, dict(SUCCESS, code=code)))
+            return handler
+
+        calls = {
+            "renew": (lambda c: c.renew(LEASE, request_id="rq-late", deadline_in_s=0.5), "lease_renewed"),
+            "authorize_commit": (lambda c: c.authorize_commit(LEASE, deadline_in_s=0.5), "lease_commit_authorized"),
+        }
+        for operation, (call, code) in calls.items():
+            with self.subTest(operation):
+                server = self.serve(late(code))
+                reply = self.call_in_thread(lambda: call(LeaseClient(server.url, "k", "s", "inst-1")))
+                self.assertFalse(reply.ok, "%s answered after its deadline is ok: %r" % (operation, reply))
+                self.assertEqual((reply.status, reply.code, reply.server_code, reply.late),
+                                 (200, "late_response", code, True))
+                self.assertEqual(len(server.requests), 1)  # not retried: the caller inspects the lease
+
+    def test_a_release_answered_after_the_deadline_stays_ok(self):
+        def handler(connection, index, server):
+            deadline = datetime.datetime.strptime(server.requests[index]["deadline_at"],
+                                                  "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=datetime.timezone.utc)
+            server.stopped.wait(max(0.0, (deadline - datetime.datetime.now(datetime.timezone.utc)).total_seconds()
+                                    + 0.3))
+            connection.sendall(answer(200, dict(SUCCESS, code="lease_released")))
+
+        server = self.serve(handler)
+        client = LeaseClient(server.url, "k", "s", "inst-1")
+        reply = self.call_in_thread(lambda: client.release(LEASE, deadline_in_s=0.5))
+        self.assertTrue(reply.ok)
+        self.assertEqual((reply.code, reply.late), ("lease_released", True))
 
 if __name__ == "__main__":
     unittest.main()

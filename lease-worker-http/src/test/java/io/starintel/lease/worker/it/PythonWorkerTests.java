@@ -43,8 +43,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Two Python workers ({@code clients/python/lease_worker.py}, standard library only) against the running worker API
  * and real Redis: they race on the same targets, renew past several TTLs, an administrator revokes one lease of each
- * (the store's revoke, as the admin endpoint does), the worker is then refused at renew and at authorize-commit, and
- * its reacquire gets a higher token. The transcripts are written to {@code target/python-worker-*.log}.
+ * (the store's revoke, as the admin endpoint does), the retry of its last renewal (same request_id) is the server's
+ * replay with current_state revoked and not ok for the client (lease_lost), the worker is then refused at renew and at
+ * authorize-commit, and its reacquire gets a higher token. The transcripts are written to
+ * {@code target/python-worker-*.log}.
  */
 @SpringBootTest(classes = WorkerTestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "starintel.lease.worker-http.admission.burst=100000",
@@ -213,6 +215,15 @@ class PythonWorkerTests {
 				assertThat(reacquired.path("new_token").asLong()).isGreaterThan(reacquired.path("old_token").asLong());
 				assertThat(String.join("\n", w.lines)).contains("renew " + reacquired.path("target").asString()
 						+ " -> 409 lease_lost").contains("-> 409 lease_lost");
+				// the retry of its last renewal (same request_id) is the server's replay of lease_renewed with
+				// current_state revoked, which the client reports as lease_lost, not ok
+				JsonNode replay = w.events("renewal_replayed_after_revoke").get(0);
+				assertThat(replay.path("target").asString()).isEqualTo(reacquired.path("target").asString());
+				assertThat(replay.path("server_code").asString()).as(transcript).isEqualTo("lease_renewed");
+				assertThat(replay.path("replayed").asBoolean()).as(transcript).isTrue();
+				assertThat(replay.path("current_state").asString()).as(transcript).isEqualTo("revoked");
+				assertThat(replay.path("code").asString()).as(transcript).isEqualTo("lease_lost");
+				assertThat(replay.path("ok").asBoolean()).as(transcript).isFalse();
 			}
 		}
 		// nothing is left active
