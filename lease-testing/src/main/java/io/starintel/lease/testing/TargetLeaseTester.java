@@ -229,7 +229,8 @@ public final class TargetLeaseTester {
 	 * <ul>
 	 * <li>In-memory store: the store decides one call at a backend time just past the lease's current expiry, and
 	 * ends it as {@code expired} (as if the job's process had been paused that long); the job's next renewal is
-	 * answered {@code lease_lost}. Nothing else changes.</li>
+	 * answered {@code lease_lost}. Nothing else changes: only that call sees the later time, the calls other threads
+	 * make meanwhile (other jobs' renewals, acquisitions, fenced commits) are decided at the real time.</li>
 	 * <li>Redis: nobody controls Redis's clock, so the lease is left to expire for real: its renewals (and the job's
 	 * other calls naming it) are made unreachable until the backend reports it gone, at most its remaining TTL plus
 	 * {@code timeout}. The job's renewer declares the lease lost before that ({@code backend_unreachable}, at its
@@ -248,7 +249,8 @@ public final class TargetLeaseTester {
 		MutableBackendClock clock = this.store.clock();
 		if (clock != null) {
 			Duration ahead = Duration.between(clock.instant(), expiresAt).plusMillis(1);
-			// the store ends the lease as expired when a call sees it past its expiry: one inspect, ahead of time
+			// the store ends the lease as expired when a call sees it past its expiry: one inspect, ahead of time on
+			// this thread only (the other jobs' calls meanwhile are decided at the real time)
 			LeaseResult seen = clock.ahead(ahead.isNegative() ? Duration.ZERO : ahead,
 					() -> this.store.delegate()
 						.inspect(InspectRequest.byLeaseId(lease.identity().scope(), lease.leaseId(),
