@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -190,6 +191,37 @@ public final class AsyncAuditPipeline implements AutoCloseable {
 	private record NotDurable(AuditEvent event) {
 	}
 
+	/**
+	 * Waits, at most {@code timeout}, until every event submitted before this call has been handed to every sink
+	 * (a durable sink that failed keeps its events for a later attempt: handed, not confirmed). Returns whether they
+	 * were; {@code false} when the time ran out or the pipeline is closed. For a test kit that forgets the events it
+	 * captured between two tests: what one test's operations submitted must not be delivered into the next test.
+	 */
+	public boolean flush(Duration timeout) {
+		if (!this.running) {
+			return false;
+		}
+		Flush flush = new Flush();
+		// a marker, not an event: never dropped, never handed to a sink, not counted as delivered
+		this.size.incrementAndGet();
+		this.queue.offer(flush);
+		LockSupport.unpark(this.worker);
+		try {
+			return flush.done.await(Math.max(0, timeout.toNanos()), TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
+	}
+
+	/** The place of a {@link #flush} in the queue: done once the events ahead of it were handed to the sinks. */
+	private static final class Flush {
+
+		final CountDownLatch done = new CountDownLatch(1);
+
+	}
+
 	private void enqueue(Object entry) {
 		if (this.running) {
 			int backlog = this.size.incrementAndGet();
@@ -271,7 +303,14 @@ public final class AsyncAuditPipeline implements AutoCloseable {
 			}
 			this.size.addAndGet(-batch.size());
 			deliver(batch);
-			this.delivered.addAndGet(batch.size());
+			int flushes = 0;
+			for (Object entry : batch) {
+				if (entry instanceof Flush flush) {
+					flush.done.countDown();
+					flushes++;
+				}
+			}
+			this.delivered.addAndGet(batch.size() - flushes);
 			batch.clear();
 		}
 		// closing: one last attempt for what a durable sink has not confirmed, whatever its back-off
@@ -294,6 +333,9 @@ public final class AsyncAuditPipeline implements AutoCloseable {
 		List<AuditEvent> durable = new ArrayList<>(batch.size());
 		List<AuditEvent> unkept = new ArrayList<>();
 		for (Object entry : batch) {
+			if (entry instanceof Flush) {
+				continue;
+			}
 			if (entry instanceof NotDurable notDurable) {
 				all.add(notDurable.event());
 				unkept.add(notDurable.event());

@@ -121,6 +121,30 @@ class AsyncAuditPipelineTests {
 	}
 
 	@Test
+	void whenFlushedThenEveryEventSubmittedBeforeHasReachedEverySinkOrTheWaitEndsAtItsBound() {
+		BlockedAuditSink blocked = new BlockedAuditSink();
+		AsyncAuditPipeline pipeline = new AsyncAuditPipeline(List.of(blocked, this.first::add), 100,
+				Duration.ofSeconds(10), this.dropped::addAndGet);
+		try (pipeline) {
+			for (int i = 0; i < 3; i++) {
+				pipeline.submit(event(i));
+			}
+			assertThat(pipeline.flush(Duration.ofMillis(200))).as("flushed while a sink holds the events").isFalse();
+			assertThat(this.first).isEmpty();
+			blocked.release();
+			pipeline.submit(event(3));
+			assertThat(pipeline.flush(Duration.ofSeconds(5))).isTrue();
+			// no wait: everything submitted before the flush is there when it returns
+			assertThat(this.first).hasSize(4);
+			assertThat(pipeline.deliveredCount()).as("the flushes are not events").isEqualTo(4);
+			assertThat(pipeline.backlog()).isZero();
+			assertThat(pipeline.flush(Duration.ofSeconds(5))).as("nothing queued").isTrue();
+		}
+		assertThat(pipeline.flush(Duration.ofMillis(100))).as("closed").isFalse();
+		assertThat(this.dropped).hasValue(0);
+	}
+
+	@Test
 	void whenTheQueueIsFullThenEventsAreDroppedAndCountedWithoutWaiting() throws Exception {
 		BlockedAuditSink blocked = new BlockedAuditSink();
 		try (AsyncAuditPipeline pipeline = new AsyncAuditPipeline(List.of(blocked), 4, Duration.ofSeconds(10),
