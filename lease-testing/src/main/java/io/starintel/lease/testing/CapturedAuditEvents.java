@@ -2,9 +2,12 @@ package io.starintel.lease.testing;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Predicate;
 
 import io.starintel.lease.audit.AuditEvent;
@@ -16,6 +19,10 @@ import io.starintel.lease.audit.AuditSink;
  * {@link AutoConfigureLeaseTest} registers beside the default sinks (the log line and the application event), so it
  * receives every event every other sink receives, through the same asynchronous pipeline. Delivery is asynchronous
  * (about 10 ms): use {@link #await} or the AssertJ assertions, which wait (bounded) for an expected event.
+ *
+ * <p>Before each test method the tester waits (bounded) until the pipeline has delivered what was submitted before,
+ * then forgets it; events of the leases acquired in an earlier test method (a job of that test still running or
+ * releasing) are not captured afterwards. So no event of one test shows up in the next.
  */
 public final class CapturedAuditEvents implements AuditSink {
 
@@ -24,9 +31,15 @@ public final class CapturedAuditEvents implements AuditSink {
 
 	private final List<AuditEvent> events = new ArrayList<>();
 
+	/** The leases of earlier test methods, whose events are no longer captured. */
+	private final Set<String> earlierLeases = new HashSet<>();
+
 	@Override
 	public void record(AuditEvent event) {
 		synchronized (this) {
+			if (event.leaseId() != null && this.earlierLeases.contains(event.leaseId())) {
+				return;
+			}
 			this.events.add(event);
 			notifyAll();
 		}
@@ -92,6 +105,17 @@ public final class CapturedAuditEvents implements AuditSink {
 	/** Forgets the events so far (the tester does it before each test method). */
 	public synchronized void clear() {
 		this.events.clear();
+	}
+
+	/** Stops capturing the events of these leases (acquired in a test method that has ended); forgets those so far. */
+	synchronized void forgetLeases(Collection<String> leaseIds) {
+		this.earlierLeases.addAll(leaseIds);
+		this.events.removeIf((event) -> event.leaseId() != null && this.earlierLeases.contains(event.leaseId()));
+	}
+
+	/** Whether the lease's events are no longer captured ({@link #forgetLeases}). */
+	synchronized boolean isForgotten(String leaseId) {
+		return this.earlierLeases.contains(leaseId);
 	}
 
 	@Override

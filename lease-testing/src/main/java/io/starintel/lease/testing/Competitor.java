@@ -13,8 +13,9 @@ import io.starintel.lease.service.LeaseService;
 /**
  * A competing holder that took a job's target over ({@link TargetLeaseTester#takeOver}): it holds the target's lease
  * with a higher fencing token, as another instance of the application would. It is not renewed: it lasts the job's
- * TTL unless {@link #renew()}ed. {@link #commit()} raises the target's fenced-write high-water mark to its token, as
- * the other instance's first fenced write would.
+ * TTL unless {@link #renew()}ed, and the tester releases it before the next test method (a competitor the test does
+ * not release must not hold the target in the next test). {@link #commit()} raises the target's fenced-write
+ * high-water mark to its token, as the other instance's first fenced write would.
  */
 public final class Competitor {
 

@@ -2,9 +2,14 @@ package io.starintel.lease.testing;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -13,17 +18,27 @@ import java.util.function.Predicate;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionTimeoutException;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.util.Assert;
 
+import io.starintel.lease.audit.AuditEvent;
+import io.starintel.lease.audit.AuditEventType;
+import io.starintel.lease.audit.internal.AsyncAuditPipeline;
 import io.starintel.lease.core.AcquireRequest;
 import io.starintel.lease.core.AdminRequest;
 import io.starintel.lease.core.InspectRequest;
 import io.starintel.lease.core.LeaseMetadata;
 import io.starintel.lease.core.LeaseOwner;
+import io.starintel.lease.core.LeasePage;
 import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.LeaseResult;
+import io.starintel.lease.core.ListFilter;
+import io.starintel.lease.core.ListRequest;
 import io.starintel.lease.core.Operation;
+import io.starintel.lease.core.ProgramScope;
+import io.starintel.lease.core.ReleaseRequest;
 import io.starintel.lease.core.ResultCode;
 import io.starintel.lease.job.LeaseLostEvent;
 import io.starintel.lease.service.LeaseService;
@@ -64,20 +79,43 @@ public final class TargetLeaseTester {
 
 	private static final Duration OPERATION_TIMEOUT = Duration.ofSeconds(5);
 
+	/** How long {@link #reset()} waits for the audit pipeline to deliver what was submitted before. */
+	private static final Duration FLUSH_TIMEOUT = Duration.ofSeconds(5);
+
+	private static final Logger logger = LoggerFactory.getLogger(TargetLeaseTester.class);
+
 	private final LeaseTestStore store;
 
 	private final LeaseService service;
 
 	private final CapturedAuditEvents audit;
 
+	private final @Nullable AsyncAuditPipeline pipeline;
+
 	private final LeaseObservations observations;
+
+	/** The competing holders {@link #takeOver} created since the test method started (released by {@link #reset}). */
+	private final List<Competitor> competitors = new CopyOnWriteArrayList<>();
 
 	/**
 	 * A tester over the application's {@link LeaseStore} bean as {@link AutoConfigureLeaseTest} wraps it, its
-	 * {@link LeaseService} and the captured audit events.
+	 * {@link LeaseService} and the captured audit events, without an audit pipeline to wait for (events delivered
+	 * synchronously, or no audit).
 	 * @throws IllegalStateException when the store is not the test auto-configuration's wrapper
 	 */
 	public TargetLeaseTester(LeaseStore store, LeaseService service, CapturedAuditEvents audit) {
+		this(store, service, audit, null);
+	}
+
+	/**
+	 * A tester over the application's {@link LeaseStore} bean as {@link AutoConfigureLeaseTest} wraps it, its
+	 * {@link LeaseService}, the captured audit events and the audit pipeline that delivers them ({@code null}: audit
+	 * off or synchronous): {@link #reset()} waits for it to deliver what was submitted before, and
+	 * {@link #awaitJobEnded} for the job's release event.
+	 * @throws IllegalStateException when the store is not the test auto-configuration's wrapper
+	 */
+	public TargetLeaseTester(LeaseStore store, LeaseService service, CapturedAuditEvents audit,
+			@Nullable AsyncAuditPipeline pipeline) {
 		Assert.notNull(store, "store must not be null");
 		Assert.notNull(service, "service must not be null");
 		Assert.notNull(audit, "audit must not be null");
@@ -88,6 +126,7 @@ public final class TargetLeaseTester {
 		this.store = testStore;
 		this.service = service;
 		this.audit = audit;
+		this.pipeline = pipeline;
 		this.observations = testStore.observations();
 	}
 
@@ -124,7 +163,59 @@ public final class TargetLeaseTester {
 		requireTimeout(timeout);
 		return awaitLease((lease) -> lease.targetId().equals(targetId), timeout)
 			.orElseThrow(() -> new AssertionError("No job acquired a lease for target '" + targetId + "' within "
-					+ timeout + " (leases of that target so far: " + leases(targetId) + ")"));
+					+ timeout + " (leases of that target so far: " + leases(targetId) + holdersOf(targetId) + ")"));
+	}
+
+	/**
+	 * Why no job may have got the target: its refused acquisitions (audited) and who holds it now (a competing holder
+	 * of {@link #takeOver}, another owner); empty when nothing is known.
+	 */
+	private String holdersOf(String targetId) {
+		StringBuilder text = new StringBuilder();
+		try {
+			flushAudit(Duration.ofSeconds(1));
+			List<AuditEvent> refused = this.audit.matching((event) -> event.eventType() == AuditEventType.ACQUIRE
+					&& targetId.equals(event.targetId()) && event.resultCode() != ResultCode.LEASE_ACQUIRED);
+			if (!refused.isEmpty()) {
+				text.append("; acquisitions of that target refused: ")
+					.append(refused.stream().map((event) -> event.resultCode().wireName()).toList());
+			}
+			Map<String, String> holders = new LinkedHashMap<>();
+			for (Competitor competitor : this.competitors) {
+				if (competitor.lease().targetId().equals(targetId) && isActive(competitor.lease())) {
+					holders.put(competitor.lease().leaseId(), "a competing holder from takeOver() ("
+							+ COMPETITOR_PRINCIPAL + ", " + competitor.lease() + "): release it (Competitor.release())");
+				}
+			}
+			record Where(ProgramScope scope, String targetNamespace) {
+			}
+			Set<Where> refusedWhere = new LinkedHashSet<>();
+			for (AuditEvent event : refused) {
+				ProgramScope scope = event.scope();
+				if (scope != null && event.targetNamespace() != null) {
+					refusedWhere.add(new Where(scope, event.targetNamespace()));
+				}
+			}
+			for (Where where : refusedWhere) {
+				LeasePage page = this.store.delegate()
+					.list(new ListRequest(new ListFilter.ByTarget(where.scope(), where.targetNamespace(), targetId),
+							null, 20, Competitor.id("corr"), deadline()));
+				for (LeaseRecord record : page.leases()) {
+					holders.putIfAbsent(record.leaseId(),
+							(COMPETITOR_PRINCIPAL.equals(record.owner().principalId()) ? "a competing holder ("
+									: "another holder (") + record.owner().principalId() + ", " + new HeldLease(record)
+									+ ")");
+				}
+			}
+			if (!holders.isEmpty()) {
+				text.append("; the target is held by ").append(holders.values());
+			}
+		}
+		catch (RuntimeException ex) {
+			// a message, best effort: the backend may be unreachable
+			text.append("; its holders could not be read (").append(ex.getClass().getSimpleName()).append(")");
+		}
+		return text.toString();
 	}
 
 	/** The newest running job's lease matching {@code filter}, waiting up to {@code timeout}; empty if none came. */
@@ -281,7 +372,8 @@ public final class TargetLeaseTester {
 	/**
 	 * A competing holder takes the target over: the job's lease is force-released (if still active) and the same lock
 	 * identity acquired by another owner ({@link #COMPETITOR_PRINCIPAL}), with the job's TTL and lifetime. Its
-	 * fencing token is higher than the job's; the job's next renewal is answered {@code lease_lost}.
+	 * fencing token is higher than the job's; the job's next renewal is answered {@code lease_lost}. A competitor the
+	 * test does not release is released before the next test method ({@link #reset()}).
 	 * @throws AssertionError when the acquisition is not granted or its token is not higher
 	 */
 	public Competitor takeOver(HeldLease lease) {
@@ -300,11 +392,13 @@ public final class TargetLeaseTester {
 			throw new AssertionError("The competing holder could not acquire " + lease.identity() + ": "
 					+ acquired.code().wireName() + "/" + acquired.reason().wireName());
 		}
+		Competitor competitor = new Competitor(this.service, new HeldLease(acquired.lease()), OPERATION_TIMEOUT);
+		this.competitors.add(competitor);
 		if (acquired.lease().fencingToken() <= lease.fencingToken()) {
 			throw new AssertionError("The competing holder's token " + acquired.lease().fencingToken()
 					+ " is not above the job's " + lease.fencingToken());
 		}
-		return new Competitor(this.service, new HeldLease(acquired.lease()), OPERATION_TIMEOUT);
+		return competitor;
 	}
 
 	// ---- an unreachable backend
@@ -367,14 +461,46 @@ public final class TargetLeaseTester {
 
 	/**
 	 * Waits (bounded) until the job's method has returned: the aspect releases the lease (or tries to) right after.
+	 * With audit on, it also waits for the {@code target_lease_release} event of that call to reach
+	 * {@link #auditEvents()}, so that the job's events are all captured within the test method that ran it (none is
+	 * delivered into the next test).
 	 * @throws AssertionError when it did not return in time
 	 */
 	public void awaitJobEnded(HeldLease lease, Duration timeout) {
 		requireLease(lease);
 		requireTimeout(timeout);
+		long deadline = System.nanoTime() + timeout.toNanos();
 		await(this.observations.releaseFuture(lease.leaseId()), timeout,
 				() -> "The job of " + lease + " did not end within " + timeout + " (cancelled: "
 						+ this.observations.lostFuture(lease.leaseId()).isDone() + ")");
+		awaitReleaseEvent(lease, timeout, deadline);
+	}
+
+	/**
+	 * The store saw the job's release call below the audit layer, which submits the call's event right after it
+	 * returns: waits (until {@code deadline}, a {@link System#nanoTime()}) for that event to be captured, when the
+	 * lease's events reach the captured ones at all (its acquisition was captured: the application's audited
+	 * facade, audit on).
+	 */
+	private void awaitReleaseEvent(HeldLease lease, Duration timeout, long deadline) {
+		if (this.pipeline == null || this.audit.isForgotten(lease.leaseId())) {
+			return;
+		}
+		flushAudit(remaining(deadline));
+		if (this.audit.matching((event) -> lease.leaseId().equals(event.leaseId())).isEmpty()) {
+			return;
+		}
+		if (this.audit
+			.await((event) -> event.eventType() == AuditEventType.RELEASE && lease.leaseId().equals(event.leaseId()),
+					remaining(deadline))
+			.isEmpty()) {
+			throw new AssertionError("The job of " + lease + " ended, but the audit event of its release did not "
+					+ "reach the captured audit events within " + timeout + " (audit queue full or blocked?)");
+		}
+	}
+
+	private static Duration remaining(long deadline) {
+		return Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
 	}
 
 	private static <T> @Nullable T await(CompletableFuture<T> future, Duration timeout,
@@ -396,11 +522,45 @@ public final class TargetLeaseTester {
 
 	// ---- between tests
 
-	/** Forgets observed leases and captured audit events and ends every outage (before each test method). */
+	/**
+	 * Before each test method: ends every outage, releases the competing holders {@link #takeOver} created, and
+	 * forgets observed leases and captured audit events. The audit events submitted before are delivered first
+	 * (waiting for the pipeline, bounded), and those of the leases seen so far are not captured any more, so that no
+	 * event of an earlier test shows up in the next one.
+	 */
 	public void reset() {
 		this.store.reachable();
+		releaseCompetitors();
+		this.audit.forgetLeases(this.observations.acquisitions().stream().map(LeaseRecord::leaseId).toList());
+		if (!flushAudit(FLUSH_TIMEOUT)) {
+			logger.warn("The audit pipeline did not deliver the events of the previous test within {}: "
+					+ "events without a lease (refused acquisitions) may show up in the next test", FLUSH_TIMEOUT);
+		}
 		this.observations.clear();
 		this.audit.clear();
+	}
+
+	/**
+	 * Releases the competing holders' leases (the undecorated store: a cleanup, not an application event), so that
+	 * none carries its target over into the next test. One already ended or released is answered so; ignored.
+	 */
+	private void releaseCompetitors() {
+		for (Competitor competitor : this.competitors) {
+			try {
+				this.store.delegate()
+					.release(new ReleaseRequest(competitor.lease().handle(), Competitor.id("request"), deadline()));
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Could not release the competing holder {} ({})", competitor.lease(),
+						ex.getClass().getSimpleName());
+			}
+		}
+		this.competitors.clear();
+	}
+
+	/** Waits, at most {@code timeout}, until the audit events submitted so far were delivered; true without audit. */
+	private boolean flushAudit(Duration timeout) {
+		return this.pipeline == null || this.pipeline.flush(timeout);
 	}
 
 	/** Ends every outage (after each test method). */

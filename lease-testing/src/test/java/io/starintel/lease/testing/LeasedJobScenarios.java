@@ -78,6 +78,21 @@ abstract class LeasedJobScenarios {
 	}
 
 	@Test
+	void whenTheJobHasEndedItsReleaseEventIsAlreadyCaptured() throws Exception {
+		String target = target("ended");
+		CompletableFuture<String> run = start(target);
+		HeldLease lease = this.leases.awaitLease(target);
+		this.job.finish(target);
+		this.leases.awaitJobEnded(lease);
+		// no wait: the job's events are all captured within the test that ran it, none is delivered into the next
+		assertThat(this.leases.auditEvents()
+			.matching((event) -> event.eventType() == AuditEventType.RELEASE && lease.leaseId().equals(event.leaseId())))
+			.as("the job's release event when awaitJobEnded returned (captured: %s)", this.leases.auditEvents())
+			.hasSize(1);
+		assertThat(run.get(15, TimeUnit.SECONDS)).isEqualTo("done");
+	}
+
+	@Test
 	void revokeCancelsTheJobAndItsLaterWriteIsRefusedAsStale() throws Exception {
 		String target = target("revoke");
 		CompletableFuture<String> run = start(target);

@@ -11,6 +11,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 
+import io.starintel.lease.audit.internal.AsyncAuditPipeline;
 import io.starintel.lease.autoconfigure.LeaseAuditAutoConfiguration;
 import io.starintel.lease.service.LeaseService;
 import io.starintel.lease.store.LeaseStore;
@@ -20,8 +21,8 @@ import io.starintel.lease.testing.TargetLeaseTester;
 import io.starintel.lease.testing.internal.LeaseTestModes;
 
 /**
- * The {@link TargetLeaseTester} of {@link AutoConfigureLeaseTest}, once the store and the {@link LeaseService}
- * facade exist.
+ * The {@link TargetLeaseTester} of {@link AutoConfigureLeaseTest}, once the store, the {@link LeaseService}
+ * facade and the audit pipeline (when audit is on) exist.
  */
 @AutoConfiguration(after = { LeaseAuditAutoConfiguration.class, LeaseTestAutoConfiguration.class })
 @ConditionalOnBean({ LeaseStore.class, LeaseService.class, CapturedAuditEvents.class })
@@ -32,12 +33,13 @@ public final class LeaseTesterAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	TargetLeaseTester targetLeaseTester(ObjectProvider<LeaseStore> stores, LeaseService service,
-			CapturedAuditEvents audit, Environment environment, ListableBeanFactory beans) {
+			CapturedAuditEvents audit, ObjectProvider<AsyncAuditPipeline> pipeline, Environment environment,
+			ListableBeanFactory beans) {
 		LeaseStore store = stores.getIfUnique();
 		if (store == null) {
 			throw new IllegalStateException("TargetLeaseTester needs exactly one LeaseStore bean");
 		}
-		TargetLeaseTester tester = new TargetLeaseTester(store, service, audit);
+		TargetLeaseTester tester = new TargetLeaseTester(store, service, audit, pipeline.getIfUnique());
 		logger.info("Lease test on the {} store ({})",
 				tester.isInMemory() ? "in-memory (backend time under test control)"
 						: tester.store().getClass().getSimpleName(),

@@ -15,8 +15,9 @@ import io.starintel.lease.testing.TargetLeaseTester;
 
 /**
  * Resets the {@link TargetLeaseTester} of a test's application context before each test method (observations,
- * captured audit events, outages) and makes the backend reachable again after it, so that one test's outage or
- * leases do not leak into the next test sharing the cached context (as Boot resets its mock beans).
+ * captured audit events once the audit pipeline delivered what was submitted before, outages, competing holders of
+ * {@code takeOver}) and makes the backend reachable again after it, so that one test's outage, leases or audit events
+ * do not leak into the next test sharing the cached context (as Boot resets its mock beans).
  *
  * <p>The tester's state is per application context, so test methods sharing a context must not run at the same time
  * (JUnit's parallel execution): one test's reset would forget another's observations and its teardown would end

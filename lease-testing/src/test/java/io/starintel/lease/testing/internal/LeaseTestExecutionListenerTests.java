@@ -76,10 +76,16 @@ class LeaseTestExecutionListenerTests {
 	}
 
 	private TestContext testContext(Object instance, String methodName) throws NoSuchMethodException {
+		return testContext(this.context, instance, methodName);
+	}
+
+	/** The test context of one test method ({@code first} or {@code second}) in {@code context}. */
+	static TestContext testContext(GenericApplicationContext context, Object instance, String methodName)
+			throws NoSuchMethodException {
 		Method method = Methods.class.getDeclaredMethod(methodName);
 		TestContext testContext = mock(TestContext.class);
 		given(testContext.hasApplicationContext()).willReturn(true);
-		given(testContext.getApplicationContext()).willReturn(this.context);
+		given(testContext.getApplicationContext()).willReturn(context);
 		given(testContext.getTestInstance()).willReturn(instance);
 		given(testContext.getTestMethod()).willReturn(method);
 		given(testContext.getTestClass()).willAnswer((invocation) -> Methods.class);
