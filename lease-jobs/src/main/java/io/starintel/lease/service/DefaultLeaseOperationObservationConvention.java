@@ -8,7 +8,9 @@ import io.starintel.lease.service.LeaseObservationDocumentation.LowCardinalityKe
 
 /**
  * The default convention of the lease operations: name {@value LeaseService#OBSERVATION}, low-cardinality keys
- * {@code operation} and {@code code}, and {@code program} only when enabled.
+ * {@code operation} and {@code code}, and {@code program} only when enabled. The timer's {@code error} tag is not a key
+ * of the convention: Micrometer's meter handler derives it from the observation's error (the simple class name of what
+ * the store threw, which the service sets before the stop; {@code none} when the store answered).
  */
 public class DefaultLeaseOperationObservationConvention implements LeaseOperationObservationConvention {
 

@@ -8,8 +8,9 @@ import io.micrometer.observation.docs.ObservationDocumentation;
 /**
  * The observations of the {@link LeaseService}: one {@value LeaseService#OBSERVATION} observation per store
  * operation. With Micrometer's meter handler (Spring Boot registers it) each becomes the timer
- * {@value LeaseService#OPERATION_TIMER} tagged by its low-cardinality keys (plus {@code error}); there is no other
- * meter of that name.
+ * {@value LeaseService#OPERATION_TIMER} tagged by its low-cardinality keys plus the handler's {@code error}: the
+ * simple class name of the observation's error, which is what the store threw (set by the service before the stop,
+ * {@code none} when the store answered); there is no other meter of that name.
  */
 public enum LeaseObservationDocumentation implements ObservationDocumentation {
 

@@ -45,6 +45,7 @@ import io.starintel.lease.core.RequestCaller;
 import io.starintel.lease.core.RenewRequest;
 import io.starintel.lease.core.ResolveRequest;
 import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.core.internal.FatalErrors;
 import io.starintel.lease.core.internal.LateRenewal;
 import io.starintel.lease.core.SweepRequest;
 import io.starintel.lease.core.SweepResult;
@@ -62,18 +63,21 @@ import io.starintel.lease.store.LeaseStore;
  *
  * <p>Contract: every mutating request carries a globally unique {@code request_id} and a finite
  * {@code deadline_at}; a timeout after submission is outcome-unknown until resolved by request id. This service
- * never throws a backend exception: a store that throws anyway is answered, at this one place, with
- * {@code lease_outcome_unknown} for a mutation (acquire, renew, release, force-release, revoke, attached put and
+ * never throws a backend exception: a store that throws anyway (an {@link Error} such as an {@link AssertionError}
+ * included; only a {@link FatalErrors fatal} {@link VirtualMachineError} is rethrown) is answered, at this one place,
+ * with {@code lease_outcome_unknown} for a mutation (acquire, renew, release, force-release, revoke, attached put and
  * delete: the call may have reached the backend and committed, so the caller resolves by request id),
  * {@code lease_backend_unavailable} for a read or a commit authorization, and {@code invalid_lease_request} for
- * invalid input. Meter and observation tags are only {@code operation} and {@code code}, and {@code program} when
- * opted in (never a lock key, target id or secret).
+ * invalid input; the observation's error is then what the store threw (the timer's {@code error} tag: its simple
+ * class name, never its message). Meter and observation tags are only {@code operation} and {@code code} (plus the
+ * meter handler's {@code error}), and {@code program} when opted in (never a lock key, target id or secret).
  */
 public final class LeaseService implements AttachedKeyOperations {
 
 	/**
-	 * Timer of every store operation, tagged {@code operation}, {@code code} and {@code error}: the meter of the
-	 * {@link #OBSERVATION} observations (Micrometer's meter handler), never registered by hand.
+	 * Timer of every store operation, tagged {@code operation}, {@code code} and {@code error} (the simple class name
+	 * of what the store threw, {@code none} when it answered): the meter of the {@link #OBSERVATION} observations
+	 * (Micrometer's meter handler), never registered by hand.
 	 */
 	public static final String OPERATION_TIMER = "starintel.lease.operation";
 
@@ -415,7 +419,8 @@ public final class LeaseService implements AttachedKeyOperations {
 		try {
 			return this.unaudited.activePrograms(limit, deadline());
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | Error ex) {
+			FatalErrors.rethrowIfFatal(ex);
 			logger.warn("Lease store threw on listing programs ({})", ex.getClass().getName());
 			return ActivePrograms.failure(ActivePrograms.Status.BACKEND_UNAVAILABLE);
 		}
@@ -426,7 +431,8 @@ public final class LeaseService implements AttachedKeyOperations {
 		try {
 			return this.store.sweepExpired(request);
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | Error ex) {
+			FatalErrors.rethrowIfFatal(ex);
 			logger.warn("Lease store threw on sweep ({})", ex.getClass().getName());
 			return SweepResult.failure(SweepResult.Status.BACKEND_UNAVAILABLE, null);
 		}
