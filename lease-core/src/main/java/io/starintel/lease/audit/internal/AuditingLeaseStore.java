@@ -148,14 +148,14 @@ public final class AuditingLeaseStore implements LeaseStore {
 		try {
 			results = this.delegate.renewAll(requests);
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | Error ex) {
 			for (RenewRequest request : requests) {
 				try {
 					this.operations.run(AuditEventType.RENEW, request.deadlineAt(), () -> {
 						throw ex;
 					}, (b, r) -> AuditFields.holder(b, request.handle(), request.caller(), request.requestId(), r, LeaseState.ACTIVE));
 				}
-				catch (RuntimeException rethrown) {
+				catch (RuntimeException | Error rethrown) {
 					// audited as outcome unknown; the exception itself is rethrown once below
 				}
 			}
@@ -263,7 +263,7 @@ public final class AuditingLeaseStore implements LeaseStore {
 		try {
 			result = call.get();
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | Error ex) {
 			// what the service answers for a store that throws: a mutation may have committed, a read failed
 			this.operations.attachment(operation, handle, caller, scope, requestId, correlationId,
 					mutation ? ResultCode.LEASE_OUTCOME_UNKNOWN : ResultCode.LEASE_BACKEND_UNAVAILABLE, Reason.NONE,
@@ -289,7 +289,7 @@ public final class AuditingLeaseStore implements LeaseStore {
 		try {
 			result = this.delegate.authorizeCommit(request);
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | Error ex) {
 			// a store that throws is a refused commit too (the service answers lease_backend_unavailable): audited as
 			// the rejection the caller gets, then rethrown for the service's one exception mapping
 			this.operations.commit(request, LeaseResult.failure(ResultCode.LEASE_BACKEND_UNAVAILABLE,

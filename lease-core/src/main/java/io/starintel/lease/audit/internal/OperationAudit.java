@@ -49,7 +49,8 @@ final class OperationAudit {
 
 	/**
 	 * Runs one lease operation and records its event: the result's code, or {@code lease_outcome_unknown}
-	 * ({@code lease_backend_unavailable} for reads) when the operation throws; a result that found the lease expired
+	 * ({@code lease_backend_unavailable} for reads) when the operation throws (an {@link Error} too: the service
+	 * answers it so, and the throwable is rethrown for that one mapping); a result that found the lease expired
 	 * adds a {@code target_lease_expire} event.
 	 */
 	LeaseResult run(AuditEventType type, Instant deadlineAt, Supplier<LeaseResult> operation,
@@ -59,7 +60,7 @@ final class OperationAudit {
 		try {
 			result = operation.get();
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | Error ex) {
 			ResultCode code = (type == AuditEventType.INSPECT || type == AuditEventType.RESOLVE)
 					? ResultCode.LEASE_BACKEND_UNAVAILABLE
 					: ResultCode.LEASE_OUTCOME_UNKNOWN;
@@ -91,7 +92,7 @@ final class OperationAudit {
 		try {
 			page = call.get();
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | Error ex) {
 			this.dispatcher.record(listEvent(request, ResultCode.LEASE_BACKEND_UNAVAILABLE, null, started),
 					request.deadlineAt());
 			throw ex;

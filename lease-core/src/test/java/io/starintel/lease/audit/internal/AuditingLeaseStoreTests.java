@@ -18,6 +18,7 @@ import io.starintel.lease.core.internal.Identifiers;
 import io.starintel.lease.core.InspectRequest;
 import io.starintel.lease.core.LeaseMetadata;
 import io.starintel.lease.core.LeaseOwner;
+import io.starintel.lease.core.LeasePage;
 import io.starintel.lease.core.LeasePolicy;
 import io.starintel.lease.core.LeaseRecord;
 import io.starintel.lease.core.LeaseResult;
@@ -37,6 +38,7 @@ import io.starintel.lease.audit.AuditSink;
 import io.starintel.lease.audit.PrincipalClass;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The decorator emits one event per call and outcome, never leaks the lock key, and does not report an admin
@@ -108,6 +110,35 @@ class AuditingLeaseStoreTests {
 		assertThat(revoke.resultingState()).isEqualTo("revoked");
 		assertThat(this.events.get(3).deadlineClass()).isEqualTo("past");
 		assertThat(this.events.get(3).correlationId()).isEqualTo("corr-1");
+	}
+
+	/**
+	 * A user's store that throws an {@link Error} (an {@link AssertionError}) is audited as one that throws an
+	 * exception: the event has the code the service answers, and the error is rethrown for the service's mapping.
+	 */
+	@Test
+	void whenTheDelegateThrowsAnErrorThenTheEventHasTheCodeTheServiceAnswers() {
+		io.starintel.lease.store.LeaseStore faulty = new DelegatingStore() {
+
+			@Override
+			public LeaseResult acquire(AcquireRequest request) {
+				throw new AssertionError("store bug");
+			}
+
+			@Override
+			public LeasePage list(ListRequest request) {
+				throw new AssertionError("store bug");
+			}
+
+		};
+		AuditingLeaseStore store = new AuditingLeaseStore(faulty, List.of(this.events::add), Clock.systemUTC(), false);
+		assertThatThrownBy(() -> store.acquire(acquire()))
+			.isInstanceOf(AssertionError.class);
+		assertThatThrownBy(() -> store.list(new ListRequest(
+				new ListFilter.ByProgram(this.identity.scope()), null, 10, "corr-1", Instant.now().plusSeconds(5))))
+			.isInstanceOf(AssertionError.class);
+		assertThat(this.events).extracting(e -> e.eventType().wireName() + ":" + e.resultCode().wireName())
+			.containsExactly("target_lease_acquire:lease_outcome_unknown", "target_lease_list:lease_backend_unavailable");
 	}
 
 	@Test
