@@ -5,6 +5,7 @@ import java.util.Map;
 import io.starintel.lease.admin.AdminProperties;
 import io.starintel.lease.audit.AuditEventType;
 import io.starintel.lease.core.ResultCode;
+import io.starintel.lease.core.internal.FatalErrors;
 import io.starintel.lease.http.internal.BoundedBody;
 import io.starintel.lease.http.internal.CorrelationId;
 import jakarta.servlet.http.HttpServletRequest;
@@ -32,8 +33,8 @@ import org.springframework.http.MediaType;
  * (a CouchDB document's forged fence: {@link TargetLeaseAdminOperations#recoverDocument}); any other path is 400
  * {@code invalid_lease_request}. The operations declare no parameter but the path: they read the raw query and the
  * bounded JSON body of the request being served ({@link AdminRequestAudit}, {@link AdminRequestShield}) so that the
- * contract's strict input rules hold, and answer the contract's envelopes. An unexpected failure is 503
- * {@code lease_backend_unavailable}, never a stack trace. Every refusal answered here is audited.
+ * contract's strict input rules hold, and answer the contract's envelopes. An unexpected failure (an {@link Error}
+ * too, but a {@link FatalErrors fatal} one) is 503 {@code lease_backend_unavailable}, never a 500 or a stack trace. Every refusal answered here is audited.
  */
 @WebEndpoint(id = TargetLeaseAdminEndpoint.ID)
 public final class TargetLeaseAdminEndpoint {
@@ -125,7 +126,9 @@ public final class TargetLeaseAdminEndpoint {
 		try {
 			return answer(handler.handle(slot.request(), correlationId), slot);
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | Error ex) {
+			// an Error too (a user's store, a driver): never Boot's 500; only a VirtualMachineError is rethrown
+			FatalErrors.rethrowIfFatal(ex);
 			// the class only: exception messages may carry request input or backend details
 			logger.warn("Admin request {} failed with {}", correlationId, ex.getClass().getName());
 			ResultCode code = ResultCode.LEASE_BACKEND_UNAVAILABLE;

@@ -1,5 +1,7 @@
 package io.starintel.lease.autoconfigure.health;
 
+import java.util.Map;
+
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -48,6 +50,21 @@ class LeaseHealthAutoConfigurationTests {
 			assertThat(health.getStatus()).isEqualTo(Status.DOWN);
 			assertThat(health.getDetails()).containsEntry("code", "lease_backend_unavailable");
 			assertThat(health.getDetails().toString()).doesNotContain("10.0.0.1");
+		});
+	}
+
+	/** Before: the AssertionError escaped {@code health()}, and Boot answered the health endpoint with a 500. */
+	@Test
+	void whenTheStoreThrowsAnErrorThenHealthIsDownWithATypedCode() {
+		this.memory.withBean(LeaseStore.class, () -> new DelegatingStore() {
+			@Override
+			public LeaseResult inspect(InspectRequest request) {
+				throw new AssertionError("store bug near 10.0.0.1:6379");
+			}
+		}).run((context) -> {
+			var health = context.getBean(LeaseHealthIndicator.class).health();
+			assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+			assertThat(health.getDetails()).containsExactly(Map.entry("code", "lease_backend_unavailable"));
 		});
 	}
 
